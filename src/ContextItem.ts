@@ -1,0 +1,87 @@
+/**
+ * ContextItem: one candidate for the context window — a message, a document, a tool's output.
+ *
+ * Every field of the specification's data model is here. Items are immutable: no stage of
+ * effect-cupel modifies one, and placers return the very objects they were given.
+ *
+ * @since 0.1.0
+ */
+import { Schema } from "effect"
+import * as ContextKind from "./ContextKind.ts"
+import * as ContextSource from "./ContextSource.ts"
+import { optionalNullable, withDefault } from "./internal/fields.ts"
+import { Timestamp } from "./Timestamp.ts"
+
+const Content = Schema.String.check(
+  Schema.makeFilter((s) => s.length > 0 || "content must be a non-empty string")
+)
+
+/**
+ * A candidate context item.
+ *
+ * - `content` — non-empty text.
+ * - `tokens` — the caller's token count, an integer. Negative counts are representable, as in
+ *   the specification (its Classify stage excludes them); `Place.place` refuses them.
+ * - `kind` / `source` — extensible, case-insensitive names; default `"Message"` / `"Chat"`.
+ * - `priority`, `futureRelevanceHint`, `originalTokens` — optional numbers (`null` on the wire
+ *   means absent).
+ * - `tags` — default `[]`; `metadata` — opaque, default `{}`, carried through untouched.
+ * - `timestamp` — a `DateTime.Utc`; decoded from RFC 3339 with any offset, compared by instant.
+ * - `pinned` — default `false`; pinned items are always included.
+ *
+ * Construct with `new ContextItem({ content, tokens })` for trusted values (it throws on invalid
+ * ones) or decode untrusted input with {@link decode} / {@link decodeJson}, which fail with a
+ * typed `SchemaError`.
+ *
+ * @example
+ * ```ts
+ * import { ContextItem, Timestamp } from "effect-cupel"
+ *
+ * const item = new ContextItem.ContextItem({
+ *   content: "What is the capital of France?",
+ *   tokens: 9,
+ *   timestamp: Timestamp.fromEpochMillis(Date.parse("2024-06-01T12:00:00Z"))
+ * })
+ * item.kind // "Message"
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class ContextItem extends Schema.Class<ContextItem>("effect-cupel/ContextItem")({
+  content: Content,
+  tokens: Schema.Int,
+  kind: withDefault(ContextKind.ContextKind, () => ContextKind.defaultKind),
+  source: withDefault(ContextSource.ContextSource, () => ContextSource.defaultSource),
+  priority: optionalNullable(Schema.Int),
+  tags: withDefault(Schema.Array(Schema.String), () => []),
+  metadata: withDefault(Schema.Record(Schema.String, Schema.Unknown), () => ({})),
+  timestamp: optionalNullable(Timestamp),
+  futureRelevanceHint: optionalNullable(Schema.Finite),
+  pinned: withDefault(Schema.Boolean, () => false),
+  originalTokens: optionalNullable(Schema.Int)
+}) {}
+
+/**
+ * Decodes an unknown value (parsed JSON, say) into a ContextItem, reporting every problem.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decode = Schema.decodeUnknownEffect(ContextItem, { errors: "all" })
+
+/**
+ * Decodes a JSON string into a ContextItem.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decodeJson = Schema.decodeUnknownEffect(Schema.fromJsonString(ContextItem), { errors: "all" })
+
+/**
+ * Encodes a ContextItem to its JSON-ready form (timestamps as RFC 3339 UTC strings).
+ *
+ * @since 0.1.0
+ * @category encoding
+ */
+export const encode = Schema.encodeEffect(ContextItem)

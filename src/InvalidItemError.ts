@@ -1,0 +1,55 @@
+/**
+ * InvalidItemError: an item that Place cannot place.
+ *
+ * @since 0.1.0
+ */
+import { Schema } from "effect"
+
+/**
+ * What is wrong with the item.
+ *
+ * - `NegativeTokens` — the specification's Classify stage excludes such items, so they never
+ *   reach placement; given one directly, Place refuses it rather than guess.
+ * - `NonIntegerTokens` — token counts are integers.
+ * - `InvalidScore` — the score is NaN (or not a number), which no order can hold.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const InvalidItemProblem = Schema.Literals(["NegativeTokens", "NonIntegerTokens", "InvalidScore"])
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type InvalidItemProblem = typeof InvalidItemProblem.Type
+
+/**
+ * Raised by `Place.place` when an input item cannot be placed. It names the list the item was
+ * in (`pinned` or `scored`), its index there and its content.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class InvalidItemError extends Schema.TaggedError<InvalidItemError>()("InvalidItemError", {
+  problem: InvalidItemProblem,
+  list: Schema.Literals(["pinned", "scored"]),
+  index: Schema.Int,
+  content: Schema.String,
+  tokens: Schema.Number,
+  score: Schema.optionalKey(Schema.Number)
+}) {
+  override get message(): string {
+    const where = `${this.list}[${this.index}] (${JSON.stringify(preview(this.content))})`
+    switch (this.problem) {
+      case "NegativeTokens":
+        return `${where} has a negative token count (${this.tokens}); such items must be excluded before placement`
+      case "NonIntegerTokens":
+        return `${where} has a token count that is not an integer (${this.tokens})`
+      case "InvalidScore":
+        return `${where} has a score that is not a number (${String(this.score)})`
+    }
+  }
+}
+
+const preview = (content: string): string => content.length > 40 ? `${content.slice(0, 37)}...` : content

@@ -1,0 +1,257 @@
+/**
+ * Place: Stage 6 of the Cupel pipeline.
+ *
+ * Merges pinned items (at score 1.0) with the sliced scored items, checks the merged tokens
+ * against `budget.targetTokens`, applies the overflow strategy, and hands the list to the
+ * `Placer` service for the final order.
+ *
+ * @since 0.1.0
+ */
+import { Effect, Layer } from "effect"
+import type { ContextBudget } from "./ContextBudget.ts"
+import type { ContextItem } from "./ContextItem.ts"
+import type { ExcludedItem } from "./ExcludedItem.ts"
+import * as ExclusionReason from "./ExclusionReason.ts"
+import { InvalidItemError } from "./InvalidItemError.ts"
+import { OverflowError } from "./OverflowError.ts"
+import * as OverflowNotifier from "./OverflowNotifier.ts"
+import type { OverflowStrategy } from "./OverflowStrategy.ts"
+import * as Placer from "./Placer.ts"
+import type { PlacerContractError } from "./PlacerContractError.ts"
+import type { PlacerError } from "./PlacerError.ts"
+import type { PlaceResult } from "./PlaceResult.ts"
+import type { ScoredItem } from "./ScoredItem.ts"
+import * as UShapedPlacer from "./UShapedPlacer.ts"
+
+/**
+ * The inputs of a placement.
+ *
+ * - `pinned` — items that are always included; they enter the merge first, at score 1.0.
+ * - `scored` — the sliced items with their scores, in the slicer's order (score descending when
+ *   they come from the Cupel pipeline: Truncate keeps from the front).
+ * - `budget` — overflow is checked against `budget.targetTokens`.
+ * - `overflowStrategy` — `"Throw"` (default), `"Truncate"` or `"Proceed"`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  readonly pinned?: ReadonlyArray<ContextItem> | undefined
+  readonly scored?: ReadonlyArray<ScoredItem> | undefined
+  readonly budget: ContextBudget
+  readonly overflowStrategy?: OverflowStrategy | undefined
+}
+
+/**
+ * Every way a placement can fail.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export type PlaceError = OverflowError | InvalidItemError | PlacerError | PlacerContractError
+
+/**
+ * The score pinned items carry into the merge.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const pinnedScore = 1.0
+
+/**
+ * Places the context window.
+ *
+ * 1. Checks every item: token counts must be non-negative integers, scores must not be NaN
+ *    (`InvalidItemError` names the offender).
+ * 2. Merges: pinned items first at score 1.0, then the scored items in their given order.
+ * 3. If the merged tokens exceed `budget.targetTokens`:
+ *    - `Throw` fails with `OverflowError`;
+ *    - `Truncate` keeps every pinned item and the other items from the front while they fit,
+ *      recording each dropped one as `PinnedOverride` (when pinned items are present) or
+ *      `BudgetExceeded` (with its tokens and the tokens still available);
+ *    - `Proceed` keeps everything and calls the `OverflowNotifier` once.
+ * 4. Orders the kept items with the `Placer` and checks it returned exactly those items.
+ *
+ * Inputs are never modified. Runs in the span `Place.place`, annotated with item counts,
+ * tokens, strategy and overflow.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Layer } from "effect"
+ * import { ContextBudget, ContextItem, OverflowNotifier, Place, UShapedPlacer } from "effect-cupel"
+ *
+ * const system = new ContextItem.ContextItem({ content: "You are terse.", tokens: 5, pinned: true })
+ * const doc = new ContextItem.ContextItem({ content: "Paris is the capital of France.", tokens: 8 })
+ *
+ * const program = Place.place({
+ *   pinned: [system],
+ *   scored: [{ item: doc, score: 0.8 }],
+ *   budget: new ContextBudget.ContextBudget({ maxTokens: 100, targetTokens: 50 }),
+ *   overflowStrategy: "Truncate"
+ * })
+ *
+ * const result = await Effect.runPromise(
+ *   program.pipe(Effect.provide(Layer.mergeAll(UShapedPlacer.layer, OverflowNotifier.layerLog)))
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ * @category placing
+ */
+export const place: (
+  options: Options
+) => Effect.Effect<PlaceResult, PlaceError, Placer.Placer | OverflowNotifier.OverflowNotifier> = Effect.fn(
+  "Place.place"
+)(function*(options: Options) {
+  const pinned = options.pinned ?? []
+  const scored = options.scored ?? []
+  const budget = options.budget
+  const overflowStrategy = options.overflowStrategy ?? "Throw"
+  const targetTokens = budget.targetTokens
+
+  // Step 0: refuse what the specification's earlier stages would never let through.
+  // Validation, merge and token sum are one pass over each list.
+  const pinnedCount = pinned.length
+  // Without pinned items the merged list is the scored list itself: no copy.
+  const mergedCopy = pinnedCount === 0 ? undefined : new Array<ScoredItem>(pinnedCount + scored.length)
+  const merged: ReadonlyArray<ScoredItem> = mergedCopy ?? scored
+  let mergedTokens = 0
+  let firstPinned: ContextItem | undefined = pinnedCount > 0 ? pinned[0] : undefined
+  for (let i = 0; mergedCopy !== undefined && i < pinnedCount; i++) {
+    const item = pinned[i]!
+    const problem = tokenProblem(item.tokens)
+    if (problem !== undefined) return yield* invalid(problem, "pinned", i, item)
+    mergedTokens += item.tokens
+    mergedCopy[i] = { item, score: pinnedScore }
+  }
+  for (let i = 0; i < scored.length; i++) {
+    const entry = scored[i]!
+    const item = entry.item
+    const problem = tokenProblem(item.tokens)
+    if (problem !== undefined) return yield* invalid(problem, "scored", i, item)
+    if (typeof entry.score !== "number" || Number.isNaN(entry.score)) {
+      return yield* invalid("InvalidScore", "scored", i, item, entry.score)
+    }
+    // An item flagged pinned in the scored list is treated as pinned by Truncate, as in the
+    // specification's pseudocode, which tests `item.pinned`.
+    if (firstPinned === undefined && item.pinned) firstPinned = item
+    mergedTokens += item.tokens
+    if (mergedCopy !== undefined) mergedCopy[pinnedCount + i] = entry
+  }
+
+  const overflowed = mergedTokens > targetTokens
+  yield* Effect.annotateCurrentSpan({
+    "cupel.pinned.count": pinnedCount,
+    "cupel.scored.count": scored.length,
+    "cupel.merged.tokens": mergedTokens,
+    "cupel.target.tokens": targetTokens,
+    "cupel.overflow.strategy": overflowStrategy,
+    "cupel.overflow": overflowed
+  })
+
+  let kept: ReadonlyArray<ScoredItem> = merged
+  let excluded: ReadonlyArray<ExcludedItem> = []
+  let totalTokens = mergedTokens
+  if (overflowed) {
+    switch (overflowStrategy) {
+      case "Throw":
+        return yield* new OverflowError({
+          mergedTokens,
+          targetTokens,
+          tokensOverBudget: mergedTokens - targetTokens
+        })
+      case "Truncate": {
+        const truncated = truncate(merged, pinnedCount, targetTokens, firstPinned)
+        kept = truncated.kept
+        excluded = truncated.excluded
+        totalTokens = truncated.tokens
+        break
+      }
+      case "Proceed": {
+        const notifier = yield* OverflowNotifier.OverflowNotifier
+        const overflowingItems = new Array<ContextItem>(merged.length)
+        for (let i = 0; i < merged.length; i++) overflowingItems[i] = merged[i]!.item
+        yield* notifier.notify({ tokensOverBudget: mergedTokens - targetTokens, overflowingItems, budget })
+        break
+      }
+    }
+  }
+
+  const placed = yield* Placer.place(kept)
+  const tokensOverBudget = totalTokens > targetTokens ? totalTokens - targetTokens : 0
+  yield* Effect.annotateCurrentSpan({
+    "cupel.placed.count": placed.length,
+    "cupel.excluded.count": excluded.length,
+    "cupel.placed.tokens": totalTokens,
+    "cupel.tokens_over_budget": tokensOverBudget
+  })
+  return {
+    placed,
+    excluded,
+    totalTokens,
+    mergedTokens,
+    targetTokens,
+    overflowStrategy,
+    overflowed,
+    tokensOverBudget
+  } satisfies PlaceResult
+})
+
+const tokenProblem = (tokens: number): "NegativeTokens" | "NonIntegerTokens" | undefined =>
+  !Number.isSafeInteger(tokens) ? "NonIntegerTokens" : tokens < 0 ? "NegativeTokens" : undefined
+
+const invalid = (
+  problem: "NegativeTokens" | "NonIntegerTokens" | "InvalidScore",
+  list: "pinned" | "scored",
+  index: number,
+  item: ContextItem,
+  score?: number
+) =>
+  Effect.fail(
+    score === undefined
+      ? new InvalidItemError({ problem, list, index, content: item.content, tokens: item.tokens })
+      : new InvalidItemError({ problem, list, index, content: item.content, tokens: item.tokens, score })
+  )
+
+/**
+ * The specification's Truncate: walk the merged list from the front, keep pinned items always
+ * and other items while they fit in `targetTokens`.
+ */
+const truncate = (
+  merged: ReadonlyArray<ScoredItem>,
+  pinnedCount: number,
+  targetTokens: number,
+  firstPinned: ContextItem | undefined
+): { kept: Array<ScoredItem>; excluded: Array<ExcludedItem>; tokens: number } => {
+  const kept: Array<ScoredItem> = []
+  const excluded: Array<ExcludedItem> = []
+  const pinnedOverride = firstPinned === undefined ? undefined : ExclusionReason.pinnedOverride(firstPinned.content)
+  let tokens = 0
+  for (let i = 0; i < merged.length; i++) {
+    const entry = merged[i]!
+    const itemTokens = entry.item.tokens
+    if (i < pinnedCount || entry.item.pinned || tokens + itemTokens <= targetTokens) {
+      kept.push(entry)
+      tokens += itemTokens
+    } else {
+      excluded.push({
+        item: entry.item,
+        score: entry.score,
+        reason: pinnedOverride ?? ExclusionReason.budgetExceeded(itemTokens, targetTokens - tokens)
+      })
+    }
+  }
+  return { kept, excluded, tokens }
+}
+
+/**
+ * The layers most programs start with: the U-shaped placer and a notifier that logs overflow
+ * as a warning.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerDefault: Layer.Layer<Placer.Placer | OverflowNotifier.OverflowNotifier> = Layer.mergeAll(
+  UShapedPlacer.layer,
+  OverflowNotifier.layerLog
+)

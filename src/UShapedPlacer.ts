@@ -1,0 +1,62 @@
+/**
+ * UShapedPlacer: the most relevant items at both edges of the window, the least in the middle.
+ *
+ * Models attend most to the start and the end of their context. This placer ranks items by
+ * score (descending; ties by input order) and deals the ranks out from both edges: rank 0 to
+ * the first position, rank 1 to the last, rank 2 to the second, rank 3 to the second-to-last…
+ * Pinned items arrive with score 1.0 and so land at the edges.
+ *
+ * @since 0.1.0
+ */
+import * as Layer from "effect/Layer"
+import type { ContextItem } from "./ContextItem.ts"
+import { uShapedOrder } from "./internal/uShaped.ts"
+import * as Placer from "./Placer.ts"
+import type { ScoredItem } from "./ScoredItem.ts"
+
+/**
+ * The placer's name, as it appears in spans and errors.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const name = "u-shaped"
+
+/**
+ * The U-shaped order of `items`: `order[position]` is an input index.
+ *
+ * @since 0.1.0
+ * @category placing
+ */
+export const order: (items: ReadonlyArray<ScoredItem>) => Uint32Array = uShapedOrder
+
+/**
+ * Places `items` in a U shape. A pure function; returns the same item objects.
+ *
+ * @example
+ * ```ts
+ * import { ContextItem, UShapedPlacer } from "effect-cupel"
+ *
+ * const item = (content: string) => new ContextItem.ContextItem({ content, tokens: 1 })
+ * UShapedPlacer.place([
+ *   { item: item("A"), score: 0.9 }, { item: item("B"), score: 0.7 }, { item: item("C"), score: 0.5 }
+ * ]).map((i) => i.content) // ["A", "C", "B"]
+ * ```
+ *
+ * @since 0.1.0
+ * @category placing
+ */
+export const place = (items: ReadonlyArray<ScoredItem>): Array<ContextItem> => {
+  const o = uShapedOrder(items)
+  const placed = new Array<ContextItem>(o.length)
+  for (let k = 0; k < o.length; k++) placed[k] = items[o[k]!]!.item
+  return placed
+}
+
+/**
+ * Provides the U-shaped placer as the `Placer` service.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer: Layer.Layer<Placer.Placer> = Placer.fromOrder(name, uShapedOrder)
