@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
 import * as ContextKind from "./ContextKind.ts"
 import { withDefault } from "./internal/fields.ts"
 
@@ -86,3 +86,25 @@ export class ContextBudget extends Schema.Class<ContextBudget>("effect-cupel/Con
  * @category decoding
  */
 export const decode = Schema.decodeUnknownEffect(ContextBudget, { errors: "all" })
+
+/**
+ * Constructs a budget, failing with a typed `SchemaError` that names each broken rule.
+ * (`new ContextBudget(...)` throws instead; use it only with values you trust.)
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { ContextBudget } from "effect-cupel"
+ *
+ * const program = ContextBudget.make({ maxTokens: 8192, targetTokens: 9000 }).pipe(
+ *   Effect.catchTag("SchemaError", (e) => Effect.die(e.message)) // targetTokens (9000) must not exceed maxTokens (8192)
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (
+  fields: ConstructorParameters<typeof ContextBudget>[0]
+): Effect.Effect<ContextBudget, Schema.SchemaError> =>
+  ContextBudget.makeEffect(fields).pipe(Effect.mapError((issue) => new Schema.SchemaError(issue)))

@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
 import * as ContextKind from "./ContextKind.ts"
 import * as ContextSource from "./ContextSource.ts"
 import { optionalNullable, withDefault } from "./internal/fields.ts"
@@ -85,3 +85,15 @@ export const decodeJson = Schema.decodeUnknownEffect(Schema.fromJsonString(Conte
  * @category encoding
  */
 export const encode = Schema.encodeEffect(ContextItem)
+
+/**
+ * Constructs an item, applying the defaults and failing with a typed `SchemaError` that names
+ * each bad field. (`new ContextItem(...)` throws instead; use it only with values you trust.)
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (
+  fields: ConstructorParameters<typeof ContextItem>[0]
+): Effect.Effect<ContextItem, Schema.SchemaError> =>
+  ContextItem.makeEffect(fields).pipe(Effect.mapError((issue) => new Schema.SchemaError(issue)))

@@ -12,11 +12,14 @@ import { Schema } from "effect"
  *   reach placement; given one directly, Place refuses it rather than guess.
  * - `NonIntegerTokens` — token counts are integers.
  * - `InvalidScore` — the score is NaN (or not a number), which no order can hold.
+ * - `PinnedInScored` — an item marked `pinned` was given among the scored items. Pinned items
+ *   bypass scoring and slicing and belong in the `pinned` list. (Items in the `pinned` list are
+ *   pinned by being there, whatever their flag says.)
  *
  * @since 0.1.0
  * @category models
  */
-export const InvalidItemProblem = Schema.Literals(["NegativeTokens", "NonIntegerTokens", "InvalidScore"])
+export const InvalidItemProblem = Schema.Literals(["NegativeTokens", "NonIntegerTokens", "InvalidScore", "PinnedInScored"])
 
 /**
  * @since 0.1.0
@@ -48,6 +51,8 @@ export class InvalidItemError extends Schema.TaggedError<InvalidItemError>()("In
         return `${where} has a token count that is not an integer (${this.tokens})`
       case "InvalidScore":
         return `${where} has a score that is not a number (${String(this.score)})`
+      case "PinnedInScored":
+        return `${where} is marked pinned; pinned items bypass scoring and belong in the pinned list`
     }
   }
 }

@@ -12,7 +12,7 @@ import type { ContextBudget } from "./ContextBudget.ts"
 import type { ContextItem } from "./ContextItem.ts"
 import type { ExcludedItem } from "./ExcludedItem.ts"
 import * as ExclusionReason from "./ExclusionReason.ts"
-import { InvalidItemError } from "./InvalidItemError.ts"
+import { InvalidItemError, type InvalidItemProblem } from "./InvalidItemError.ts"
 import { OverflowError } from "./OverflowError.ts"
 import * as OverflowNotifier from "./OverflowNotifier.ts"
 import type { OverflowStrategy } from "./OverflowStrategy.ts"
@@ -27,6 +27,7 @@ import * as UShapedPlacer from "./UShapedPlacer.ts"
  * The inputs of a placement.
  *
  * - `pinned` — items that are always included; they enter the merge first, at score 1.0.
+ *   Being in this list is what makes an item pinned here, whatever its `pinned` flag says.
  * - `scored` — the sliced items with their scores, in the slicer's order (score descending when
  *   they come from the Cupel pipeline: Truncate keeps from the front).
  * - `budget` — overflow is checked against `budget.targetTokens`.
@@ -61,8 +62,8 @@ export const pinnedScore = 1.0
 /**
  * Places the context window.
  *
- * 1. Checks every item: token counts must be non-negative integers, scores must not be NaN
- *    (`InvalidItemError` names the offender).
+ * 1. Checks every item: token counts must be non-negative integers, scores must not be NaN,
+ *    and no scored item may be marked `pinned` (`InvalidItemError` names the offender).
  * 2. Merges: pinned items first at score 1.0, then the scored items in their given order.
  * 3. If the merged tokens exceed `budget.targetTokens`:
  *    - `Throw` fails with `OverflowError`;
@@ -116,7 +117,6 @@ export const place: (
   const mergedCopy = pinnedCount === 0 ? undefined : new Array<ScoredItem>(pinnedCount + scored.length)
   const merged: ReadonlyArray<ScoredItem> = mergedCopy ?? scored
   let mergedTokens = 0
-  let firstPinned: ContextItem | undefined = pinnedCount > 0 ? pinned[0] : undefined
   for (let i = 0; mergedCopy !== undefined && i < pinnedCount; i++) {
     const item = pinned[i]!
     const problem = tokenProblem(item.tokens)
@@ -132,9 +132,9 @@ export const place: (
     if (typeof entry.score !== "number" || Number.isNaN(entry.score)) {
       return yield* invalid("InvalidScore", "scored", i, item, entry.score)
     }
-    // An item flagged pinned in the scored list is treated as pinned by Truncate, as in the
-    // specification's pseudocode, which tests `item.pinned`.
-    if (firstPinned === undefined && item.pinned) firstPinned = item
+    // Pinned items bypass scoring and slicing; one in the scored list is a caller's mistake,
+    // and Truncate's order-dependent walk would give it a meaning no caller intends.
+    if (item.pinned) return yield* invalid("PinnedInScored", "scored", i, item)
     mergedTokens += item.tokens
     if (mergedCopy !== undefined) mergedCopy[pinnedCount + i] = entry
   }
@@ -161,7 +161,7 @@ export const place: (
           tokensOverBudget: mergedTokens - targetTokens
         })
       case "Truncate": {
-        const truncated = truncate(merged, pinnedCount, targetTokens, firstPinned)
+        const truncated = truncate(merged, pinnedCount, targetTokens, pinnedCount > 0 ? pinned[0] : undefined)
         kept = truncated.kept
         excluded = truncated.excluded
         totalTokens = truncated.tokens
@@ -201,7 +201,7 @@ const tokenProblem = (tokens: number): "NegativeTokens" | "NonIntegerTokens" | u
   !Number.isSafeInteger(tokens) ? "NonIntegerTokens" : tokens < 0 ? "NegativeTokens" : undefined
 
 const invalid = (
-  problem: "NegativeTokens" | "NonIntegerTokens" | "InvalidScore",
+  problem: InvalidItemProblem,
   list: "pinned" | "scored",
   index: number,
   item: ContextItem,
@@ -230,7 +230,7 @@ const truncate = (
   for (let i = 0; i < merged.length; i++) {
     const entry = merged[i]!
     const itemTokens = entry.item.tokens
-    if (i < pinnedCount || entry.item.pinned || tokens + itemTokens <= targetTokens) {
+    if (i < pinnedCount || tokens + itemTokens <= targetTokens) {
       kept.push(entry)
       tokens += itemTokens
     } else {
