@@ -16,7 +16,7 @@ import { ContextItem } from "./ContextItem.ts"
  */
 export const Score = Schema.Number.check(
   Schema.makeFilter((n) => !Number.isNaN(n) || "score must be a number, not NaN")
-).annotate({ identifier: "Score" })
+)
 
 /**
  * A context item and its score. A plain object: `{ item, score }`.

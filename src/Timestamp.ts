@@ -38,7 +38,7 @@ export const Timestamp = Schema.String.pipe(
     }),
     encode: SchemaGetter.transform((utc: DateTime.Utc) => DateTime.formatIso(utc))
   })
-).annotate({ identifier: "Timestamp", description: "an RFC 3339 date-time with an offset" })
+).annotate({ description: "an RFC 3339 date-time with an offset" })
 
 /**
  * Parses an RFC 3339 date-time string into a `DateTime.Utc`, failing with a `SchemaError` that

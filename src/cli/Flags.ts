@@ -1,0 +1,59 @@
+/**
+ * Flags shared by the `place` and `demo` commands.
+ *
+ * @since 0.1.0
+ */
+import { Flag } from "effect/cli"
+import * as Conformance from "../Conformance.ts"
+
+const placerFlag = (defaultNote: string) =>
+  Flag.Literals("placer", Conformance.PlacerName.literals).pipe(
+    Flag.withAlias("p"),
+    Flag.withDescription(
+      `u-shaped (best scores at both edges, worst in the middle) or chronological (oldest first, ` +
+        `untimed last); default: ${defaultNote}`
+    )
+  )
+
+const overflowFlag = (defaultNote: string) =>
+  Flag.Literals("overflow", Conformance.OverflowStrategyName.literals).pipe(
+    Flag.withAlias("s"),
+    Flag.withAlias("strategy"),
+    Flag.withDescription(
+      `when the items exceed the target: throw (fail with OverflowError), truncate (keep pinned items, ` +
+        `then the others in slicer order while they fit) or proceed (keep all, notify); default: ${defaultNote}`
+    )
+  )
+
+/**
+ * `--placer u-shaped|chronological` (`-p`), default `u-shaped`.
+ *
+ * @since 0.1.0
+ * @category flags
+ */
+export const placer = placerFlag("u-shaped").pipe(Flag.withDefault("u-shaped"))
+
+/**
+ * `--placer`, absent meaning "every placer".
+ *
+ * @since 0.1.0
+ * @category flags
+ */
+export const placerOptional = placerFlag("both").pipe(Flag.optional)
+
+/**
+ * `--overflow throw|truncate|proceed` (`-s`, for strategy), default `throw` as in the
+ * specification.
+ *
+ * @since 0.1.0
+ * @category flags
+ */
+export const overflow = overflowFlag("throw").pipe(Flag.withDefault("throw"))
+
+/**
+ * `--overflow`, absent meaning "every strategy".
+ *
+ * @since 0.1.0
+ * @category flags
+ */
+export const overflowOptional = overflowFlag("all three").pipe(Flag.optional)

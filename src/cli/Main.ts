@@ -1,0 +1,54 @@
+/**
+ * Main: the `cupel` command and its subcommands, ready to run.
+ *
+ * @since 0.1.0
+ */
+import { Effect } from "effect"
+import { type CliError, Command } from "effect/cli"
+import * as CliFailure from "./CliFailure.ts"
+import * as ConformanceCommand from "./ConformanceCommand.ts"
+import * as Demo from "./Demo.ts"
+import * as PlaceCommand from "./PlaceCommand.ts"
+
+/**
+ * The version `cupel --version` prints (the package's version).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const version = "0.1.0"
+
+/**
+ * The `cupel` command.
+ *
+ * @since 0.1.0
+ * @category commands
+ */
+export const command = Command.make("cupel").pipe(
+  Command.withDescription(
+    "effect-cupel: the context window an LLM sees, placed by Stage 6 of the Cupel specification. " +
+      "Exit codes: 0 success, 1 overflow or failed vectors, 2 bad input or usage."
+  ),
+  Command.withSubcommands([Demo.command, PlaceCommand.command, ConformanceCommand.command])
+)
+
+// effect/cli has already shown the help and the error; a usage error exits 2, as is customary.
+// Help asked for (or shown for a bare `cupel`) is a success.
+const onShowHelp = (help: CliError.ShowHelp) => help.errors.length > 0 ? Effect.fail(CliFailure.usage()) : Effect.void
+
+/**
+ * Runs `cupel` with explicit arguments (without the program name), as tests do.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const runWith = (args: ReadonlyArray<string>) =>
+  Command.runWith(command, { version })(args).pipe(Effect.catchTag("ShowHelp", onShowHelp))
+
+/**
+ * Runs `cupel` with the process's arguments.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const run = Command.run(command, { version }).pipe(Effect.catchTag("ShowHelp", onShowHelp))

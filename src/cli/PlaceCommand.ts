@@ -1,0 +1,87 @@
+/**
+ * `cupel place [FILE|-]`: places the items of a JSON input and prints the result as JSON.
+ *
+ * - success: the result on stdout, exit 0 (also when `truncate` dropped items or `proceed` went
+ *   over budget: the JSON says so);
+ * - bad input (unreadable file, malformed JSON, a field that breaks a rule): a message naming each
+ *   field on stderr, exit 2;
+ * - overflow under `throw`: the `OverflowError` as JSON on stderr, exit 1.
+ *
+ * @since 0.1.0
+ */
+import { Console, Effect, Option, Schema } from "effect"
+import { Argument, Command } from "effect/cli"
+import * as Conformance from "../Conformance.ts"
+import { OverflowError } from "../OverflowError.ts"
+import type * as Place from "../Place.ts"
+import * as CliFailure from "./CliFailure.ts"
+import * as Flags from "./Flags.ts"
+import * as PlaceInput from "./PlaceInput.ts"
+import * as Placement from "./Placement.ts"
+
+const encodeOverflow = Schema.encodeEffect(OverflowError)
+
+const reportInputError = (error: PlaceInput.InputError) =>
+  Console.error(`cupel place: ${error.message}`).pipe(Effect.andThen(Effect.fail(CliFailure.usage())))
+
+const reportPlaceError = (source: string, error: Place.PlaceError) => {
+  switch (error._tag) {
+    case "OverflowError":
+      return encodeOverflow(error).pipe(
+        Effect.orDie,
+        Effect.flatMap((encoded) => Console.error(JSON.stringify({ ...encoded, message: error.message }))),
+        Effect.andThen(Effect.fail(CliFailure.failure()))
+      )
+    case "InvalidItemError":
+      // The item passed the schema but breaks a rule of placement (a negative token count).
+      return reportInputError(new PlaceInput.InputError({ source, problems: [error.message] }))
+    default:
+      return Console.error(`cupel place: ${error.message}`).pipe(Effect.andThen(Effect.fail(CliFailure.failure())))
+  }
+}
+
+/**
+ * Runs `place` with parsed arguments.
+ *
+ * @since 0.1.0
+ * @category handlers
+ */
+export const handler = Effect.fn("cli.place")(function*(config: {
+  readonly file: Option.Option<string>
+  readonly placer: Conformance.PlacerName
+  readonly overflow: Conformance.OverflowStrategyName
+}) {
+  const source = Option.getOrElse(Option.filter(config.file, (f) => f !== "-"), () => "stdin")
+  const input = yield* PlaceInput.read(config.file).pipe(Effect.catchTag("InputError", reportInputError))
+  const placement = yield* Placement.run(input, config.placer, Conformance.overflowStrategy(config.overflow)).pipe(
+    Effect.catch((error) => reportPlaceError(source, error))
+  )
+  const json = yield* Placement.toJson(placement)
+  yield* Console.log(JSON.stringify(json, null, 2))
+})
+
+/**
+ * The `place` command.
+ *
+ * @since 0.1.0
+ * @category commands
+ */
+export const command = Command.make("place", {
+  file: Argument.String("file").pipe(
+    Argument.withDescription("the JSON input; - or nothing reads standard input"),
+    Argument.optional
+  ),
+  placer: Flags.placer,
+  overflow: Flags.overflow
+}, handler).pipe(
+  Command.withShortDescription("Place the items of a JSON input and print the result as JSON"),
+  Command.withDescription(
+    "Place the items of a JSON input ({ budget, pinned, scored }) and print the result as JSON: the " +
+      "window in order, what truncation excluded and why, the token totals and any overflow. Exit codes: " +
+      "0 placed, 1 overflow under --overflow throw (the error as JSON on stderr), 2 bad input."
+  ),
+  Command.withExamples([
+    { command: "cupel place input.json --placer chronological --overflow truncate" },
+    { command: "cat input.json | cupel place - --overflow proceed", description: "read standard input" }
+  ])
+)

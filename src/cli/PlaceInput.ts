@@ -1,0 +1,163 @@
+/**
+ * PlaceInput: the JSON that `cupel place` and `cupel demo --input` read.
+ *
+ * ```json
+ * {
+ *   "budget": { "maxTokens": 8192, "targetTokens": 2000 },
+ *   "pinned": [{ "content": "You are terse.", "tokens": 5 }],
+ *   "scored": [{ "item": { "content": "Paris is the capital of France.", "tokens": 8 }, "score": 0.8 }]
+ * }
+ * ```
+ *
+ * `budget` is a `ContextBudget`, `pinned` a list of `ContextItem`s and `scored` a list of
+ * `{ item, score }` pairs, all in the library's JSON form (camelCase keys, RFC 3339 timestamps
+ * with an offset). `pinned` and `scored` may be left out. Items listed under `pinned` are pinned
+ * whatever their own `pinned` field says. Every problem is reported with the path of its field.
+ *
+ * @since 0.1.0
+ */
+import { Data, Effect, FileSystem, Option, Result, Schema, Stdio, Stream } from "effect"
+import * as ContextBudget from "../ContextBudget.ts"
+import * as ContextItem from "../ContextItem.ts"
+import { describePlatformError, schemaProblems } from "../internal/conformanceMessages.ts"
+import * as ScoredItem from "../ScoredItem.ts"
+
+/**
+ * The input schema.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const PlaceInput = Schema.Struct({
+  budget: ContextBudget.ContextBudget,
+  pinned: Schema.Array(ContextItem.ContextItem).pipe(Schema.withDecodingDefaultKey(Effect.succeed([]))),
+  scored: Schema.Array(ScoredItem.ScoredItem).pipe(Schema.withDecodingDefaultKey(Effect.succeed([])))
+}).annotate({ identifier: "PlaceInput" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type PlaceInput = typeof PlaceInput.Type
+
+/**
+ * The JSON form of an input.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type PlaceInputJson = typeof PlaceInput.Encoded
+
+/**
+ * The input could not be read or does not describe a placement. `problems` holds one line per
+ * problem, each starting with the path of the field (`scored[0].score: …`).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class InputError extends Data.TaggedError("InputError")<{
+  readonly source: string
+  readonly problems: ReadonlyArray<string>
+}> {
+  override get message(): string {
+    return `invalid input (${this.source}):\n${this.problems.map((p) => `  ${p}`).join("\n")}`
+  }
+}
+
+// Unknown top-level keys are reported, not ignored: a misspelt "scored" would otherwise place an
+// empty window without a word. Unknown keys inside items are left alone (other tools add them).
+const TopLevel = Schema.Struct({
+  budget: Schema.Unknown,
+  pinned: Schema.optionalKey(Schema.Unknown),
+  scored: Schema.optionalKey(Schema.Unknown)
+}).annotate({ messageUnexpectedKey: "unknown key (an input has only \"budget\", \"pinned\" and \"scored\")" })
+
+const checkTopLevel = Schema.decodeUnknownEffect(TopLevel, {
+  errors: "all",
+  onExcessProperty: "error",
+  reportInput: true
+})
+const decodeInput = Schema.decodeUnknownEffect(PlaceInput, { errors: "all", reportInput: true })
+
+// Place treats membership of the pinned list as what pins an item; setting the flag as well makes
+// the output say so. The fields come from a decoded item, so `make` cannot fail here.
+const markPinned = (item: ContextItem.ContextItem) =>
+  item.pinned ? Effect.succeed(item) : ContextItem.make({ ...item, pinned: true }).pipe(Effect.orDie)
+
+/**
+ * Decodes a parsed JSON value. `source` names it in messages (a file name, `stdin`).
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decodeValue = (source: string, value: unknown): Effect.Effect<PlaceInput, InputError> =>
+  Effect.gen(function*() {
+    // Both checks run so that one message lists every problem.
+    const keys = yield* Effect.result(checkTopLevel(value))
+    const decoded = yield* Effect.result(decodeInput(value))
+    const problems = [
+      ...(Result.isFailure(keys) ? schemaProblems(keys.failure) : []),
+      ...(Result.isFailure(decoded) ? schemaProblems(decoded.failure) : [])
+    ]
+    if (Result.isFailure(decoded) || problems.length > 0) {
+      return yield* new InputError({ source, problems: [...new Set(problems)] })
+    }
+    const input = decoded.success
+    return { ...input, pinned: yield* Effect.forEach(input.pinned, markPinned) }
+  })
+
+/**
+ * Parses and decodes JSON text.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decodeText = (source: string, text: string): Effect.Effect<PlaceInput, InputError> =>
+  Effect.try({
+    try: (): unknown => JSON.parse(text),
+    catch: (cause) =>
+      new InputError({
+        source,
+        problems: [`malformed JSON: ${cause instanceof Error ? cause.message : String(cause)}`]
+      })
+  }).pipe(Effect.flatMap((value) => decodeValue(source, value)))
+
+/**
+ * Reads the input text from a file, or from standard input when the file is absent or `-`.
+ *
+ * @since 0.1.0
+ * @category reading
+ */
+export const readText = (
+  file: Option.Option<string>
+): Effect.Effect<{ readonly source: string; readonly text: string }, InputError, FileSystem.FileSystem | Stdio.Stdio> =>
+  Option.match(Option.filter(file, (f) => f !== "-"), {
+    onNone: () =>
+      Effect.gen(function*() {
+        const stdio = yield* Stdio.Stdio
+        const text = yield* stdio.stdin.pipe(Stream.decodeText, Stream.mkString)
+        return { source: "stdin", text }
+      }).pipe(
+        Effect.mapError((error) =>
+          new InputError({ source: "stdin", problems: [`cannot read: ${describePlatformError(error)}`] })
+        )
+      ),
+    onSome: (path) =>
+      FileSystem.FileSystem.use((fs) => fs.readFileString(path)).pipe(
+        Effect.map((text) => ({ source: path, text })),
+        Effect.mapError((error) =>
+          new InputError({ source: path, problems: [`cannot read: ${describePlatformError(error)}`] })
+        )
+      )
+  })
+
+/**
+ * Reads and decodes an input.
+ *
+ * @since 0.1.0
+ * @category reading
+ */
+export const read = (
+  file: Option.Option<string>
+): Effect.Effect<PlaceInput, InputError, FileSystem.FileSystem | Stdio.Stdio> =>
+  Effect.flatMap(readText(file), ({ source, text }) => decodeText(source, text))

@@ -1,0 +1,254 @@
+/**
+ * Render: the text of `cupel demo` — a placed window as a table with score bars, what truncation
+ * excluded and why, overflow notices. Pure functions from values to lines; colour is applied only
+ * when the caller says the output is a terminal.
+ *
+ * @since 0.1.0
+ */
+import { DateTime } from "effect"
+import { CliOutput } from "effect/cli"
+import type { ContextItem } from "../ContextItem.ts"
+import type { ExcludedItem } from "../ExcludedItem.ts"
+import type { ExclusionReason } from "../ExclusionReason.ts"
+import type { OverflowError } from "../OverflowError.ts"
+import type { Placement } from "./Placement.ts"
+
+/**
+ * How to draw: with ANSI colours or plain.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Style {
+  readonly color: boolean
+}
+
+const paint = (code: string) => (style: Style, text: string): string =>
+  style.color ? `\u001b[${code}m${text}\u001b[0m` : text
+
+/** @since 0.1.0 @category styles */
+export const bold = paint("1")
+/** @since 0.1.0 @category styles */
+export const dim = paint("2")
+/** @since 0.1.0 @category styles */
+export const red = paint("31")
+/** @since 0.1.0 @category styles */
+export const green = paint("32")
+/** @since 0.1.0 @category styles */
+export const yellow = paint("33")
+/** @since 0.1.0 @category styles */
+export const cyan = paint("36")
+
+/**
+ * `4633` → `4,633`.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const count = (n: number): string => n.toLocaleString("en-US")
+
+const segmenter = new Intl.Segmenter()
+
+/**
+ * Pads or cuts `text` to exactly `width` terminal cells, ending a cut with `…`. Wide characters
+ * (CJK, emoji) count as two cells.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const fit = (text: string, width: number): string => {
+  const total = CliOutput.displayWidth(text)
+  if (total <= width) return text + " ".repeat(width - total)
+  let out = ""
+  let used = 0
+  for (const { segment } of segmenter.segment(text)) {
+    const w = CliOutput.displayWidth(segment)
+    if (used + w > width - 1) break
+    out += segment
+    used += w
+  }
+  return out + "…" + " ".repeat(width - 1 - used)
+}
+
+/**
+ * The first line of `content`, whitespace collapsed, fitted to `width`.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const preview = (content: string, width: number): string => fit(content.replace(/\s+/g, " ").trim(), width)
+
+const eighths = ["", "▏", "▎", "▍", "▌", "▋", "▊", "▉"]
+
+/**
+ * A score drawn as a bar of `width` cells in eighths of a cell; scores are clamped to [0, 1]
+ * for drawing (the specification does not bound them).
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const bar = (score: number, width = 10): string => {
+  const units = Math.round(Math.min(1, Math.max(0, score)) * width * 8)
+  const full = Math.floor(units / 8)
+  const partial = eighths[units % 8] ?? ""
+  const drawn = "█".repeat(full) + partial
+  return drawn + " ".repeat(width - full - (partial === "" ? 0 : 1))
+}
+
+const barColor = (score: number) => (score >= 0.75 ? green : score >= 0.45 ? yellow : red)
+
+const kindTags: Record<string, string> = {
+  message: "msg",
+  document: "doc",
+  tooloutput: "tool",
+  systemprompt: "sys",
+  memory: "mem"
+}
+
+/**
+ * A four-cell tag for an item's kind: `msg`, `doc`, `tool`, `sys`, `mem`, or the kind cut short.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const kindTag = (kind: string): string => kindTags[kind.toLowerCase()] ?? kind.slice(0, 4).toLowerCase()
+
+/**
+ * An item's timestamp as `2024-06-03 09:25Z` (UTC), or `—`.
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const time = (item: ContextItem): string =>
+  item.timestamp === undefined ? "—" : `${DateTime.formatIso(item.timestamp).slice(0, 16).replace("T", " ")}Z`
+
+const previewWidth = 46
+
+/**
+ * The column headings of a window table.
+ *
+ * @since 0.1.0
+ * @category rendering
+ */
+export const tableHeader = (style: Style): string =>
+  dim(
+    style,
+    `${"#".padStart(4)}    kind  ${fit("content", previewWidth)}  ${"tokens".padStart(6)}  ${
+      fit("score", 15)
+    }  time (UTC)`
+  )
+
+/**
+ * One row of a window table. `P` marks a pinned item.
+ *
+ * @since 0.1.0
+ * @category rendering
+ */
+export const row = (style: Style, position: number, item: ContextItem, score: number | undefined): string => {
+  const flag = item.pinned ? cyan(style, bold(style, "P")) : " "
+  const scoreText = score === undefined
+    ? fit("", 15)
+    : `${barColor(score)(style, bar(score))} ${score.toFixed(2).padStart(4)}`
+  return `${String(position).padStart(4)}  ${flag} ${kindTag(item.kind).padEnd(4)}  ${preview(item.content, previewWidth)}  ${
+    count(item.tokens).padStart(6)
+  }  ${scoreText}  ${dim(style, time(item))}`
+}
+
+/**
+ * Why an item was left out, in words, with the figures the reason carries.
+ *
+ * @since 0.1.0
+ * @category rendering
+ */
+export const reason = (r: ExclusionReason): string => {
+  switch (r._tag) {
+    case "BudgetExceeded":
+      return `BudgetExceeded: needed ${count(r.itemTokens)} tokens, ${count(r.availableTokens)} were left`
+    case "PinnedOverride":
+      return `PinnedOverride: did not fit beside the pinned items (displaced by ` +
+        `${JSON.stringify(fit(r.displacedBy, 32).trimEnd())})`
+    case "Deduplicated":
+      return `Deduplicated against ${JSON.stringify(fit(r.deduplicatedAgainst, 30).trimEnd())}`
+    case "NegativeTokens":
+      return `NegativeTokens: ${r.tokens}`
+    case "ScoredTooLow":
+      return `ScoredTooLow: ${r.score} < ${r.threshold}`
+    case "QuotaCapExceeded":
+      return `QuotaCapExceeded: ${r.kind} ${r.actual} > cap ${r.cap}`
+    case "QuotaRequireDisplaced":
+      return `QuotaRequireDisplaced by ${r.displacedByKind}`
+    case "Filtered":
+      return `Filtered by ${r.filterName}`
+  }
+}
+
+/**
+ * The lines for the items truncation dropped.
+ *
+ * @since 0.1.0
+ * @category rendering
+ */
+export const excluded = (style: Style, items: ReadonlyArray<ExcludedItem>): Array<string> =>
+  items.length === 0 ? [] : [
+    `  ${bold(style, `excluded by truncation (${items.length}), in slicer order:`)}`,
+    ...items.flatMap((e) => [
+      `    ${red(style, "✗")} ${kindTag(e.item.kind).padEnd(4)}  ${preview(e.item.content, previewWidth - 2)}  ` +
+      `${count(e.item.tokens).padStart(6)}  score ${e.score.toFixed(2)}`,
+      `           ${dim(style, reason(e.reason))}`
+    ])
+  ]
+
+/**
+ * A placed window: the table, the totals, and what truncation or the notifier reported.
+ *
+ * @since 0.1.0
+ * @category rendering
+ */
+export const placement = (style: Style, p: Placement, maxTokens: number): Array<string> => {
+  const { events, result } = p
+  const lines = [
+    tableHeader(style),
+    ...result.placed.map((item, i) => row(style, i + 1, item, p.scores.get(item)))
+  ]
+  const over = result.tokensOverBudget > 0 ? `, ${count(result.tokensOverBudget)} over` : ""
+  lines.push(
+    `  ${bold(style, "window:")} ${count(result.totalTokens)} tokens in ${result.placed.length} items ` +
+      `(target ${count(result.targetTokens)}${over}; the candidates held ${count(result.mergedTokens)})`
+  )
+  lines.push(...excluded(style, result.excluded))
+  for (const event of events) {
+    lines.push(
+      `  ${yellow(style, "!")} OverflowNotifier heard: ${count(event.tokensOverBudget)} tokens over budget, ` +
+        `${event.overflowingItems.length} items kept anyway`
+    )
+  }
+  if (result.totalTokens > maxTokens) {
+    lines.push(
+      `  ${yellow(style, "!")} the window also exceeds maxTokens (${count(maxTokens)}): ` +
+        `a model with that context size would refuse it`
+    )
+  }
+  return lines
+}
+
+/**
+ * The line for an overflow under `throw`.
+ *
+ * @since 0.1.0
+ * @category rendering
+ */
+export const overflowError = (style: Style, error: OverflowError): Array<string> => [
+  `  ${red(style, `✗ OverflowError: ${error.message}`)}`,
+  dim(style, `    (${count(error.tokensOverBudget)} tokens over; nothing was placed)`)
+]
+
+/**
+ * The heading of one run.
+ *
+ * @since 0.1.0
+ * @category rendering
+ */
+export const runHeader = (style: Style, index: number, total: number, placer: string, strategy: string): string => {
+  const title = `── ${index}/${total} · ${placer} placer · overflow: ${strategy} `
+  return bold(style, title + "─".repeat(Math.max(4, 100 - CliOutput.displayWidth(title))))
+}

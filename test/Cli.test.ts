@@ -1,0 +1,337 @@
+import { NodeServices } from "@effect/platform-node"
+import { assert, describe, it, layer } from "@effect/vitest"
+import { Cause, Console, Effect, Exit, FileSystem, Path, Runtime, Schema, Stdio, Stream } from "effect"
+import { TestConsole } from "effect/testing"
+import { spawnSync } from "node:child_process"
+import { readFileSync } from "node:fs"
+import { fileURLToPath } from "node:url"
+import * as Main from "../src/cli/Main.ts"
+import * as PlaceInput from "../src/cli/PlaceInput.ts"
+import * as Sample from "../src/cli/Sample.ts"
+import { ContextItem } from "../src/index.ts"
+
+const root = fileURLToPath(new URL("..", import.meta.url))
+const cliDoc = readFileSync(`${root}docs/cli.md`, "utf8")
+
+/** The fenced block that follows `<!-- marker -->` in docs/cli.md. */
+const docBlock = (marker: string): string => {
+  const at = cliDoc.indexOf(`<!-- ${marker} -->`)
+  assert.isAtLeast(at, 0, `docs/cli.md has no <!-- ${marker} -->`)
+  const match = /```\w*\n([\s\S]*?)\n```/.exec(cliDoc.slice(at))
+  assert.isNotNull(match)
+  return match![1]!
+}
+
+interface Run {
+  readonly code: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/**
+ * Runs `cupel args…` in process: real files and paths, standard input from `stdin`, output
+ * captured by a fresh test console, the exit code as the runtime would compute it.
+ */
+const cli = (args: ReadonlyArray<string>, stdin = "") =>
+  Effect.gen(function*() {
+    // A console of its own per run: a shared test console would mix the output of several runs.
+    const console = yield* TestConsole.make
+    const exit = yield* Effect.exit(Main.runWith(args)).pipe(
+      Effect.provideService(Console.Console, console),
+      Effect.provide(Stdio.layerTest({
+        stdin: Stream.make(new TextEncoder().encode(stdin)),
+        stdoutIsTerminal: Effect.succeed(false)
+      }))
+    )
+    const stdout = (yield* console.logLines).join("\n")
+    const stderr = (yield* console.errorLines).join("\n")
+    const code = Exit.isSuccess(exit) ? 0 : Runtime.getErrorExitCode(Cause.squash(exit.cause))
+    return { code, stdout, stderr } satisfies Run
+  })
+
+const writeTemp = (name: string, text: string) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const dir = yield* fs.makeTempDirectoryScoped({ prefix: "cupel-cli-" })
+    const file = path.join(dir, name)
+    yield* fs.writeFileString(file, text)
+    return file
+  })
+
+const budget = `"budget": { "maxTokens": 100, "targetTokens": 50 }`
+
+layer(NodeServices.layer)("cupel", (it) => {
+  it.effect("--help lists the three commands", () =>
+    Effect.gen(function*() {
+      const run = yield* cli(["--help"])
+      assert.strictEqual(run.code, 0)
+      for (const command of ["demo", "place", "conformance"]) assert.match(run.stdout, new RegExp(`^  ${command}\\s`, "m"))
+    }))
+
+  it.effect("--version prints the package's version", () =>
+    Effect.gen(function*() {
+      const pkg = JSON.parse(readFileSync(`${root}package.json`, "utf8"))
+      const run = yield* cli(["--version"])
+      assert.include(run.stdout, pkg.version)
+      assert.strictEqual(Main.version, pkg.version)
+    }))
+
+  it.effect("an unknown flag value is a usage error: exit 2", () =>
+    Effect.gen(function*() {
+      const run = yield* cli(["place", "--placer", "sideways"])
+      assert.strictEqual(run.code, 2)
+      assert.include(run.stderr, `Invalid value for flag --placer: "sideways"`)
+    }))
+})
+
+layer(NodeServices.layer)("cupel place", (it) => {
+  it.effect("round-trips the example in docs/cli.md: the documented command prints the documented output", () =>
+    Effect.gen(function*() {
+      assert.strictEqual(docBlock("place-example:command"), "cupel place trip.json --overflow truncate")
+      const input = docBlock("place-example:input")
+      const file = yield* writeTemp("trip.json", input)
+      const run = yield* cli(["place", file, "--overflow", "truncate"])
+      assert.strictEqual(run.code, 0, run.stderr)
+      assert.strictEqual(run.stderr, "")
+      const output = JSON.parse(run.stdout)
+      assert.deepStrictEqual(output, JSON.parse(docBlock("place-example:output")))
+
+      // Every item printed is in the input format and decodes to the item that went in.
+      const decoded = yield* PlaceInput.decodeText("trip.json", input)
+      const inputItems = [...decoded.pinned, ...decoded.scored.map((s) => s.item)]
+      const printed = [...output.placed, ...output.excluded.map((e: { item: unknown }) => e.item)]
+      assert.strictEqual(printed.length, inputItems.length)
+      for (const json of printed) {
+        const item = yield* ContextItem.decode(json)
+        const original = inputItems.find((i) => i.content === item.content)
+        assert.isDefined(original)
+        assert.deepStrictEqual(yield* ContextItem.encode(item), json)
+        assert.deepStrictEqual(yield* ContextItem.encode(original!), json)
+      }
+    }))
+
+  it.effect("overflow under throw (the default): the error as JSON on stderr, exit 1", () =>
+    Effect.gen(function*() {
+      const file = yield* writeTemp("trip.json", docBlock("place-example:input"))
+      const run = yield* cli(["place", file])
+      assert.strictEqual(run.code, 1)
+      assert.strictEqual(run.stdout, "")
+      const error = JSON.parse(run.stderr)
+      assert.deepStrictEqual(error, JSON.parse(docBlock("place-example:overflow")))
+      assert.strictEqual(error._tag, "OverflowError")
+      assert.strictEqual(error.mergedTokens, 141)
+    }))
+
+  it.effect("proceed reports the notifier's figures; standard input is read with - or no file", () =>
+    Effect.gen(function*() {
+      const input = docBlock("place-example:input")
+      for (const args of [["place", "-", "--overflow", "proceed"], ["place", "--overflow", "proceed"]]) {
+        const run = yield* cli(args, input)
+        assert.strictEqual(run.code, 0, run.stderr)
+        const output = JSON.parse(run.stdout)
+        assert.deepStrictEqual(output.overflowEvent, { tokensOverBudget: 21, overflowingItems: 5 })
+        assert.strictEqual(output.tokensOverBudget, 21)
+        assert.strictEqual(output.placed.length, 5)
+      }
+    }))
+
+  it.effect("the chronological placer orders by instant, whatever the offsets", () =>
+    Effect.gen(function*() {
+      const run = yield* cli(["place", "--placer", "chronological"], `{ ${budget}, "scored": [
+        { "item": { "content": "b", "tokens": 1, "timestamp": "2024-06-01T12:00:00+02:00" }, "score": 0.1 },
+        { "item": { "content": "a", "tokens": 1, "timestamp": "2024-06-01T09:30:00Z" }, "score": 0.9 }
+      ] }`)
+      assert.strictEqual(run.code, 0, run.stderr)
+      assert.deepStrictEqual(JSON.parse(run.stdout).placed.map((i: { content: string }) => i.content), ["a", "b"])
+    }))
+
+  const rejects = (name: string, stdin: string, ...expected: ReadonlyArray<string>) =>
+    it.effect(`rejects ${name}: the problem named on stderr, exit 2`, () =>
+      Effect.gen(function*() {
+        const run = yield* cli(["place", "-"], stdin)
+        assert.strictEqual(run.code, 2)
+        assert.strictEqual(run.stdout, "")
+        assert.include(run.stderr, "cupel place: invalid input (stdin):")
+        for (const text of expected) assert.include(run.stderr, text)
+      }))
+
+  rejects("malformed JSON", `{ ${budget}, `, "malformed JSON:")
+  rejects(
+    "a budget whose target exceeds its max",
+    `{ "budget": { "maxTokens": 100, "targetTokens": 200 } }`,
+    "budget.targetTokens: targetTokens (200) must not exceed maxTokens (100)"
+  )
+  rejects(
+    "a missing score",
+    `{ ${budget}, "scored": [{ "item": { "content": "a", "tokens": 1 } }] }`,
+    "scored[0].score: is required but missing"
+  )
+  rejects(
+    "a non-numeric score",
+    `{ ${budget}, "scored": [{ "item": { "content": "a", "tokens": 1 }, "score": "high" }] }`,
+    `scored[0].score: Expected a number, got "high"`
+  )
+  rejects(
+    "an empty content",
+    `{ ${budget}, "pinned": [{ "content": "", "tokens": 1 }] }`,
+    "pinned[0].content: content must be a non-empty string"
+  )
+  rejects(
+    "every problem at once",
+    `{ "budget": { "maxTokens": 1, "targetTokens": 5 }, "scored": [{ "item": { "content": "", "tokens": 1.5 } }] }`,
+    "budget.targetTokens",
+    "scored[0].item.content",
+    "scored[0].item.tokens: Expected an integer, got 1.5",
+    "scored[0].score"
+  )
+  rejects(
+    "an unknown top-level key",
+    `{ ${budget}, "socred": [] }`,
+    `socred: unknown key (an input has only "budget", "pinned" and "scored")`
+  )
+  rejects("a missing budget", `{ "pinned": [] }`, "budget: is required but missing")
+  rejects("a timestamp without offset", `{ ${budget}, "pinned": [{ "content": "a", "tokens": 1, "timestamp": "2024-06-01T00:00:00" }] }`, "pinned[0].timestamp: Expected an RFC 3339 date-time with an offset")
+  rejects(
+    "a negative token count",
+    `{ ${budget}, "pinned": [{ "content": "neg", "tokens": -3 }] }`,
+    `pinned[0] ("neg") has a negative token count (-3)`
+  )
+  rejects(
+    "a pinned item among the scored",
+    `{ ${budget}, "scored": [{ "item": { "content": "x", "tokens": 1, "pinned": true }, "score": 1 }] }`,
+    `scored[0] ("x") is marked pinned`
+  )
+
+  it.effect("rejects a file that cannot be read, exit 2", () =>
+    Effect.gen(function*() {
+      const run = yield* cli(["place", `${root}no-such-input.json`])
+      assert.strictEqual(run.code, 2)
+      assert.include(run.stderr, "no-such-input.json):\n  cannot read: no such file or directory")
+    }))
+})
+
+layer(NodeServices.layer)("cupel conformance", (it) => {
+  it.effect("runs the project's vectors: 0 failed, exit 0, the summary last", () =>
+    Effect.gen(function*() {
+      const run = yield* cli(["conformance", `${root}test/vectors`])
+      assert.strictEqual(run.code, 0, run.stdout)
+      assert.match(run.stdout, /^\d+ passed, 0 failed, 0 skipped$/)
+    }))
+
+  it.effect("a failing vector: its line, then the summary, exit 1", () =>
+    Effect.gen(function*() {
+      const file = yield* writeTemp("bad.toml", `[test]\nname = "bad"\nstage = "placing"\nplacer = "u-shaped"\n` +
+        `[[items]]\ncontent = "a"\ntokens = 1\nscore = 0.1\n[[items]]\ncontent = "b"\ntokens = 1\nscore = 0.9\n` +
+        `[expected]\nordered_contents = ["a", "b"]\n`)
+      const run = yield* cli(["conformance", file])
+      assert.strictEqual(run.code, 1)
+      const lines = run.stdout.split("\n")
+      assert.match(lines[0]!, /bad\.toml "bad": ordered_contents: expected \["a", "b"\], got \["b", "a"\]$/)
+      assert.strictEqual(lines.at(-1), "0 passed, 1 failed, 0 skipped")
+    }))
+
+  it.effect("needs at least one path: exit 2", () =>
+    Effect.gen(function*() {
+      const run = yield* cli(["conformance"])
+      assert.strictEqual(run.code, 2)
+    }))
+})
+
+layer(NodeServices.layer)("cupel demo", (it) => {
+  it.effect("places the sample with both placers and every strategy, plain text when not a terminal", () =>
+    Effect.gen(function*() {
+      const run = yield* cli(["demo"])
+      assert.strictEqual(run.code, 0, run.stderr)
+      for (const placer of ["u-shaped", "chronological"]) {
+        for (const strategy of ["throw", "truncate", "proceed"]) {
+          assert.include(run.stdout, `· ${placer} placer · overflow: ${strategy} `)
+        }
+      }
+      assert.include(run.stdout, "✗ OverflowError: Selected items require 4633 tokens, exceeding target budget of 700")
+      assert.include(run.stdout, "excluded by truncation (3)")
+      assert.include(run.stdout, "PinnedOverride")
+      assert.include(run.stdout, "OverflowNotifier heard: 3,933 tokens over budget")
+      assert.notInclude(run.stdout, "\u001b[")
+    }))
+
+  it.effect("the u-shaped window is high at both ends: first and last rows carry the top scores", () =>
+    Effect.gen(function*() {
+      const run = yield* cli(["demo", "--placer", "u-shaped", "--overflow", "proceed"])
+      const scores = [...run.stdout.matchAll(/^\s+\d+ .* (\d\.\d\d)  /gm)].map((m) => Number(m[1]))
+      assert.strictEqual(scores.length, 17)
+      const sorted = [...scores].sort((a, b) => b - a)
+      assert.deepStrictEqual([scores[0], scores.at(-1)], [sorted[0], sorted[1]])
+      assert.strictEqual(Math.min(...scores), scores[Math.floor(scores.length / 2)])
+    }))
+
+  it.effect("--budget changes the target; a target above the max is refused with exit 2", () =>
+    Effect.gen(function*() {
+      const fits = yield* cli(["demo", "-p", "chronological", "-s", "throw", "--budget", "5000", "--max", "8192"])
+      assert.strictEqual(fits.code, 0, fits.stderr)
+      assert.include(fits.stdout, "window: 4,633 tokens in 17 items (target 5,000;")
+      assert.notInclude(fits.stdout, "OverflowError")
+      const refused = yield* cli(["demo", "--budget", "5000"])
+      assert.strictEqual(refused.code, 2)
+      assert.include(refused.stderr, "budget.targetTokens: targetTokens (5000) must not exceed maxTokens (4096)")
+    }))
+
+  it.effect("--print-sample prints the sample as place JSON; --input places a file of that format", () =>
+    Effect.gen(function*() {
+      const printed = yield* cli(["demo", "--print-sample"])
+      assert.deepStrictEqual(JSON.parse(printed.stdout), Sample.json)
+      const input = yield* PlaceInput.decodeText("sample", printed.stdout)
+      assert.strictEqual(input.pinned.length + input.scored.length, 17)
+      const file = yield* writeTemp("trip.json", docBlock("place-example:input"))
+      const run = yield* cli(["demo", "--input", file, "-p", "u-shaped", "-s", "truncate"])
+      assert.strictEqual(run.code, 0, run.stderr)
+      assert.include(run.stdout, "5 candidate items: 1 pinned, 4 scored")
+      assert.include(run.stdout, "window: 96 tokens in 4 items")
+    }))
+
+  it.effect("--input with a bad file: the problems on stderr, nothing drawn, exit 2", () =>
+    Effect.gen(function*() {
+      const file = yield* writeTemp("bad.json", `{ "budget": { "maxTokens": 1, "targetTokens": 2 } }`)
+      const run = yield* cli(["demo", "--input", file])
+      assert.strictEqual(run.code, 2)
+      assert.include(run.stderr, "budget.targetTokens: targetTokens (2) must not exceed maxTokens (1)")
+      const refused = yield* writeTemp("neg.json", `{ ${budget}, "pinned": [{ "content": "neg", "tokens": -3 }] }`)
+      const negative = yield* cli(["demo", "--input", refused])
+      assert.strictEqual(negative.code, 2)
+      assert.strictEqual(negative.stdout, "")
+      assert.include(negative.stderr, `pinned[0] ("neg") has a negative token count (-3)`)
+    }))
+})
+
+describe("the real program", () => {
+  const node = `${root}node_modules/.bin/node`
+  const cupel = (args: ReadonlyArray<string>, input?: string) =>
+    spawnSync(node, [`${root}src/bin/cupel.ts`, ...args], { encoding: "utf8", input, cwd: root })
+
+  it("exit codes reach the process: 0 placed, 1 overflow, 2 bad input or usage", () => {
+    const example = docBlock("place-example:input")
+    const placed = cupel(["place", "-", "--overflow", "truncate"], example)
+    assert.strictEqual(placed.status, 0, placed.stderr)
+    assert.deepStrictEqual(JSON.parse(placed.stdout), JSON.parse(docBlock("place-example:output")))
+    const overflow = cupel(["place"], example)
+    assert.strictEqual(overflow.status, 1)
+    assert.deepStrictEqual(JSON.parse(overflow.stderr), JSON.parse(docBlock("place-example:overflow")))
+    const bad = cupel(["place", "-"], "{")
+    assert.strictEqual(bad.status, 2)
+    assert.include(bad.stderr, "malformed JSON")
+    assert.strictEqual(cupel(["place", "--overflow", "sometimes"], example).status, 2)
+  })
+
+  it("the package's bin launcher starts the CLI with the Node that npm provides", () => {
+    const run = spawnSync(node, [`${root}bin/cupel.js`, "--help"], { encoding: "utf8", cwd: root })
+    assert.strictEqual(run.status, 0, run.stderr)
+    assert.include(run.stdout, "conformance")
+    const pkg = JSON.parse(readFileSync(`${root}package.json`, "utf8"))
+    assert.strictEqual(pkg.bin.cupel, "./bin/cupel.js")
+  })
+
+  it("the sample is valid place input", async () => {
+    const decoded = Schema.decodeUnknownExit(PlaceInput.PlaceInput)(Sample.json)
+    assert.isTrue(Exit.isSuccess(decoded))
+  })
+})

@@ -1,0 +1,326 @@
+import { NodeServices } from "@effect/platform-node"
+import { assert, describe, layer } from "@effect/vitest"
+import { Effect, FileSystem, Path } from "effect"
+import { existsSync, readFileSync } from "node:fs"
+import { fileURLToPath } from "node:url"
+import * as Conformance from "../src/Conformance.ts"
+
+const root = fileURLToPath(new URL("..", import.meta.url))
+const ownVectors = `${root}test/vectors`
+// CI checks the shared vectors out beside the clone; elsewhere the folder may be absent.
+const sharedVectors = fileURLToPath(new URL("../../shared/conformance", import.meta.url))
+
+const lines = (report: Conformance.Report) => Conformance.formatReport(report).join("\n")
+
+/** Writes vector files into a fresh temporary folder, removed when the test's scope closes. */
+const folderWith = (files: Record<string, string>) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const dir = yield* fs.makeTempDirectoryScoped({ prefix: "cupel-conformance-" })
+    for (const [name, text] of Object.entries(files)) {
+      yield* fs.makeDirectory(path.dirname(path.join(dir, name)), { recursive: true })
+      yield* fs.writeFileString(path.join(dir, name), text)
+    }
+    return dir
+  })
+
+const placeVector = (name: string, expected: string, strategy = "truncate") => `
+[test]
+name = "${name}"
+stage = "place"
+placer = "u-shaped"
+overflow_strategy = "${strategy}"
+
+[budget]
+max_tokens = 100
+target_tokens = 50
+
+[[pinned]]
+content = "p"
+tokens = 10
+
+[[scored_items]]
+content = "a"
+tokens = 30
+score = 0.2
+
+[[scored_items]]
+content = "b"
+tokens = 30
+score = 0.9
+
+[expected]
+${expected}
+`
+
+const stageVector = (stage: string) => `
+[test]
+name = "a ${stage} vector"
+stage = "${stage}"
+scorer = "recency"
+
+[[items]]
+content = "x"
+tokens = 1
+`
+
+layer(NodeServices.layer)("Conformance — the vectors", (it) => {
+  it.effect("test/vectors: at least 20 place vectors, all passed, none skipped", () =>
+    Effect.gen(function*() {
+      const report = yield* Conformance.run([ownVectors])
+      assert.strictEqual(report.failed, 0, lines(report))
+      assert.strictEqual(report.skipped, 0)
+      assert.isAtLeast(report.passed, 20)
+      for (const outcome of report.outcomes) {
+        assert.strictEqual(outcome._tag, "Passed", Conformance.formatOutcome(outcome))
+        if (outcome._tag === "Passed") assert.strictEqual(outcome.stage, "place")
+      }
+    }))
+
+  it.effect.runIf(existsSync(sharedVectors))(
+    "../shared/conformance: every placing and place vector passed, the other stages skipped, 0 failed",
+    () =>
+      Effect.gen(function*() {
+        const report = yield* Conformance.run([sharedVectors])
+        assert.strictEqual(report.failed, 0, lines(report))
+        let placing = 0
+        let place = 0
+        for (const outcome of report.outcomes) {
+          if (outcome._tag === "Broken") continue
+          if (outcome.stage === "placing" || outcome.stage === "place") {
+            assert.strictEqual(outcome._tag, "Passed", Conformance.formatOutcome(outcome))
+            if (outcome.stage === "placing") placing++
+            else place++
+          } else {
+            assert.strictEqual(outcome._tag, "Skipped", Conformance.formatOutcome(outcome))
+          }
+        }
+        assert.isAtLeast(placing, 1)
+        assert.isAtLeast(place, 1)
+        assert.strictEqual(report.passed, placing + place)
+      })
+  )
+
+  it.effect("the example vector in docs/conformance.md passes", () =>
+    Effect.gen(function*() {
+      const doc = readFileSync(`${root}docs/conformance.md`, "utf8")
+      const toml = /```toml\n([\s\S]*?)```/.exec(doc)?.[1]
+      assert.isDefined(toml)
+      const vector = yield* Conformance.parseVector("docs/conformance.md", toml!)
+      const outcome = yield* Conformance.runVector(vector)
+      assert.strictEqual(outcome._tag, "Passed", Conformance.formatOutcome(outcome))
+    }))
+})
+
+layer(NodeServices.layer)("Conformance — failure reporting", (it) => {
+  it.effect("a vector with a wrong expectation is failed, and its line names file, test, expected and actual", () =>
+    Effect.gen(function*() {
+      const dir = yield* folderWith({
+        "wrong.toml": placeVector("wrong order", `ordered_contents = ["p", "b", "a"]\nexcluded_contents = []`)
+      })
+      const report = yield* Conformance.run([dir])
+      assert.deepStrictEqual([report.passed, report.failed, report.skipped], [0, 1, 0])
+      const line = Conformance.formatOutcome(report.outcomes[0]!)
+      // merged p 10, a 30, b 30 = 70 > 50: Truncate keeps p, a (40) and drops b; u-shape → p, a
+      assert.include(line, "wrong.toml")
+      assert.include(line, `"wrong order"`)
+      assert.include(line, `ordered_contents: expected ["p", "b", "a"], got ["p", "a"]`)
+      assert.include(line, `excluded_contents: expected [], got ["b"]`)
+      assert.strictEqual(Conformance.formatReport(report).at(-1), "0 passed, 1 failed, 0 skipped")
+    }))
+
+  it.effect("every kind of expectation is checked: overflow error, merged tokens, notifier", () =>
+    Effect.gen(function*() {
+      const dir = yield* folderWith({
+        "1-no-overflow-expected.toml": placeVector("no error expected", `ordered_contents = ["p", "a", "b"]`, "throw"),
+        "2-merged-tokens.toml": placeVector("merged tokens", `error = "overflow"\nmerged_tokens = 71`, "throw"),
+        "3-unexpected-success.toml": placeVector("error expected", `error = "overflow"`, "proceed"),
+        "4-silent-notifier.toml": placeVector("notifier", `ordered_contents = ["p", "a", "b"]`, "proceed"),
+        "5-right.toml": placeVector("right", `ordered_contents = ["p", "a", "b"]\noverflow_tokens = 20`, "proceed")
+      })
+      const report = yield* Conformance.run([dir])
+      const [noError, merged, success, notifier, right] = report.outcomes.map(Conformance.formatOutcome)
+      assert.include(noError, "got OverflowError: Selected items require 70 tokens, exceeding target budget of 50")
+      assert.include(merged, "merged_tokens: expected 71, got 70")
+      assert.include(success, `error: expected overflow, got no error; placed ["p", "a", "b"]`)
+      assert.include(notifier, "overflow_tokens: expected no overflow event, got 20")
+      assert.match(right!, /^PASS /)
+      assert.deepStrictEqual([report.passed, report.failed, report.skipped], [1, 4, 0])
+    }))
+
+  it.effect("an unparsable file is reported, and the other files still run", () =>
+    Effect.gen(function*() {
+      const dir = yield* folderWith({
+        "a-broken.toml": "[test\nname = \"x\"\n",
+        "b-good.toml": placeVector("good", `ordered_contents = ["p", "a"]\nexcluded_contents = ["b"]`)
+      })
+      const report = yield* Conformance.run([dir])
+      assert.deepStrictEqual([report.passed, report.failed, report.skipped], [1, 1, 0])
+      const broken = report.outcomes.find((o) => o._tag === "Broken")
+      assert.isDefined(broken)
+      const line = Conformance.formatOutcome(broken!)
+      assert.match(line, /^FAIL .*a-broken\.toml: not valid TOML: .*\(line 1, column \d+\)$/)
+      assert.notInclude(line, "\n")
+    }))
+
+  it.effect("vectors of unimplemented stages are skipped, never passed; an unknown stage fails", () =>
+    Effect.gen(function*() {
+      const dir = yield* folderWith({
+        "scoring.toml": stageVector("scoring"),
+        "slicing.toml": stageVector("slicing"),
+        "nested/pipeline.toml": stageVector("pipeline"),
+        "typo.toml": stageVector("plcae"),
+        "notes.txt": "not a vector: only .toml files are collected from folders"
+      })
+      const report = yield* Conformance.run([dir])
+      assert.deepStrictEqual([report.passed, report.failed, report.skipped], [0, 1, 3])
+      const skipped = report.outcomes.filter((o) => o._tag === "Skipped").map((o) => o._tag === "Skipped" && o.stage)
+      assert.sameMembers(skipped, ["scoring", "slicing", "pipeline"])
+      const typo = report.outcomes.find((o) => o._tag === "Broken")
+      assert.include(Conformance.formatOutcome(typo!), `test.stage: unknown stage "plcae"`)
+    }))
+
+  it.effect("a path that does not exist, and a folder without vectors, are failures", () =>
+    Effect.gen(function*() {
+      const dir = yield* folderWith({ "readme.md": "no vectors here" })
+      const report = yield* Conformance.run([`${dir}/missing.toml`, dir])
+      assert.deepStrictEqual([report.passed, report.failed, report.skipped], [0, 2, 0])
+      const text = lines(report)
+      assert.include(text, "missing.toml: cannot read: no such file or directory")
+      assert.include(text, "the folder holds no .toml vector files")
+    }))
+
+  it.effect("a file named twice runs once", () =>
+    Effect.gen(function*() {
+      const dir = yield* folderWith({ "v.toml": placeVector("v", `ordered_contents = ["p", "a"]\nexcluded_contents = ["b"]`) })
+      const report = yield* Conformance.run([dir, `${dir}/v.toml`])
+      assert.strictEqual(report.outcomes.length, 1)
+    }))
+})
+
+describe("Conformance — parsing", () => {
+  const parse = (text: string) => Conformance.parseVector("v.toml", text)
+
+  layer(NodeServices.layer)("vectors", (it) => {
+    it.effect("a local date-time (no offset) makes the vector invalid, naming the field", () =>
+      Effect.gen(function*() {
+        const error = yield* Effect.flip(parse(`
+[test]
+name = "local"
+stage = "placing"
+placer = "chronological"
+
+[[items]]
+content = "a"
+tokens = 1
+score = 0.5
+timestamp = 2024-01-01T00:00:00
+
+[expected]
+ordered_contents = ["a"]
+`))
+        assert.strictEqual(error._tag, "InvalidVectorError")
+        assert.include(error.message, "items[0].timestamp: the local date-time 2024-01-01T00:00:00.000 has no offset")
+      }))
+
+    it.effect("offset date-times become instants: three spellings of one moment are equal", () =>
+      Effect.gen(function*() {
+        const vector = yield* parse(`
+[test]
+name = "offsets"
+stage = "placing"
+placer = "chronological"
+
+[[items]]
+content = "a"
+tokens = 1
+score = 0.5
+timestamp = 2024-06-01T02:00:00+02:00
+
+[[items]]
+content = "b"
+tokens = 1
+score = 0.5
+timestamp = 2024-05-31T19:00:00-05:00
+
+[[items]]
+content = "c"
+tokens = 1
+score = 0.5
+timestamp = "2024-06-01T00:00Z"
+
+[expected]
+ordered_contents = ["a", "b", "c"]
+`)
+        assert.strictEqual(vector._tag, "PlacingVector")
+        if (vector._tag !== "PlacingVector") return
+        const millis = vector.items.map((s) => s.item.timestamp?.epochMilliseconds)
+        assert.deepStrictEqual(millis, [Date.UTC(2024, 5, 1), Date.UTC(2024, 5, 1), Date.UTC(2024, 5, 1)])
+      }))
+
+    it.effect("every problem of an invalid vector is listed with its path", () =>
+      Effect.gen(function*() {
+        const error = yield* Effect.flip(parse(`
+[test]
+name = "bad"
+stage = "place"
+placer = "sideways"
+
+[budget]
+max_tokens = 10
+target_tokens = 20
+
+[[pinned]]
+content = ""
+tokens = 1.5
+
+[[scored_items]]
+content = "s"
+tokens = 1
+
+[expected]
+ordered_contents = []
+`))
+        assert.strictEqual(error._tag, "InvalidVectorError")
+        if (error._tag !== "InvalidVectorError") return
+        assert.sameMembers([...error.problems], [
+          `test.placer: Expected "u-shaped" | "chronological", got "sideways"`,
+          "budget.targetTokens: targetTokens (20) must not exceed maxTokens (10)",
+          "pinned[0].content: content must be a non-empty string",
+          "pinned[0].tokens: Expected an integer, got 1.5",
+          "scored_items[0].score: is required but missing"
+        ])
+      }))
+
+    it.effect("pinned entries are pinned, scored entries keep their order and scores, strategy defaults to throw", () =>
+      Effect.gen(function*() {
+        const vector = yield* parse(placeVector("shape", `ordered_contents = []`).replace(`overflow_strategy = "truncate"\n`, ""))
+        assert.strictEqual(vector._tag, "PlaceVector")
+        if (vector._tag !== "PlaceVector") return
+        assert.strictEqual(vector.overflowStrategy, "Throw")
+        assert.deepStrictEqual(vector.pinned.map((i) => [i.content, i.pinned]), [["p", true]])
+        assert.deepStrictEqual(vector.scored.map((s) => [s.item.content, s.score, s.item.pinned]), [["a", 0.2, false], [
+          "b",
+          0.9,
+          false
+        ]])
+        assert.deepStrictEqual([vector.budget.maxTokens, vector.budget.targetTokens], [100, 50])
+      }))
+
+    it.effect("[expected] needs ordered_contents or error = \"overflow\", not both, not another error", () =>
+      Effect.gen(function*() {
+        const problems = (expected: string) =>
+          Effect.flip(parse(placeVector("e", expected))).pipe(Effect.map((error) => error.message))
+        assert.include(yield* problems(`error = "invalid"`), `expected.error: Expected "overflow", got "invalid"`)
+        assert.include(yield* problems(`overflow_tokens = 3`), "either ordered_contents or error")
+        assert.include(yield* problems(`error = "overflow"\nordered_contents = []`), "exclude each other")
+      }))
+
+    it.effect("a file without a [test] table is invalid", () =>
+      Effect.gen(function*() {
+        const error = yield* Effect.flip(parse(`[budget]\nmax_tokens = 1\n`))
+        assert.include(error.message, "test: is required but missing")
+      }))
+  })
+})
