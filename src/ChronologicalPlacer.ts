@@ -9,7 +9,7 @@
  */
 import * as Layer from "effect/Layer"
 import type { ContextItem } from "./ContextItem.ts"
-import { chronologicalOrder } from "./internal/chronological.ts"
+import { chronologicalOrder, chronologicalOrderAny, placeChronological } from "./internal/chronological.ts"
 import * as Placer from "./Placer.ts"
 import type { ScoredItem } from "./ScoredItem.ts"
 
@@ -35,12 +35,7 @@ export const order: (items: ReadonlyArray<ScoredItem>) => Uint32Array = chronolo
  * @since 0.1.0
  * @category placing
  */
-export const place = (items: ReadonlyArray<ScoredItem>): Array<ContextItem> => {
-  const o = chronologicalOrder(items)
-  const placed = new Array<ContextItem>(o.length)
-  for (let k = 0; k < o.length; k++) placed[k] = items[o[k]!]!.item
-  return placed
-}
+export const place = (items: ReadonlyArray<ScoredItem>): Array<ContextItem> => placeChronological(items)
 
 /**
  * Provides the chronological placer as the `Placer` service.
@@ -48,4 +43,4 @@ export const place = (items: ReadonlyArray<ScoredItem>): Array<ContextItem> => {
  * @since 0.1.0
  * @category layers
  */
-export const layer: Layer.Layer<Placer.Placer> = Placer.fromOrder(name, chronologicalOrder)
+export const layer: Layer.Layer<Placer.Placer> = Placer.fromOrder(name, chronologicalOrderAny)

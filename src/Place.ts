@@ -116,28 +116,9 @@ export const place: (
   // Without pinned items the merged list is the scored list itself: no copy.
   const mergedCopy = pinnedCount === 0 ? undefined : new Array<ScoredItem>(pinnedCount + scored.length)
   const merged: ReadonlyArray<ScoredItem> = mergedCopy ?? scored
-  let mergedTokens = 0
-  for (let i = 0; mergedCopy !== undefined && i < pinnedCount; i++) {
-    const item = pinned[i]!
-    const problem = tokenProblem(item.tokens)
-    if (problem !== undefined) return yield* invalid(problem, "pinned", i, item)
-    mergedTokens += item.tokens
-    mergedCopy[i] = { item, score: pinnedScore }
-  }
-  for (let i = 0; i < scored.length; i++) {
-    const entry = scored[i]!
-    const item = entry.item
-    const problem = tokenProblem(item.tokens)
-    if (problem !== undefined) return yield* invalid(problem, "scored", i, item)
-    if (typeof entry.score !== "number" || Number.isNaN(entry.score)) {
-      return yield* invalid("InvalidScore", "scored", i, item, entry.score)
-    }
-    // Pinned items bypass scoring and slicing; one in the scored list is a caller's mistake,
-    // and Truncate's order-dependent walk would give it a meaning no caller intends.
-    if (item.pinned) return yield* invalid("PinnedInScored", "scored", i, item)
-    mergedTokens += item.tokens
-    if (mergedCopy !== undefined) mergedCopy[pinnedCount + i] = entry
-  }
+  const scan = mergeAndCount(pinned, scored, mergedCopy)
+  if (!scan.ok) return yield* invalid(scan.problem, scan.list, scan.index, scan.item, scan.score)
+  const mergedTokens = scan.mergedTokens
 
   const overflowed = mergedTokens > targetTokens
   yield* Effect.annotateCurrentSpan({
@@ -196,6 +177,54 @@ export const place: (
     tokensOverBudget
   } satisfies PlaceResult
 })
+
+/** What the validation pass found: the merged tokens, or the first item Place must refuse. */
+type Scan =
+  | { readonly ok: true; readonly mergedTokens: number }
+  | {
+    readonly ok: false
+    readonly problem: InvalidItemProblem
+    readonly list: "pinned" | "scored"
+    readonly index: number
+    readonly item: ContextItem
+    readonly score?: number
+  }
+
+/**
+ * Validation, merge and token sum: one pass over each list. A plain function rather than part
+ * of the generator above, where V8 keeps the running sum boxed (an allocation per item) and
+ * optimises the loop less well.
+ */
+const mergeAndCount = (
+  pinned: ReadonlyArray<ContextItem>,
+  scored: ReadonlyArray<ScoredItem>,
+  mergedCopy: Array<ScoredItem> | undefined
+): Scan => {
+  const pinnedCount = pinned.length
+  let mergedTokens = 0
+  for (let i = 0; mergedCopy !== undefined && i < pinnedCount; i++) {
+    const item = pinned[i]!
+    const problem = tokenProblem(item.tokens)
+    if (problem !== undefined) return { ok: false, problem, list: "pinned", index: i, item }
+    mergedTokens += item.tokens
+    mergedCopy[i] = { item, score: pinnedScore }
+  }
+  for (let i = 0; i < scored.length; i++) {
+    const entry = scored[i]!
+    const item = entry.item
+    const problem = tokenProblem(item.tokens)
+    if (problem !== undefined) return { ok: false, problem, list: "scored", index: i, item }
+    if (typeof entry.score !== "number" || Number.isNaN(entry.score)) {
+      return { ok: false, problem: "InvalidScore", list: "scored", index: i, item, score: entry.score }
+    }
+    // Pinned items bypass scoring and slicing; one in the scored list is a caller's mistake,
+    // and Truncate's order-dependent walk would give it a meaning no caller intends.
+    if (item.pinned) return { ok: false, problem: "PinnedInScored", list: "scored", index: i, item }
+    mergedTokens += item.tokens
+    if (mergedCopy !== undefined) mergedCopy[pinnedCount + i] = entry
+  }
+  return { ok: true, mergedTokens }
+}
 
 const tokenProblem = (tokens: number): "NegativeTokens" | "NonIntegerTokens" | undefined =>
   !Number.isSafeInteger(tokens) ? "NonIntegerTokens" : tokens < 0 ? "NegativeTokens" : undefined

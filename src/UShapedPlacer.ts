@@ -10,7 +10,7 @@
  */
 import * as Layer from "effect/Layer"
 import type { ContextItem } from "./ContextItem.ts"
-import { uShapedOrder } from "./internal/uShaped.ts"
+import { placeUShaped, uShapedOrder, uShapedOrderAny } from "./internal/uShaped.ts"
 import * as Placer from "./Placer.ts"
 import type { ScoredItem } from "./ScoredItem.ts"
 
@@ -46,12 +46,7 @@ export const order: (items: ReadonlyArray<ScoredItem>) => Uint32Array = uShapedO
  * @since 0.1.0
  * @category placing
  */
-export const place = (items: ReadonlyArray<ScoredItem>): Array<ContextItem> => {
-  const o = uShapedOrder(items)
-  const placed = new Array<ContextItem>(o.length)
-  for (let k = 0; k < o.length; k++) placed[k] = items[o[k]!]!.item
-  return placed
-}
+export const place = (items: ReadonlyArray<ScoredItem>): Array<ContextItem> => placeUShaped(items)
 
 /**
  * Provides the U-shaped placer as the `Placer` service.
@@ -59,4 +54,4 @@ export const place = (items: ReadonlyArray<ScoredItem>): Array<ContextItem> => {
  * @since 0.1.0
  * @category layers
  */
-export const layer: Layer.Layer<Placer.Placer> = Placer.fromOrder(name, uShapedOrder)
+export const layer: Layer.Layer<Placer.Placer> = Placer.fromOrder(name, uShapedOrderAny)

@@ -4,7 +4,7 @@ import fc from "fast-check"
 import { ChronologicalPlacer, Placer } from "../src/index.ts"
 import { scoredItems } from "./support/arbitraries.ts"
 import { contents, frozenScored, scored } from "./support/items.ts"
-import { chronologicalReference } from "./support/reference.ts"
+import { chronologicalBaseline as chronologicalReference } from "../bench/baseline.ts"
 
 describe("ChronologicalPlacer — edge cases (spec table)", () => {
   it("Empty input: empty list", () => {

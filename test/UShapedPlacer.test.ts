@@ -4,7 +4,7 @@ import fc from "fast-check"
 import { Placer, UShapedPlacer } from "../src/index.ts"
 import { scoredItems } from "./support/arbitraries.ts"
 import { contents, frozenScored, scored } from "./support/items.ts"
-import { uShapedReference } from "./support/reference.ts"
+import { uShapedBaseline as uShapedReference } from "../bench/baseline.ts"
 
 describe("UShapedPlacer — edge cases (spec table)", () => {
   it("Empty input: empty list", () => {

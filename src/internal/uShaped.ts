@@ -1,39 +1,47 @@
 /**
- * The U-shaped placement order.
+ * The U-shaped placement order, by two paths that give the same result.
+ *
+ * - The simple path ranks with a stable comparison sort ({@link rankByScore}) and deals the
+ *   ranks out from both edges ({@link layOutU}).
+ * - The fast path radix-sorts the scores' bit patterns ({@link uShapedOrderFast}) and writes
+ *   each rank straight to its position in the same pass that sorts it.
+ *
+ * {@link uShapedOrder} and {@link placeUShaped} take the simple path below
+ * {@link radixThreshold} items, where it is the faster of the two, and the fast path above.
  *
  * @internal
  */
+import type { ContextItem } from "../ContextItem.ts"
 import type { ScoredItem } from "../ScoredItem.ts"
+import { type Layout, sortKeys, toKeys } from "./radix.ts"
+import { sortIdsByKey } from "./stableSort.ts"
 
 /**
- * Ranks items by score descending, ties by input index ascending, and lays the ranks out from
- * both edges: even ranks fill from the left, odd ranks from the right.
- * Returns `order` with `order[position] = input index`.
+ * From this many items up, the radix path is the faster (measured on the benchmark's inputs:
+ * the two cross at about a thousand items, 27.6 against 27.0 ns per item at 1,024). The two
+ * paths give the same order at every size.
  */
-export const uShapedOrder = (items: ReadonlyArray<ScoredItem>): Uint32Array => {
-  const n = items.length
-  const ranked = rankByScore(items)
-  return layOutU(ranked, n)
-}
+export const radixThreshold = 1024
 
 /** Input indices sorted by score descending, ties by index ascending (the simple path). */
-export const rankByScore = (items: ReadonlyArray<ScoredItem>): Uint32Array => {
+export const rankByScore = (items: ReadonlyArray<ScoredItem>): Array<number> => {
   const n = items.length
-  const scores = new Float64Array(n)
-  const ranked = new Uint32Array(n)
+  const keys = new Array<number>(n)
+  const ids = new Array<number>(n)
   for (let i = 0; i < n; i++) {
-    scores[i] = items[i]!.score
-    ranked[i] = i
+    // Negated, so that an ascending sort ranks the highest score first; -0 and +0 still tie.
+    keys[i] = -items[i]!.score
+    ids[i] = i
   }
-  // TypedArray sort with a comparator; the explicit index tie-break makes it stable whatever
-  // the engine's algorithm.
-  ranked.sort((a, b) => scores[b]! - scores[a]! || a - b)
-  return ranked
+  return sortIdsByKey(keys, ids)
 }
 
-/** Rank r goes to position r/2 when r is even, and n-1-(r-1)/2 when r is odd. */
-export const layOutU = (ranked: Uint32Array, n: number): Uint32Array => {
-  const order = new Uint32Array(n)
+/**
+ * Fills `order` (`order[position] = input index`) from ranks: rank r goes to position r/2 when
+ * r is even, and n-1-(r-1)/2 when r is odd.
+ */
+export const layOutU = <O extends Uint32Array | Array<number>>(ranked: ArrayLike<number>, order: O): O => {
+  const n = ranked.length
   let left = 0
   let right = n - 1
   for (let r = 0; r < n; r++) {
@@ -41,4 +49,85 @@ export const layOutU = (ranked: Uint32Array, n: number): Uint32Array => {
     else order[right--] = ranked[r]!
   }
   return order
+}
+
+/** The U-shaped order by the simple path. */
+export const uShapedOrderSimple = (items: ReadonlyArray<ScoredItem>): Uint32Array =>
+  layOutU(rankByScore(items), new Uint32Array(items.length))
+
+/**
+ * Radix-sorts the scores (descending) and returns the ids as `layout` says, in `out` if given.
+ * With `refs`, also copies each item into `refs[index]` while the scores are read.
+ */
+const sortScores = (
+  items: ReadonlyArray<ScoredItem>,
+  layout: Layout,
+  refs: Array<ContextItem> | undefined,
+  out: Uint32Array | undefined
+): Uint32Array => {
+  const n = items.length
+  const values = new Float64Array(n)
+  readScores(items, values, refs)
+  return sortKeys(toKeys(values, n, true), n, undefined, layout, out)
+}
+
+// A function of its own, so that V8 can optimise the loop alone while it runs (see radix.ts).
+const readScores = (
+  items: ReadonlyArray<ScoredItem>,
+  values: Float64Array,
+  refs: Array<ContextItem> | undefined
+): void => {
+  const n = items.length
+  if (refs === undefined) {
+    for (let i = 0; i < n; i++) values[i] = items[i]!.score
+  } else {
+    for (let i = 0; i < n; i++) {
+      const entry = items[i]!
+      values[i] = entry.score
+      refs[i] = entry.item
+    }
+  }
+}
+
+/** The U-shaped order by the fast path: `order[position] = input index`. */
+export const uShapedOrderFast = (items: ReadonlyArray<ScoredItem>): Uint32Array =>
+  sortScores(items, { uShape: true, inverse: false }, undefined, new Uint32Array(items.length))
+
+/**
+ * The U-shaped order as the `Placer` service answers it: a plain array below the threshold,
+ * which is cheaper to allocate than a typed array, and the radix path's `Uint32Array` above.
+ */
+export const uShapedOrderAny = (items: ReadonlyArray<ScoredItem>): ArrayLike<number> =>
+  items.length < radixThreshold
+    ? layOutU(rankByScore(items), new Array<number>(items.length))
+    : uShapedOrderFast(items)
+
+/** The U-shaped order: `order[position] = input index`. */
+export const uShapedOrder = (items: ReadonlyArray<ScoredItem>): Uint32Array =>
+  items.length < radixThreshold ? uShapedOrderSimple(items) : uShapedOrderFast(items)
+
+/** The items in U-shaped order: the same objects, in a new array. */
+export const placeUShaped = (items: ReadonlyArray<ScoredItem>): Array<ContextItem> => {
+  const n = items.length
+  const placed = new Array<ContextItem>(n)
+  if (n < radixThreshold) {
+    const ranked = rankByScore(items)
+    let left = 0
+    let right = n - 1
+    for (let r = 0; r < n; r++) {
+      const item = items[ranked[r]!]!.item
+      if ((r & 1) === 0) placed[left++] = item
+      else placed[right--] = item
+    }
+    return placed
+  }
+  // Large inputs: the items are copied out while their scores are read, then each is written
+  // to its position. Gathering them in output order instead would jump between objects all
+  // over the heap, a cache miss each once they outgrow the caches: that step alone measured
+  // about 27 ns per item at a million items, against under 2 this way.
+  const refs = new Array<ContextItem>(n)
+  // The positions may live in the sort's scratch: they are read once, right away.
+  const positions = sortScores(items, { uShape: true, inverse: true }, refs, undefined)
+  for (let i = 0; i < n; i++) placed[positions[i]!] = refs[i]!
+  return placed
 }

@@ -1,0 +1,500 @@
+/**
+ * `npm run bench`: placement at N = 100, 10,000, 100,000 and 1,000,000, side by side.
+ *
+ * For each size, on the inputs of `generate.ts` (issue 4's deterministic generator):
+ *
+ * - the baseline: the specification's pseudocode transcribed (`baseline.ts`), for both placers;
+ * - `UShapedPlacer.place` and `ChronologicalPlacer.place`, the library's placers;
+ * - `Float64Array.prototype.sort` on the same scores, a native sort of bare keys, for reference;
+ * - the whole `Place.place` program (validation, merge, token sum, overflow check, placement and
+ *   the placer contract check) run by the Effect runtime, with each placer. The layers are built
+ *   once and the program runs with `Effect.runSyncWith(context)`, tracing off, so what is timed
+ *   is the program, not layer construction.
+ *
+ * Before timing, every placer's output (and the radix paths' orders, whatever the size) is
+ * checked against the baseline's; any difference aborts the run with exit code 1. The inputs
+ * are generated once per size; the untimed variant shares the unchanged items with the timed
+ * one (see `untimedVariant`).
+ *
+ * Timing is tinybench's (median of per-call samples). Then the extra heap per placed item is
+ * measured (see `allocatedBytes`) and the issue's targets are checked.
+ *
+ * Output: a table on stdout; with `--json`, the same figures as JSON on stdout (progress goes
+ * to stderr). Run with `--expose-gc` (the npm script does) for the heap figures.
+ */
+import { Context, Effect, Layer, References, Scope } from "effect"
+import * as v8 from "node:v8"
+import { Bench } from "tinybench"
+import {
+  ChronologicalPlacer,
+  ContextBudget,
+  OverflowNotifier,
+  Place,
+  type ContextItem,
+  type Placer,
+  type ScoredItem,
+  UShapedPlacer
+} from "../src/index.ts"
+import { chronologicalOrderFast } from "../src/internal/chronological.ts"
+import { uShapedOrderFast } from "../src/internal/uShaped.ts"
+import { chronologicalBaseline, uShapedBaseline } from "./baseline.ts"
+import { generate, untimedVariant } from "./generate.ts"
+
+const json = process.argv.includes("--json")
+/** `--sizes=10000,1000000`: only these sizes (for quick comparisons; targets need all four). */
+const sizesArg = process.argv.find((a) => a.startsWith("--sizes="))?.slice("--sizes=".length)
+/** `--only=UShaped`: only tasks whose name contains this text, and their baselines. */
+const onlyArg = process.argv.find((a) => a.startsWith("--only="))?.slice("--only=".length)
+const progress = (line: string): void => {
+  process.stderr.write(line + "\n")
+}
+
+// ---------------------------------------------------------------------------------------------
+// Settings: enough samples for a stable median, a couple of minutes in all on two cores.
+
+interface SizeSettings {
+  readonly n: number
+  /** tinybench: time budget per task (ms) and minimum samples. */
+  readonly time: number
+  readonly iterations: number
+  readonly warmupIterations: number
+}
+
+const allSizes: ReadonlyArray<SizeSettings> = [
+  { n: 100, time: 600, iterations: 200, warmupIterations: 200 },
+  { n: 10_000, time: 600, iterations: 30, warmupIterations: 20 },
+  { n: 100_000, time: 800, iterations: 10, warmupIterations: 3 },
+  // The baseline takes over a second a call here: a few samples, and one warm-up call (the code
+  // is already optimised by the smaller sizes).
+  { n: 1_000_000, time: 1500, iterations: 5, warmupIterations: 1 }
+]
+
+const sizes = sizesArg === undefined
+  ? allSizes
+  : allSizes.filter((size) => sizesArg.split(",").map(Number).includes(size.n))
+
+// ---------------------------------------------------------------------------------------------
+// The Effect program, with its layers built once.
+
+const budget = new ContextBudget.ContextBudget({
+  maxTokens: Number.MAX_SAFE_INTEGER,
+  targetTokens: Number.MAX_SAFE_INTEGER
+})
+
+const contextFor = (placer: Layer.Layer<Placer.Placer>) =>
+  Effect.runSync(
+    Layer.buildWithScope(Layer.mergeAll(placer, OverflowNotifier.layerNoop), Scope.makeUnsafe())
+  ).pipe(Context.add(References.TracerEnabled, false))
+
+const runUShaped = Effect.runSyncWith(contextFor(UShapedPlacer.layer))
+const runChronological = Effect.runSyncWith(contextFor(ChronologicalPlacer.layer))
+
+const placeProgram = (
+  run: typeof runUShaped,
+  items: ReadonlyArray<ScoredItem.ScoredItem>
+): ReadonlyArray<ContextItem.ContextItem> => run(Place.place({ scored: items, budget })).placed
+
+// ---------------------------------------------------------------------------------------------
+// The tasks.
+
+type Variant = "timed" | "untimed"
+
+interface TaskSpec {
+  readonly name: string
+  /** Which inputs it runs on. */
+  readonly variant: Variant
+  /** The task whose median this one is compared with (itself for a baseline). */
+  readonly baseline: string
+  readonly kind: "baseline" | "placer" | "program" | "reference"
+  /**
+   * The task on these items: `call` runs it once (its result is kept, so the work cannot be
+   * optimised away); `beforeEach`, if any, runs untimed before each call.
+   */
+  readonly make: (items: ReadonlyArray<ScoredItem.ScoredItem>) => Timed
+  /** Output to compare with the baseline's before timing, if any. */
+  readonly output?: (items: ReadonlyArray<ScoredItem.ScoredItem>) => ArrayLike<ContextItem.ContextItem>
+}
+
+interface Timed {
+  readonly call: () => unknown
+  readonly beforeEach?: () => void
+}
+
+const U_BASE = "baseline u-shaped (spec pseudocode)"
+const C_BASE = "baseline chronological (spec pseudocode)"
+const C_BASE_UNTIMED = "baseline chronological, 10% untimed"
+
+const allTasks: ReadonlyArray<TaskSpec> = [
+  {
+    name: U_BASE,
+    variant: "timed",
+    baseline: U_BASE,
+    kind: "baseline",
+    make: (items) => ({ call: () => uShapedBaseline(items) })
+  },
+  {
+    name: "UShapedPlacer.place",
+    variant: "timed",
+    baseline: U_BASE,
+    kind: "placer",
+    make: (items) => ({ call: () => UShapedPlacer.place(items) }),
+    output: UShapedPlacer.place
+  },
+  {
+    name: "Place.place, u-shaped (Effect program)",
+    variant: "timed",
+    baseline: U_BASE,
+    kind: "program",
+    make: (items) => ({ call: () => placeProgram(runUShaped, items) }),
+    output: (items) => placeProgram(runUShaped, items)
+  },
+  {
+    name: "Float64Array.prototype.sort (scores)",
+    variant: "timed",
+    baseline: U_BASE,
+    kind: "reference",
+    make: (items) => {
+      const scores = Float64Array.from(items, (s) => s.score)
+      const work = new Float64Array(scores.length)
+      // Each call sorts a fresh copy of the scores; the copying is not timed.
+      return { call: () => work.sort(), beforeEach: () => work.set(scores) }
+    }
+  },
+  {
+    name: C_BASE,
+    variant: "timed",
+    baseline: C_BASE,
+    kind: "baseline",
+    make: (items) => ({ call: () => chronologicalBaseline(items) })
+  },
+  {
+    name: "ChronologicalPlacer.place",
+    variant: "timed",
+    baseline: C_BASE,
+    kind: "placer",
+    make: (items) => ({ call: () => ChronologicalPlacer.place(items) }),
+    output: ChronologicalPlacer.place
+  },
+  {
+    name: "Place.place, chronological (Effect program)",
+    variant: "timed",
+    baseline: C_BASE,
+    kind: "program",
+    make: (items) => ({ call: () => placeProgram(runChronological, items) }),
+    output: (items) => placeProgram(runChronological, items)
+  },
+  {
+    name: C_BASE_UNTIMED,
+    variant: "untimed",
+    baseline: C_BASE_UNTIMED,
+    kind: "baseline",
+    make: (items) => ({ call: () => chronologicalBaseline(items) })
+  },
+  {
+    name: "ChronologicalPlacer.place, 10% untimed",
+    variant: "untimed",
+    baseline: C_BASE_UNTIMED,
+    kind: "placer",
+    make: (items) => ({ call: () => ChronologicalPlacer.place(items) }),
+    output: ChronologicalPlacer.place
+  }
+]
+
+const tasks = onlyArg === undefined
+  ? allTasks
+  : allTasks.filter((t) => t.kind === "baseline" || t.name.includes(onlyArg))
+
+// ---------------------------------------------------------------------------------------------
+// Checks before timing.
+
+const sameItems = (
+  what: string,
+  n: number,
+  actual: ArrayLike<ContextItem.ContextItem>,
+  expected: ArrayLike<ContextItem.ContextItem>
+): void => {
+  if (actual.length !== expected.length) {
+    throw new Error(`${what} at N=${n}: ${actual.length} items placed, the baseline placed ${expected.length}`)
+  }
+  for (let k = 0; k < expected.length; k++) {
+    if (actual[k] !== expected[k]) {
+      throw new Error(`${what} at N=${n}: position ${k} differs from the baseline`)
+    }
+  }
+}
+
+/** The radix paths' orders, checked whatever the size (the placers use them only above it). */
+const checkFastPaths = (
+  n: number,
+  variant: Variant,
+  items: ReadonlyArray<ScoredItem.ScoredItem>,
+  expectedU: ReadonlyArray<ContextItem.ContextItem> | undefined,
+  expectedC: ReadonlyArray<ContextItem.ContextItem>
+): void => {
+  const byOrder = (order: Uint32Array) => Array.from(order, (index) => items[index]!.item)
+  if (expectedU !== undefined) sameItems(`radix u-shaped order (${variant})`, n, byOrder(uShapedOrderFast(items)), expectedU)
+  sameItems(`radix chronological order (${variant})`, n, byOrder(chronologicalOrderFast(items)), expectedC)
+}
+
+/** The shared-object untimed variant holds exactly the values the generator gives it. */
+const checkVariant = (n: number): void => {
+  const derived = untimedVariant(generate(n, "timed"))
+  const fresh = generate(n, "untimed")
+  for (let i = 0; i < n; i++) {
+    const a = derived[i]!
+    const b = fresh[i]!
+    if (
+      a.score !== b.score || a.item.content !== b.item.content || a.item.tokens !== b.item.tokens ||
+      a.item.timestamp?.epochMilliseconds !== b.item.timestamp?.epochMilliseconds
+    ) throw new Error(`untimedVariant differs from the generator at item ${i}`)
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Heap per placed item.
+
+/**
+ * Bytes allocated by one call of `run`, JavaScript heap and ArrayBuffer memory together.
+ *
+ * Method: collect garbage (twice, so that the first collection's sweeping is finished and
+ * nothing is freed behind our back), read `process.memoryUsage()` (`heapUsed` is the JavaScript
+ * heap, `arrayBuffers` the memory behind typed arrays, which lives outside it), call `run`, read
+ * again: the difference is what the call allocated. A `v8.GCProfiler` records any collection
+ * during the call; the heap it freed was allocated by the call, so it is added back. (Typed
+ * arrays it frees are released later, so `arrayBuffers` needs no correction.) The smallest of
+ * a few calls is reported: other work can only add to a call's figure (a JIT compilation that
+ * lands in the heap meanwhile, numbers boxed by code not yet optimised), never take from it.
+ */
+const allocatedBytes = (run: () => unknown, calls: number): number | undefined => {
+  const collect = globalThis.gc
+  if (collect === undefined) return undefined
+  const samples: Array<number> = []
+  for (let attempt = 0; attempt < calls; attempt++) {
+    collect()
+    collect()
+    const profiler = new v8.GCProfiler()
+    const before = process.memoryUsage()
+    profiler.start()
+    const result = run()
+    const collections = profiler.stop().statistics
+    const after = process.memoryUsage()
+    keep(result)
+    let freed = 0
+    for (const c of collections) freed += c.beforeGC.heapStatistics.usedHeapSize - c.afterGC.heapStatistics.usedHeapSize
+    samples.push(after.heapUsed - before.heapUsed + freed + (after.arrayBuffers - before.arrayBuffers))
+  }
+  return Math.min(...samples)
+}
+
+let sink: unknown
+const keep = (value: unknown): void => {
+  sink = value
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running.
+
+interface Row {
+  readonly n: number
+  readonly task: string
+  readonly kind: TaskSpec["kind"]
+  readonly baseline: string
+  readonly medianMs: number
+  readonly perItemNs: number
+  readonly samples: number
+  /** Baseline median ÷ this median. */
+  speedup: number
+  /** Bytes allocated per item beyond the placed array (placers and programs). */
+  extraBytesPerItem?: number | undefined
+}
+
+const rows: Array<Row> = []
+
+const runSize = (settings: SizeSettings): void => {
+  const { n } = settings
+  progress(`N=${n}: generating items…`)
+  const timed = generate(n, "timed")
+  for (const variant of ["timed", "untimed"] as const) {
+    const items = variant === "timed" ? timed : untimedVariant(timed)
+    const expectedU = variant === "timed" ? uShapedBaseline(items) : undefined
+    const expectedC = chronologicalBaseline(items)
+    checkFastPaths(n, variant, items, expectedU, expectedC)
+    const mine = tasks.filter((t) => t.variant === variant)
+    for (const task of mine) {
+      if (task.output === undefined) continue
+      const expected = task.baseline === U_BASE ? expectedU : expectedC
+      if (expected !== undefined) sameItems(task.name, n, task.output(items), expected)
+    }
+
+    const bench = new Bench({
+      time: settings.time,
+      iterations: settings.iterations,
+      warmupIterations: settings.warmupIterations,
+      warmupTime: 100,
+      throws: true,
+      // Each task starts on a collected heap, so one task's garbage is not another's pause.
+      setup: () => globalThis.gc?.()
+    })
+    for (const task of mine) {
+      const { beforeEach, call } = task.make(items)
+      bench.add(task.name, () => keep(call()), beforeEach === undefined ? {} : { beforeEach })
+    }
+    progress(`N=${n} (${variant}): timing ${mine.length} tasks…`)
+    bench.runSync()
+
+    // The output array a placement must return: measured the same way, and subtracted.
+    const outputBytes = allocatedBytes(() => {
+      const placed = new Array<ContextItem.ContextItem>(n)
+      for (let k = 0; k < n; k++) placed[k] = items[k]!.item
+      return placed
+    }, 5)
+    for (const task of mine) {
+      const result = bench.getTask(task.name)?.result
+      if (result === undefined || !("latency" in result)) throw new Error(`${task.name} at N=${n}: no result`)
+      const medianMs = result.latency.p50
+      let extraBytesPerItem: number | undefined
+      if (task.kind !== "reference") {
+        // Fewer calls for the slow baselines at a million.
+        const bytes = allocatedBytes(task.make(items).call, n >= 1_000_000 && task.kind === "baseline" ? 2 : 5)
+        extraBytesPerItem = bytes === undefined || outputBytes === undefined ? undefined : (bytes - outputBytes) / n
+      }
+      rows.push({
+        n,
+        task: task.name,
+        kind: task.kind,
+        baseline: task.baseline,
+        medianMs,
+        perItemNs: (medianMs * 1e6) / n,
+        samples: result.latency.samplesCount,
+        speedup: 0,
+        extraBytesPerItem
+      })
+    }
+  }
+  for (const row of rows) {
+    if (row.n !== n) continue
+    const base = rows.find((r) => r.n === n && r.task === row.baseline)
+    row.speedup = base === undefined ? Number.NaN : base.medianMs / row.medianMs
+  }
+}
+
+checkVariant(10_000)
+for (const settings of sizes) runSize(settings)
+keep(sink)
+
+// ---------------------------------------------------------------------------------------------
+// Targets (issue 4).
+
+interface Target {
+  readonly target: string
+  readonly measured: string
+  readonly met: boolean
+}
+
+const find = (n: number, task: string): Row | undefined => rows.find((r) => r.n === n && r.task === task)
+
+// Each target is checked when its rows were measured (all of them, unless --sizes/--only).
+const targets: Array<Target> = []
+const f64Sort = find(1_000_000, "Float64Array.prototype.sort (scores)")
+for (const row of rows.filter((r) => r.kind === "placer" && r.n === 1_000_000)) {
+  targets.push({
+    target: `N=1,000,000: ${row.task} at least 20× faster than its baseline`,
+    measured: `${row.speedup.toFixed(1)}×`,
+    met: row.speedup >= 20
+  })
+  if (f64Sort !== undefined) {
+    targets.push({
+      target: `N=1,000,000: ${row.task} faster than Float64Array.prototype.sort on the scores`,
+      measured: `${formatMs(row.medianMs)} vs ${formatMs(f64Sort.medianMs)}`,
+      met: row.medianMs < f64Sort.medianMs
+    })
+  }
+}
+for (const row of rows.filter((r) => r.kind === "program" && r.n === 100)) {
+  const base = find(100, row.baseline)
+  if (base === undefined) continue
+  const ratio = row.medianMs / base.medianMs
+  targets.push({
+    target: `N=100: ${row.task} within 1.5× of the baseline placer alone`,
+    measured: `${ratio.toFixed(2)}× (${formatMs(row.medianMs)} vs ${formatMs(base.medianMs)})`,
+    met: ratio <= 1.5
+  })
+}
+for (const large of rows.filter((r) => (r.kind === "placer" || r.kind === "program") && r.n === 1_000_000)) {
+  const small = find(10_000, large.task)
+  if (small === undefined) continue
+  const growth = large.perItemNs / small.perItemNs
+  targets.push({
+    target: `${large.task}: time per item grows at most 1.5× from N=10,000 to N=1,000,000`,
+    measured: `${growth.toFixed(2)}× (${small.perItemNs.toFixed(1)} → ${large.perItemNs.toFixed(1)} ns/item)`,
+    met: growth <= 1.5
+  })
+}
+for (const row of rows.filter((r) => r.n === 1_000_000 && (r.kind === "placer" || r.kind === "program"))) {
+  const bytes = row.extraBytesPerItem
+  targets.push({
+    target: `N=1,000,000: ${row.task} allocates under 40 bytes per item beyond the output array`,
+    measured: bytes === undefined ? "not measured (run with --expose-gc)" : `${bytes.toFixed(1)} B/item`,
+    met: bytes !== undefined && bytes < 40
+  })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output.
+
+function formatMs(ms: number): string {
+  if (ms < 1e-3) return `${(ms * 1e6).toFixed(0)} ns`
+  if (ms < 1) return `${(ms * 1e3).toFixed(ms < 0.01 ? 2 : 1)} µs`
+  if (ms < 1000) return `${ms.toFixed(ms < 10 ? 2 : 1)} ms`
+  return `${(ms / 1000).toFixed(2)} s`
+}
+
+if (json) {
+  process.stdout.write(
+    JSON.stringify(
+      {
+        node: process.version,
+        v8: process.versions.v8,
+        generator: "xorshift32, seed 0x9E3779B9 (issue 4)",
+        rows,
+        targets
+      },
+      null,
+      2
+    ) + "\n"
+  )
+} else {
+  const header = ["N", "task", "median/call", "per item", "vs baseline", "extra heap/item", "samples"]
+  const table = rows.map((r) => [
+    r.n.toLocaleString("en-US"),
+    r.task,
+    formatMs(r.medianMs),
+    `${r.perItemNs.toFixed(1)} ns`,
+    r.kind === "baseline"
+      ? "1.00×"
+      : r.speedup >= 1
+      ? `${r.speedup >= 10 ? r.speedup.toFixed(0) : r.speedup.toFixed(2)}× faster`
+      : `${(1 / r.speedup).toFixed(2)}× slower`,
+    r.extraBytesPerItem === undefined ? "" : `${r.extraBytesPerItem.toFixed(1)} B`,
+    String(r.samples)
+  ])
+  const widths = header.map((h, c) => Math.max(h.length, ...table.map((line) => line[c]!.length)))
+  const line = (cells: ReadonlyArray<string>) =>
+    cells.map((cell, c) => (c === 1 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join("  ")
+  const out: Array<string> = []
+  out.push(`node ${process.version}, v8 ${process.versions.v8}; inputs: issue 4's xorshift32 generator`)
+  out.push("")
+  out.push(line(header))
+  let lastN = -1
+  for (let i = 0; i < table.length; i++) {
+    if (rows[i]!.n !== lastN && lastN !== -1) out.push("")
+    lastN = rows[i]!.n
+    out.push(line(table[i]!))
+  }
+  out.push("")
+  out.push("Extra heap/item: bytes a call allocates (JS heap + ArrayBuffers), less a bare output array of N items, ÷ N.")
+  out.push("")
+  out.push("Targets (issue 4):")
+  for (const t of targets) out.push(`  [${t.met ? "met" : "NOT MET"}] ${t.target}: ${t.measured}`)
+  process.stdout.write(out.join("\n") + "\n")
+}
