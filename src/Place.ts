@@ -110,8 +110,7 @@ export const place: (
   const overflowStrategy = options.overflowStrategy ?? "Throw"
   const targetTokens = budget.targetTokens
 
-  // Step 0: refuse what the specification's earlier stages would never let through.
-  // Validation, merge and token sum are one pass over each list.
+  // Refuse what the specification's earlier stages would never let through, while merging.
   const pinnedCount = pinned.length
   // Without pinned items the merged list is the scored list itself: no copy.
   const mergedCopy = pinnedCount === 0 ? undefined : new Array<ScoredItem>(pinnedCount + scored.length)
