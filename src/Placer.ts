@@ -152,11 +152,7 @@ export const applyOrder = (
   order: Order
 ): Effect.Effect<Array<ContextItem>, PlacerContractError> => {
   const n = items.length
-  if (order.length !== n) {
-    return Effect.fail(
-      new PlacerContractError({ placer: name, violation: "WrongLength", expectedLength: n, actualLength: order.length })
-    )
-  }
+  if (order.length !== n) return wrongLength(name, n, order.length)
   return n < scatterThreshold ? gatherInOrder(name, items, order) : scatterFromInverse(name, items, order)
 }
 
@@ -167,6 +163,9 @@ export const applyOrder = (
  * cache miss (about 3× slower at a million items, measured).
  */
 const scatterThreshold = 16384
+
+const wrongLength = (name: string, expectedLength: number, actualLength: number) =>
+  Effect.fail(new PlacerContractError({ placer: name, violation: "WrongLength", expectedLength, actualLength }))
 
 const badIndex = (name: string, n: number, position: number, violation: "UnknownItem" | "RepeatedItem") =>
   Effect.fail(
@@ -247,11 +246,7 @@ const orderOfItems = (
   placed: ReadonlyArray<ContextItem>
 ): Effect.Effect<Order, PlacerContractError> => {
   const n = items.length
-  if (placed.length !== n) {
-    return Effect.fail(
-      new PlacerContractError({ placer: name, violation: "WrongLength", expectedLength: n, actualLength: placed.length })
-    )
-  }
+  if (placed.length !== n) return wrongLength(name, n, placed.length)
   // For each item, the input indices not yet used, in ascending order.
   const positions = new Map<ContextItem, Array<number>>()
   for (let i = n - 1; i >= 0; i--) {
@@ -263,17 +258,9 @@ const orderOfItems = (
   const order = new Array<number>(n)
   for (let k = 0; k < n; k++) {
     const list = positions.get(placed[k]!)
-    if (list === undefined) {
-      return Effect.fail(
-        new PlacerContractError({ placer: name, violation: "UnknownItem", expectedLength: n, actualLength: n, position: k })
-      )
-    }
+    if (list === undefined) return badIndex(name, n, k, "UnknownItem")
     const index = list.pop()
-    if (index === undefined) {
-      return Effect.fail(
-        new PlacerContractError({ placer: name, violation: "RepeatedItem", expectedLength: n, actualLength: n, position: k })
-      )
-    }
+    if (index === undefined) return badIndex(name, n, k, "RepeatedItem")
     order[k] = index
   }
   return Effect.succeed(order)
