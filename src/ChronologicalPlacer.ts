@@ -7,9 +7,11 @@
  *
  * @since 0.1.0
  */
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { ContextItem } from "./ContextItem.ts"
 import { chronologicalOrder, chronologicalOrderAny, placeChronological } from "./internal/chronological.ts"
+import * as Scratch from "./internal/scratch.ts"
 import * as Placer from "./Placer.ts"
 import type { ScoredItem } from "./ScoredItem.ts"
 
@@ -38,9 +40,33 @@ export const order: (items: ReadonlyArray<ScoredItem>) => Uint32Array = chronolo
 export const place = (items: ReadonlyArray<ScoredItem>): Array<ContextItem> => placeChronological(items)
 
 /**
- * Provides the chronological placer as the `Placer` service.
+ * A chronological placer of its own, for placing again and again: it keeps the working buffers
+ * of its fast path (about 32 bytes per item above 1,024 items) from one call to the next, held
+ * weakly; see `UShapedPlacer.make`. Results are the same as {@link order} and {@link place}.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (): Placer.Functions => {
+  const run = Scratch.guarded(Scratch.reusable())
+  return {
+    name,
+    order: (items) => run((scratch) => chronologicalOrder(items, scratch)),
+    place: (items) => run((scratch) => placeChronological(items, scratch))
+  }
+}
+
+/**
+ * Provides the chronological placer as the `Placer` service. Each build of the layer has its
+ * own placer, with its own working buffers (see {@link make}).
  *
  * @since 0.1.0
  * @category layers
  */
-export const layer: Layer.Layer<Placer.Placer> = Placer.fromOrder(name, chronologicalOrderAny)
+export const layer: Layer.Layer<Placer.Placer> = Layer.sync(Placer.Placer, () => {
+  const run = Scratch.guarded(Scratch.reusable())
+  return Placer.Placer.of({
+    name,
+    order: (items) => Effect.sync(() => run((scratch) => chronologicalOrderAny(items, scratch)))
+  })
+})

@@ -43,6 +43,22 @@ export class Placer extends Context.Service<Placer, {
 }>()("effect-cupel/Placer") {}
 
 /**
+ * A placer as plain synchronous functions, outside Effect: what `UShapedPlacer.make()` and
+ * `ChronologicalPlacer.make()` return.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Functions {
+  /** The placer's name, as in spans and errors. */
+  readonly name: string
+  /** The order of `items`: `order[position]` is an input index. A new array on every call. */
+  readonly order: (items: ReadonlyArray<ScoredItem>) => Uint32Array
+  /** The items in placed order: the same item objects, in a new array. */
+  readonly place: (items: ReadonlyArray<ScoredItem>) => Array<ContextItem>
+}
+
+/**
  * Makes a placer layer from an order function: given the items, return the input indices in
  * the order to place them. The fastest way to write a custom placer.
  *

@@ -8,8 +8,10 @@
  *
  * @since 0.1.0
  */
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { ContextItem } from "./ContextItem.ts"
+import * as Scratch from "./internal/scratch.ts"
 import { placeUShaped, uShapedOrder, uShapedOrderAny } from "./internal/uShaped.ts"
 import * as Placer from "./Placer.ts"
 import type { ScoredItem } from "./ScoredItem.ts"
@@ -49,9 +51,43 @@ export const order: (items: ReadonlyArray<ScoredItem>) => Uint32Array = uShapedO
 export const place = (items: ReadonlyArray<ScoredItem>): Array<ContextItem> => placeUShaped(items)
 
 /**
- * Provides the U-shaped placer as the `Placer` service.
+ * A U-shaped placer of its own, for placing again and again: it keeps the working buffers of
+ * its fast path (about 24 bytes per item above 1,024 items) from one call to the next instead
+ * of faulting in fresh memory every time, which at a million items costs more than the sort.
+ * The buffers are held weakly, so the garbage collector can take them back whenever it needs
+ * to; results are the same as {@link order} and {@link place}, and each call returns new arrays.
+ *
+ * @example
+ * ```ts
+ * import { ContextItem, UShapedPlacer } from "effect-cupel"
+ *
+ * const placer = UShapedPlacer.make()
+ * const item = (content: string) => new ContextItem.ContextItem({ content, tokens: 1 })
+ * placer.place([
+ *   { item: item("A"), score: 0.9 }, { item: item("B"), score: 0.7 }, { item: item("C"), score: 0.5 }
+ * ]).map((i) => i.content) // ["A", "C", "B"]
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (): Placer.Functions => {
+  const run = Scratch.guarded(Scratch.reusable())
+  return {
+    name,
+    order: (items) => run((scratch) => uShapedOrder(items, scratch)),
+    place: (items) => run((scratch) => placeUShaped(items, scratch))
+  }
+}
+
+/**
+ * Provides the U-shaped placer as the `Placer` service. Each build of the layer has its own
+ * placer, with its own working buffers (see {@link make}).
  *
  * @since 0.1.0
  * @category layers
  */
-export const layer: Layer.Layer<Placer.Placer> = Placer.fromOrder(name, uShapedOrderAny)
+export const layer: Layer.Layer<Placer.Placer> = Layer.sync(Placer.Placer, () => {
+  const run = Scratch.guarded(Scratch.reusable())
+  return Placer.Placer.of({ name, order: (items) => Effect.sync(() => run((scratch) => uShapedOrderAny(items, scratch))) })
+})

@@ -24,6 +24,7 @@ import {
 import type { ScoredItem } from "../src/index.ts"
 import * as Chronological from "../src/internal/chronological.ts"
 import { type Keys, sortKeys, toKeys } from "../src/internal/radix.ts"
+import * as Scratch from "../src/internal/scratch.ts"
 import * as UShaped from "../src/internal/uShaped.ts"
 
 // ---------------------------------------------------------------------------------------------
@@ -257,6 +258,7 @@ const referenceRanks = (values: ReadonlyArray<number>, descending: boolean): Arr
   values.map((_, i) => i).sort((a, b) => (descending ? compare(values[b]!, values[a]!) : compare(values[a]!, values[b]!)) || a - b)
 
 describe("radix sort", () => {
+  const keptScratch = Scratch.reusable()
   it("sorts stably, in every layout, with and without ids", () => {
     fc.assert(
       fc.property(
@@ -265,7 +267,8 @@ describe("radix sort", () => {
         fc.boolean(),
         fc.boolean(),
         fc.constantFrom("ids", "own output", "sort's scratch as output"),
-        (values, descending, uShape, inverse, mode) => {
+        fc.boolean(),
+        (values, descending, uShape, inverse, mode, reuse) => {
           const n = values.length
           // Ids other than 0 … n-1 in order, to see that they travel with their keys.
           const ids = mode === "ids" ? Uint32Array.from(values, (_, j) => 3 * j + 7) : undefined
@@ -274,7 +277,9 @@ describe("radix sort", () => {
           const ranked = referenceRanks(values, descending).map(idOf)
           const placed = uShape ? layOutU(ranked) : ranked
           const given = mode === "sort's scratch as output" ? undefined : new Uint32Array(inverse ? 3 * n + 7 : n)
-          const out = sortKeys(keysOf(values, descending), n, ids, { uShape, inverse }, given)
+          // A kept scratch is shared by every run: buffers hold the previous run's data.
+          const scratch = reuse ? keptScratch : Scratch.fresh
+          const out = sortKeys(keysOf(values, descending), n, ids, { uShape, inverse }, scratch, given)
           if (given !== undefined) assert.strictEqual(out, given)
           else assert.strictEqual(out.length, n)
           if (inverse) placed.forEach((id, position) => assert.strictEqual(out[id], position))
@@ -292,14 +297,22 @@ describe("radix sort", () => {
 describe("U-shaped placer", () => {
   it("fast and simple paths give the specification's order", () => {
     const scoredItems = itemMaker()
+    // One instance for every run: its kept buffers hold the previous run's keys and positions.
+    const instance = UShapedPlacer.make()
+    const kept = Scratch.reusable()
     fc.assert(
       fc.property(listOf(score, UShaped.radixThreshold), (scores) => {
         const items = scoredItems(scores, [])
         const expected = uShapedOracle(scores)
         sameOrder(UShaped.uShapedOrderFast(items), expected)
+        sameOrder(UShaped.uShapedOrderFast(items, kept), expected)
         sameOrder(UShaped.uShapedOrderSimple(items), expected)
         sameOrder(UShapedPlacer.order(items), expected)
+        sameOrder(instance.order(items), expected)
         sameOrder(UShaped.uShapedOrderAny(items), expected)
+        const placed = instance.place(items)
+        assert.strictEqual(placed.length, items.length)
+        placed.forEach((item, k) => assert.strictEqual(item, items[expected[k]!]!.item))
       }),
       { numRuns: 150 }
     )
@@ -320,15 +333,23 @@ describe("U-shaped placer", () => {
 describe("chronological placer", () => {
   it("fast and simple paths give the specification's order", () => {
     const scoredItems = itemMaker()
+    // One instance for every run: its kept buffers hold the previous run's keys and positions.
+    const instance = ChronologicalPlacer.make()
+    const kept = Scratch.reusable()
     fc.assert(
       fc.property(listOf(fc.tuple(time, score), Chronological.radixThreshold), (pairs) => {
         const times = pairs.map(([t]) => t)
         const items = scoredItems(pairs.map(([, s]) => s), times)
         const expected = chronologicalOracle(times)
         sameOrder(Chronological.chronologicalOrderFast(items), expected)
+        sameOrder(Chronological.chronologicalOrderFast(items, kept), expected)
         sameOrder(Chronological.chronologicalOrderSimple(items), expected)
         sameOrder(ChronologicalPlacer.order(items), expected)
+        sameOrder(instance.order(items), expected)
         sameOrder(Chronological.chronologicalOrderAny(items), expected)
+        const placed = instance.place(items)
+        assert.strictEqual(placed.length, items.length)
+        placed.forEach((item, k) => assert.strictEqual(item, items[expected[k]!]!.item))
       }),
       { numRuns: 150 }
     )

@@ -15,6 +15,7 @@
 import type { ContextItem } from "../ContextItem.ts"
 import type { ScoredItem } from "../ScoredItem.ts"
 import { sortKeys, toKeys } from "./radix.ts"
+import { fresh, placeFromRefs, type Scratch } from "./scratch.ts"
 import { sortIdsByKey } from "./stableSort.ts"
 
 /**
@@ -49,22 +50,23 @@ export const chronologicalOrderSimple = (items: ReadonlyArray<ScoredItem>): Uint
 
 /**
  * Radix-sorts the timestamps (ascending; untimed items last, in input order) and returns the
- * order, or with `inverse` the position of each input index. With `refs`, also copies each item
- * into `refs[index]` while the timestamps are read.
+ * order, or with `inverse` the position of each input index, in `out`. With `refs`, also
+ * copies each item into `refs[index]` while the timestamps are read.
  */
 const sortTimes = (
   items: ReadonlyArray<ScoredItem>,
   inverse: boolean,
-  refs: Array<ContextItem> | undefined
+  scratch: Scratch,
+  refs: Array<ContextItem | undefined> | undefined,
+  out: Uint32Array
 ): Uint32Array => {
   const n = items.length
-  const values = new Float64Array(n)
+  const values = scratch.keys(n)
   // Timestamped indices fill `ids` from the front, the others from the back.
-  const ids = new Uint32Array(n)
+  const ids = scratch.ids(n)
   const timed = readTimes(items, values, ids, refs)
-  const out = new Uint32Array(n)
   // The sort consumes only the first `timed` entries of `ids`.
-  sortKeys(toKeys(values, timed, false), timed, ids, { uShape: false, inverse }, out)
+  sortKeys(toKeys(values, timed, false), timed, ids, { uShape: false, inverse }, scratch, out)
   appendUntimed(out, ids, timed, inverse)
   return out
 }
@@ -79,7 +81,7 @@ const readTimes = (
   items: ReadonlyArray<ScoredItem>,
   values: Float64Array,
   ids: Uint32Array,
-  refs: Array<ContextItem> | undefined
+  refs: Array<ContextItem | undefined> | undefined
 ): number => {
   const n = items.length
   let timed = 0
@@ -106,32 +108,35 @@ const appendUntimed = (out: Uint32Array, ids: Uint32Array, timed: number, invers
 }
 
 /** The chronological order by the fast path: `order[position] = input index`. */
-export const chronologicalOrderFast = (items: ReadonlyArray<ScoredItem>): Uint32Array =>
-  sortTimes(items, false, undefined)
+export const chronologicalOrderFast = (items: ReadonlyArray<ScoredItem>, scratch: Scratch = fresh): Uint32Array =>
+  sortTimes(items, false, scratch, undefined, new Uint32Array(items.length))
 
 /**
  * The chronological order as the `Placer` service answers it: a plain array below the
  * threshold, which is cheaper to allocate than a typed array, and a `Uint32Array` above.
+ * The order itself is always new: the caller keeps it.
  */
-export const chronologicalOrderAny = (items: ReadonlyArray<ScoredItem>): ArrayLike<number> =>
-  items.length < radixThreshold ? rankByTime(items) : chronologicalOrderFast(items)
+export const chronologicalOrderAny = (items: ReadonlyArray<ScoredItem>, scratch: Scratch = fresh): ArrayLike<number> =>
+  items.length < radixThreshold ? rankByTime(items) : chronologicalOrderFast(items, scratch)
 
 /** The chronological order: `order[position] = input index`. */
-export const chronologicalOrder = (items: ReadonlyArray<ScoredItem>): Uint32Array =>
-  items.length < radixThreshold ? chronologicalOrderSimple(items) : chronologicalOrderFast(items)
+export const chronologicalOrder = (items: ReadonlyArray<ScoredItem>, scratch: Scratch = fresh): Uint32Array =>
+  items.length < radixThreshold ? chronologicalOrderSimple(items) : chronologicalOrderFast(items, scratch)
 
 /** The items in chronological order: the same objects, in a new array. */
-export const placeChronological = (items: ReadonlyArray<ScoredItem>): Array<ContextItem> => {
+export const placeChronological = (
+  items: ReadonlyArray<ScoredItem>,
+  scratch: Scratch = fresh
+): Array<ContextItem> => {
   const n = items.length
-  const placed = new Array<ContextItem>(n)
   if (n < radixThreshold) {
+    const placed = new Array<ContextItem>(n)
     const ranked = rankByTime(items)
     for (let k = 0; k < n; k++) placed[k] = items[ranked[k]!]!.item
     return placed
   }
   // Items copied out while the timestamps are read, then scattered: see placeUShaped.
-  const refs = new Array<ContextItem>(n)
-  const positions = sortTimes(items, true, refs)
-  for (let i = 0; i < n; i++) placed[positions[i]!] = refs[i]!
-  return placed
+  const refs = scratch.refs(n)
+  const positions = sortTimes(items, true, scratch, refs, scratch.positions(n))
+  return placeFromRefs(refs, positions, n, scratch)
 }

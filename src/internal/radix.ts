@@ -8,16 +8,18 @@
  * their low mantissa bits, timestamps from one decade share all but about 30 bits, and a pass
  * over a digit that is the same in every key would only copy.
  *
- * Buffers are allocated per call (no shared scratch, so calls are re-entrant and nothing is
- * kept alive between them): the keys (8 bytes each, reused in place as `[key, id]` pairs), one
- * more buffer of that size, the output (which may reuse the spare one) and the digit counts;
- * keys wider than a word sorted in several low-word passes also need two id buffers.
+ * Buffers come from the caller's {@link Scratch} (fresh on every call, or kept by a placer
+ * instance between calls): the keys (8 bytes each, reused in place as `[key, id]` pairs), one
+ * more buffer of that size, the output (which may reuse the spare one); keys wider than a word
+ * sorted in several low-word passes also need two id buffers. Only the digit counts, a few
+ * kilobytes, are allocated here.
  *
  * NaN must not reach it (Place refuses NaN scores): its bit patterns sort above +Infinity,
  * where a comparison sort would put NaN anywhere, so the two paths could disagree.
  *
  * @internal
  */
+import type { Scratch } from "./scratch.ts"
 
 // The two 32-bit halves of a double, as a Uint32Array view over a Float64Array sees them.
 const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1
@@ -162,12 +164,13 @@ export const sortKeys = (
   count: number,
   ids: Uint32Array | undefined,
   layout: Layout,
+  scratch: Scratch,
   out?: Uint32Array
 ): Uint32Array => {
   const { variesHi, variesLo, words } = keys
   if (variesLo === 0 && variesHi === 0) {
     // Every key is equal: input order is sorted order.
-    const target = out ?? new Uint32Array(count)
+    const target = out ?? scratch.pairs(count)
     emitInOrder(target, ids, count, layout)
     return target
   }
@@ -179,7 +182,7 @@ export const sortKeys = (
   if (spanHigh - low < 32) {
     const digits = new Digits(spanHigh - low + 1, maxBits)
     packOffsets(words, ids, count, keys.minLo, keys.minHi, low, digits)
-    return sortPairs(words, new Uint32Array(2 * count), count, digits, layout, out)
+    return sortPairs(words, scratch.pairs(2 * count), count, digits, layout, out)
   }
   // Keys wider than a word (scores with many significant bits): sort on the varying bits of the
   // low words first, carrying the ids; the last of those passes leaves [hi, id] pairs, which are
@@ -189,7 +192,7 @@ export const sortKeys = (
   const mask = (1 << bits) - 1
   const digits = new Digits(high - 31, maxBits)
   let src: Uint32Array = words
-  let dst: Uint32Array = new Uint32Array(2 * count)
+  let dst: Uint32Array = scratch.pairs(2 * count)
   let srcIds = ids
   let spareIds: Uint32Array | undefined
   for (let shift = low; shift < 32; shift += bits) {
@@ -205,7 +208,9 @@ export const sortKeys = (
         dst = t
       }
     } else if (slots !== undefined) {
-      const dstIds = spareIds ?? new Uint32Array(count)
+      // Ids ping-pong between two buffers: `moreIds` and the caller's `ids`, or without those
+      // (ids implied by position) the scratch's `ids` buffer from the second pass on.
+      const dstIds = spareIds ?? (srcIds === ids ? scratch.moreIds(count) : scratch.ids(count))
       scatterLow(src, srcIds, dst, dstIds, count, shift, mask, slots)
       spareIds = srcIds
       srcIds = dstIds

@@ -14,6 +14,7 @@
 import type { ContextItem } from "../ContextItem.ts"
 import type { ScoredItem } from "../ScoredItem.ts"
 import { type Layout, sortKeys, toKeys } from "./radix.ts"
+import { fresh, placeFromRefs, type Scratch } from "./scratch.ts"
 import { sortIdsByKey } from "./stableSort.ts"
 
 /**
@@ -56,26 +57,28 @@ export const uShapedOrderSimple = (items: ReadonlyArray<ScoredItem>): Uint32Arra
   layOutU(rankByScore(items), new Uint32Array(items.length))
 
 /**
- * Radix-sorts the scores (descending) and returns the ids as `layout` says, in `out` if given.
- * With `refs`, also copies each item into `refs[index]` while the scores are read.
+ * Radix-sorts the scores (descending) and returns the ids as `layout` says, in `out` if given,
+ * else in a view over `scratch` that the caller reads before its next use of `scratch`. With
+ * `refs`, also copies each item into `refs[index]` while the scores are read.
  */
 const sortScores = (
   items: ReadonlyArray<ScoredItem>,
   layout: Layout,
-  refs: Array<ContextItem> | undefined,
+  scratch: Scratch,
+  refs: Array<ContextItem | undefined> | undefined,
   out: Uint32Array | undefined
 ): Uint32Array => {
   const n = items.length
-  const values = new Float64Array(n)
+  const values = scratch.keys(n)
   readScores(items, values, refs)
-  return sortKeys(toKeys(values, n, true), n, undefined, layout, out)
+  return sortKeys(toKeys(values, n, true), n, undefined, layout, scratch, out)
 }
 
 // A function of its own, so that V8 can optimise the loop alone while it runs (see radix.ts).
 const readScores = (
   items: ReadonlyArray<ScoredItem>,
   values: Float64Array,
-  refs: Array<ContextItem> | undefined
+  refs: Array<ContextItem | undefined> | undefined
 ): void => {
   const n = items.length
   if (refs === undefined) {
@@ -90,27 +93,28 @@ const readScores = (
 }
 
 /** The U-shaped order by the fast path: `order[position] = input index`. */
-export const uShapedOrderFast = (items: ReadonlyArray<ScoredItem>): Uint32Array =>
-  sortScores(items, { uShape: true, inverse: false }, undefined, new Uint32Array(items.length))
+export const uShapedOrderFast = (items: ReadonlyArray<ScoredItem>, scratch: Scratch = fresh): Uint32Array =>
+  sortScores(items, { uShape: true, inverse: false }, scratch, undefined, new Uint32Array(items.length))
 
 /**
  * The U-shaped order as the `Placer` service answers it: a plain array below the threshold,
  * which is cheaper to allocate than a typed array, and the radix path's `Uint32Array` above.
+ * The order itself is always new: the caller keeps it.
  */
-export const uShapedOrderAny = (items: ReadonlyArray<ScoredItem>): ArrayLike<number> =>
+export const uShapedOrderAny = (items: ReadonlyArray<ScoredItem>, scratch: Scratch = fresh): ArrayLike<number> =>
   items.length < radixThreshold
     ? layOutU(rankByScore(items), new Array<number>(items.length))
-    : uShapedOrderFast(items)
+    : uShapedOrderFast(items, scratch)
 
 /** The U-shaped order: `order[position] = input index`. */
-export const uShapedOrder = (items: ReadonlyArray<ScoredItem>): Uint32Array =>
-  items.length < radixThreshold ? uShapedOrderSimple(items) : uShapedOrderFast(items)
+export const uShapedOrder = (items: ReadonlyArray<ScoredItem>, scratch: Scratch = fresh): Uint32Array =>
+  items.length < radixThreshold ? uShapedOrderSimple(items) : uShapedOrderFast(items, scratch)
 
 /** The items in U-shaped order: the same objects, in a new array. */
-export const placeUShaped = (items: ReadonlyArray<ScoredItem>): Array<ContextItem> => {
+export const placeUShaped = (items: ReadonlyArray<ScoredItem>, scratch: Scratch = fresh): Array<ContextItem> => {
   const n = items.length
-  const placed = new Array<ContextItem>(n)
   if (n < radixThreshold) {
+    const placed = new Array<ContextItem>(n)
     const ranked = rankByScore(items)
     let left = 0
     let right = n - 1
@@ -125,9 +129,8 @@ export const placeUShaped = (items: ReadonlyArray<ScoredItem>): Array<ContextIte
   // to its position. Gathering them in output order instead would jump between objects all
   // over the heap, a cache miss each once they outgrow the caches: that step alone measured
   // about 27 ns per item at a million items, against under 2 this way.
-  const refs = new Array<ContextItem>(n)
+  const refs = scratch.refs(n)
   // The positions may live in the sort's scratch: they are read once, right away.
-  const positions = sortScores(items, { uShape: true, inverse: true }, refs, undefined)
-  for (let i = 0; i < n; i++) placed[positions[i]!] = refs[i]!
-  return placed
+  const positions = sortScores(items, { uShape: true, inverse: true }, scratch, refs, undefined)
+  return placeFromRefs(refs, positions, n, scratch)
 }
