@@ -105,6 +105,23 @@ describe("placer instances", () => {
     assert.isTrue(refs.every((ref) => ref === undefined))
   })
 
+  it("keeps no item referenced, and stays usable, after a placement that throws", () => {
+    const scratch = Scratch.reusable()
+    const run = Scratch.guarded(scratch)
+    const items = itemsOf(3000, 7)
+    const failing: Array<ScoredItem.ScoredItem> = [...items]
+    failing[2000] = {
+      item: items[2000]!.item,
+      get score(): number {
+        throw new Error("score unavailable")
+      }
+    }
+    assert.throws(() => run((s) => placeUShaped(failing, s)), "score unavailable")
+    assert.isTrue(scratch.refs(3000).every((ref) => ref === undefined))
+    scratch.release()
+    sameItems(run((s) => placeUShaped(items, s)), uShapedBaseline(items))
+  })
+
   it("reuses a kept buffer while it is large enough, and replaces it when it is not", () => {
     const scratch = Scratch.reusable()
     const first = scratch.keys(100)

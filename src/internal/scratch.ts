@@ -36,8 +36,8 @@ export interface Scratch {
   readonly positions: (n: number) => Uint32Array
   /** Room for `n` item references; `release` must be called once they have been read. */
   readonly refs: (n: number) => Array<ContextItem | undefined>
-  /** Clears the first `n` references handed out by `refs`, so that none outlives the call. */
-  readonly release: (n: number) => void
+  /** Clears the references handed out by the last `refs`, so that none outlives the call. */
+  readonly release: () => void
 }
 
 /** Buffers allocated on every call and dropped after it: for the pure functions. */
@@ -79,6 +79,7 @@ const uint32View = (buffer: Uint32Array, n: number) => buffer.subarray(0, n)
 export const reusable = (): Scratch => {
   let refs: WeakRef<Array<ContextItem | undefined>> | undefined
   let lent: Array<ContextItem | undefined> | undefined
+  let lentCount = 0
   return {
     keys: slot((n) => new Float64Array(n), float64View),
     pairs: slot((n) => new Uint32Array(n), uint32View),
@@ -93,11 +94,13 @@ export const reusable = (): Scratch => {
         refs = new WeakRef(array)
       }
       lent = array
+      lentCount = n
       return array
     },
-    release: (n) => {
-      lent?.fill(undefined, 0, n)
+    release: () => {
+      lent?.fill(undefined, 0, lentCount)
       lent = undefined
+      lentCount = 0
     }
   }
 }
@@ -114,6 +117,8 @@ export const guarded = (scratch: Scratch): <A>(f: (scratch: Scratch) => A) => A 
     try {
       return f(scratch)
     } finally {
+      // Normally done already; after a throw (an item getter, say) it drops the references.
+      scratch.release()
       busy = false
     }
   }
@@ -132,6 +137,6 @@ export const placeFromRefs = (
 ): Array<ContextItem> => {
   const placed = new Array<ContextItem>(n)
   for (let i = 0; i < n; i++) placed[positions[i]!] = refs[i]!
-  scratch.release(n)
+  scratch.release()
   return placed
 }
