@@ -67,6 +67,7 @@ export const layer: Layer.Layer<Placer.Placer> = Layer.sync(Placer.Placer, () =>
   const run = Scratch.guarded(Scratch.reusable())
   return Placer.Placer.of({
     name,
-    order: (items) => Effect.sync(() => run((scratch) => chronologicalOrderAny(items, scratch)))
+    order: (items) => Effect.sync(() => run((scratch) => chronologicalOrderAny(items, scratch))),
+    place: (items) => Effect.sync(() => run((scratch) => placeChronological(items, scratch)))
   })
 })

@@ -71,7 +71,9 @@ export const pinnedScore = 1.0
  *      recording each dropped one as `PinnedOverride` (when pinned items are present) or
  *      `BudgetExceeded` (with its tokens and the tokens still available);
  *    - `Proceed` keeps everything and calls the `OverflowNotifier` once.
- * 4. Orders the kept items with the `Placer` and checks it returned exactly those items.
+ * 4. Orders the kept items with the `Placer`. A custom placer made with `Placer.make`,
+ *    `Placer.makeEffect` or `Placer.fromOrder` is checked to return exactly those items
+ *    (`PlacerContractError` if not).
  *
  * Inputs are never modified. Runs in the span `Place.place`, annotated with item counts,
  * tokens, strategy and overflow.

@@ -6,11 +6,14 @@
  * program names the need (`Placer`) and a layer picks the strategy (`UShapedPlacer.layer`,
  * `ChronologicalPlacer.layer`, or your own).
  *
- * A placer service answers with an *order*: `order[k]` is the index, in the input, of the item
- * that goes to position `k`. An order is a permutation of `0 … n-1`, which `place` checks while
- * it builds the output, in a pass or two over arrays — so every placer, built-in or custom, is
- * held to the contract at a cost of a few nanoseconds per item. Placers written in the
- * specification's shape (returning items) are adapted by {@link make} and {@link makeEffect}.
+ * A placer service answers two ways: with the placed items (`place`, what `Place` uses) and
+ * with an *order* (`order`: `order[k]` is the index, in the input, of the item that goes to
+ * position `k`). Every constructor here holds a custom placer to the contract: {@link fromOrder}
+ * checks that its order is a permutation of `0 … n-1` while it builds the output, in a pass or
+ * two over arrays; {@link make} and {@link makeEffect}, for placers written in the
+ * specification's shape (returning items), check the returned items by identity. The built-in
+ * placers (`UShapedPlacer.layer`, `ChronologicalPlacer.layer`) build their output directly, and
+ * their property tests against the specification's pseudocode are what holds them to it.
  *
  * @since 0.1.0
  */
@@ -38,8 +41,16 @@ export type Order = ArrayLike<number>
 export class Placer extends Context.Service<Placer, {
   /** A name for spans, logs and error messages. */
   readonly name: string
-  /** The order in which to place `items`: a permutation of their indices. */
+  /** The order in which to place `items`: a permutation of their indices, in a new array. */
   readonly order: (items: ReadonlyArray<ScoredItem>) => Effect.Effect<Order, PlacerError | PlacerContractError>
+  /**
+   * The items in placed order: exactly the input's item objects, reordered, in a new array.
+   * `Place` trusts it: a service built by hand (rather than with this module's constructors,
+   * which check custom placers) must keep the contract itself.
+   */
+  readonly place: (
+    items: ReadonlyArray<ScoredItem>
+  ) => Effect.Effect<Array<ContextItem>, PlacerError | PlacerContractError>
 }>()("effect-cupel/Placer") {}
 
 /**
@@ -78,7 +89,15 @@ export interface Functions {
 export const fromOrder = (
   name: string,
   order: (items: ReadonlyArray<ScoredItem>) => Order
-): Layer.Layer<Placer> => Layer.succeed(Placer, Placer.of({ name, order: (items) => Effect.sync(() => order(items)) }))
+): Layer.Layer<Placer> =>
+  Layer.succeed(
+    Placer,
+    Placer.of({
+      name,
+      order: (items) => Effect.sync(() => order(items)),
+      place: (items) => Effect.suspend(() => applyOrder(name, items, order(items)))
+    })
+  )
 
 /**
  * Makes a placer layer from a function in the specification's shape: given the scored items,
@@ -103,7 +122,8 @@ export const make = (
     Placer,
     Placer.of({
       name,
-      order: (items) => Effect.suspend(() => orderOfItems(name, items, place(items)))
+      order: (items) => Effect.suspend(() => orderOfItems(name, items, place(items))),
+      place: (items) => Effect.suspend(() => checkedItems(name, items, place(items)))
     })
   )
 
@@ -138,13 +158,17 @@ export const makeEffect = <R = never>(
           place(items).pipe(
             Effect.provideContext(context),
             Effect.flatMap((placed) => orderOfItems(name, items, placed))
+          ),
+        place: (items) =>
+          place(items).pipe(
+            Effect.provideContext(context),
+            Effect.flatMap((placed) => checkedItems(name, items, placed))
           )
       }))
   )
 
 /**
- * Places `items` with the current placer: asks it for an order, checks that the order is a
- * permutation of the input, and returns the items in that order — the same objects, no copies.
+ * Places `items` with the current placer: the same item objects, reordered, in a new array.
  *
  * @since 0.1.0
  * @category accessors
@@ -152,7 +176,7 @@ export const makeEffect = <R = never>(
 export const place = (
   items: ReadonlyArray<ScoredItem>
 ): Effect.Effect<Array<ContextItem>, PlacerError | PlacerContractError, Placer> =>
-  Placer.use((placer) => Effect.flatMap(placer.order(items), (order) => applyOrder(placer.name, items, order)))
+  Placer.use((placer) => placer.place(items))
 
 /**
  * Checks that `order` is a permutation of the indices of `items` and builds the placed list.
@@ -281,6 +305,17 @@ const orderOfItems = (
   }
   return Effect.succeed(order)
 }
+
+/**
+ * The items a placer in the specification's shape returned, checked against its input by
+ * identity (see {@link orderOfItems}), in a new array.
+ */
+const checkedItems = (
+  name: string,
+  items: ReadonlyArray<ScoredItem>,
+  placed: ReadonlyArray<ContextItem>
+): Effect.Effect<Array<ContextItem>, PlacerContractError> =>
+  Effect.map(orderOfItems(name, items, placed), () => Array.from(placed))
 
 /**
  * Wraps an unexpected failure of a custom placer as a `PlacerError`.

@@ -89,5 +89,9 @@ export const make = (): Placer.Functions => {
  */
 export const layer: Layer.Layer<Placer.Placer> = Layer.sync(Placer.Placer, () => {
   const run = Scratch.guarded(Scratch.reusable())
-  return Placer.Placer.of({ name, order: (items) => Effect.sync(() => run((scratch) => uShapedOrderAny(items, scratch))) })
+  return Placer.Placer.of({
+    name,
+    order: (items) => Effect.sync(() => run((scratch) => uShapedOrderAny(items, scratch))),
+    place: (items) => Effect.sync(() => run((scratch) => placeUShaped(items, scratch)))
+  })
 })

@@ -362,6 +362,16 @@ describe("Place — custom placers and the placer contract", () => {
       assert.deepStrictEqual(contents((yield* run(up)).placed), ["a", "c", "b"])
     }))
 
+  it.effect("a custom placer's own array is not handed back: the window is a new array", () =>
+    Effect.gen(function*() {
+      const theirs = [items[2]!.item, items[0]!.item, items[1]!.item]
+      for (const placer of [Placer.make("kept", () => theirs), Placer.makeEffect("kept", () => Effect.succeed(theirs))]) {
+        const placed = (yield* run(placer)).placed
+        assert.notStrictEqual(placed, theirs)
+        assert.deepStrictEqual(contents(placed), ["c", "a", "b"])
+      }
+    }))
+
   it.effect("an order-returning custom placer", () =>
     Effect.gen(function*() {
       const fixed = Placer.fromOrder("fixed", () => [2, 0, 1])

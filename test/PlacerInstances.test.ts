@@ -140,6 +140,19 @@ describe("placer instances", () => {
     assert.notStrictEqual(Scratch.fresh.refs(10), Scratch.fresh.refs(10))
   })
 
+  it.effect("a placer layer's place and order give the specification's result, call after call", () =>
+    Effect.gen(function*() {
+      for (const [layer, reference] of [[UShapedPlacer.layer, uShapedBaseline], [ChronologicalPlacer.layer, chronologicalBaseline]] as const) {
+        const placer = yield* Effect.provide(Placer.Placer.use(Effect.succeed), layer)
+        for (const [seed, n] of sizes.entries()) {
+          const items = itemsOf(n, seed)
+          const expected = reference(items)
+          sameItems(yield* placer.place(items), expected)
+          sameItems(Array.from(yield* placer.order(items), (index) => items[index]!.item), expected)
+        }
+      }
+    }))
+
   it.effect("each build of a placer layer is a placer of its own", () =>
     Effect.gen(function*() {
       for (const layer of [UShapedPlacer.layer, ChronologicalPlacer.layer]) {
