@@ -125,9 +125,9 @@ export const guarded = (scratch: Scratch): <A>(f: (scratch: Scratch) => A) => A 
 }
 
 /**
- * The output array, `placed[positions[i]] = refs[i]`, allocated last: a young array of a
- * million references alive when the garbage collector next scavenges costs it a scan of every
- * slot, and allocating it after the sort's buffers makes that less likely.
+ * The output array, `placed[positions[i]] = refs[i]`, then the references released. The array
+ * is allocated last, once the sort is done: a young array is scanned slot by slot by every
+ * scavenge it lives through, and a million slots cost the collector a millisecond or two.
  */
 export const placeFromRefs = (
   refs: ReadonlyArray<ContextItem | undefined>,
