@@ -7,11 +7,10 @@
  *
  * @since 0.1.0
  */
-import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { ContextItem } from "./ContextItem.ts"
+import * as BuiltInPlacer from "./internal/builtInPlacer.ts"
 import { chronologicalOrder, chronologicalOrderAny, placeChronological } from "./internal/chronological.ts"
-import * as Scratch from "./internal/scratch.ts"
 import * as Placer from "./Placer.ts"
 import type { ScoredItem } from "./ScoredItem.ts"
 
@@ -22,6 +21,8 @@ import type { ScoredItem } from "./ScoredItem.ts"
  * @category constants
  */
 export const name = "chronological"
+
+const builtIn: BuiltInPlacer.BuiltIn = { name, order: chronologicalOrder, orderAny: chronologicalOrderAny, place: placeChronological }
 
 /**
  * The chronological order of `items`: `order[position]` is an input index.
@@ -47,14 +48,7 @@ export const place = (items: ReadonlyArray<ScoredItem>): Array<ContextItem> => p
  * @since 0.1.0
  * @category constructors
  */
-export const make = (): Placer.Functions => {
-  const run = Scratch.guarded(Scratch.reusable())
-  return {
-    name,
-    order: (items) => run((scratch) => chronologicalOrder(items, scratch)),
-    place: (items) => run((scratch) => placeChronological(items, scratch))
-  }
-}
+export const make = (): Placer.Functions => BuiltInPlacer.instance(builtIn)
 
 /**
  * Provides the chronological placer as the `Placer` service. Each build of the layer has its
@@ -63,11 +57,4 @@ export const make = (): Placer.Functions => {
  * @since 0.1.0
  * @category layers
  */
-export const layer: Layer.Layer<Placer.Placer> = Layer.sync(Placer.Placer, () => {
-  const run = Scratch.guarded(Scratch.reusable())
-  return Placer.Placer.of({
-    name,
-    order: (items) => Effect.sync(() => run((scratch) => chronologicalOrderAny(items, scratch))),
-    place: (items) => Effect.sync(() => run((scratch) => placeChronological(items, scratch)))
-  })
-})
+export const layer: Layer.Layer<Placer.Placer> = BuiltInPlacer.layer(builtIn)

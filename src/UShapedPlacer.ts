@@ -8,10 +8,9 @@
  *
  * @since 0.1.0
  */
-import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { ContextItem } from "./ContextItem.ts"
-import * as Scratch from "./internal/scratch.ts"
+import * as BuiltInPlacer from "./internal/builtInPlacer.ts"
 import { placeUShaped, uShapedOrder, uShapedOrderAny } from "./internal/uShaped.ts"
 import * as Placer from "./Placer.ts"
 import type { ScoredItem } from "./ScoredItem.ts"
@@ -23,6 +22,8 @@ import type { ScoredItem } from "./ScoredItem.ts"
  * @category constants
  */
 export const name = "u-shaped"
+
+const builtIn: BuiltInPlacer.BuiltIn = { name, order: uShapedOrder, orderAny: uShapedOrderAny, place: placeUShaped }
 
 /**
  * The U-shaped order of `items`: `order[position]` is an input index.
@@ -71,14 +72,7 @@ export const place = (items: ReadonlyArray<ScoredItem>): Array<ContextItem> => p
  * @since 0.1.0
  * @category constructors
  */
-export const make = (): Placer.Functions => {
-  const run = Scratch.guarded(Scratch.reusable())
-  return {
-    name,
-    order: (items) => run((scratch) => uShapedOrder(items, scratch)),
-    place: (items) => run((scratch) => placeUShaped(items, scratch))
-  }
-}
+export const make = (): Placer.Functions => BuiltInPlacer.instance(builtIn)
 
 /**
  * Provides the U-shaped placer as the `Placer` service. Each build of the layer has its own
@@ -87,11 +81,4 @@ export const make = (): Placer.Functions => {
  * @since 0.1.0
  * @category layers
  */
-export const layer: Layer.Layer<Placer.Placer> = Layer.sync(Placer.Placer, () => {
-  const run = Scratch.guarded(Scratch.reusable())
-  return Placer.Placer.of({
-    name,
-    order: (items) => Effect.sync(() => run((scratch) => uShapedOrderAny(items, scratch))),
-    place: (items) => Effect.sync(() => run((scratch) => placeUShaped(items, scratch)))
-  })
-})
+export const layer: Layer.Layer<Placer.Placer> = BuiltInPlacer.layer(builtIn)
