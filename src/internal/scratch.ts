@@ -26,7 +26,7 @@ import type { ContextItem } from "../ContextItem.ts"
 export interface Scratch {
   /** `n` doubles: the sort keys. */
   readonly keys: (n: number) => Float64Array
-  /** `n` words: the radix passes' second pair buffer (`n` is twice the key count). */
+  /** `n` words: the radix passes' second pair buffer (twice the key count), or their output. */
   readonly pairs: (n: number) => Uint32Array
   /** `n` words: input indices (chronological: timed first, untimed last). */
   readonly ids: (n: number) => Uint32Array
