@@ -136,11 +136,27 @@ const C_BASE_UNTIMED = "baseline chronological, 10% untimed"
 const U_PLACER = "UShapedPlacer.make().place"
 const C_PLACER = "ChronologicalPlacer.make().place"
 
-/** An instance's second call on `items`: the one that runs on buffers kept from the first. */
-const secondCall = (placer: Placer.Functions, items: ReadonlyArray<ScoredItem.ScoredItem>) => {
-  placer.place(items)
-  return placer.place(items)
-}
+/**
+ * A placer instance's task: each `make` builds an instance, timed call after call; the output
+ * checked is an instance's second call, the one that runs on buffers kept from the first.
+ */
+const instanceTask = (makePlacer: () => Placer.Functions): Pick<TaskSpec, "make" | "output"> => ({
+  make: (items) => {
+    const placer = makePlacer()
+    return { call: () => placer.place(items) }
+  },
+  output: (items) => {
+    const placer = makePlacer()
+    placer.place(items)
+    return placer.place(items)
+  }
+})
+
+/** The `Place.place` program's task with `placer` (see `programFor`). */
+const programTask = (placer: Layer.Layer<Placer.Placer>): Pick<TaskSpec, "make" | "output"> => ({
+  make: (items) => ({ call: programFor(placer, items) }),
+  output: (items) => programFor(placer, items)()
+})
 
 const allTasks: ReadonlyArray<TaskSpec> = [
   {
@@ -155,11 +171,7 @@ const allTasks: ReadonlyArray<TaskSpec> = [
     variant: "timed",
     baseline: U_BASE,
     kind: "placer",
-    make: (items) => {
-      const placer = UShapedPlacer.make()
-      return { call: () => placer.place(items) }
-    },
-    output: (items) => secondCall(UShapedPlacer.make(), items)
+    ...instanceTask(UShapedPlacer.make)
   },
   {
     name: "UShapedPlacer.place (new buffers every call)",
@@ -174,8 +186,7 @@ const allTasks: ReadonlyArray<TaskSpec> = [
     variant: "timed",
     baseline: U_BASE,
     kind: "program",
-    make: (items) => ({ call: programFor(UShapedPlacer.layer, items) }),
-    output: (items) => programFor(UShapedPlacer.layer, items)()
+    ...programTask(UShapedPlacer.layer)
   },
   {
     name: "Float64Array.prototype.sort (scores)",
@@ -201,11 +212,7 @@ const allTasks: ReadonlyArray<TaskSpec> = [
     variant: "timed",
     baseline: C_BASE,
     kind: "placer",
-    make: (items) => {
-      const placer = ChronologicalPlacer.make()
-      return { call: () => placer.place(items) }
-    },
-    output: (items) => secondCall(ChronologicalPlacer.make(), items)
+    ...instanceTask(ChronologicalPlacer.make)
   },
   {
     name: "ChronologicalPlacer.place (new buffers every call)",
@@ -220,8 +227,7 @@ const allTasks: ReadonlyArray<TaskSpec> = [
     variant: "timed",
     baseline: C_BASE,
     kind: "program",
-    make: (items) => ({ call: programFor(ChronologicalPlacer.layer, items) }),
-    output: (items) => programFor(ChronologicalPlacer.layer, items)()
+    ...programTask(ChronologicalPlacer.layer)
   },
   {
     name: C_BASE_UNTIMED,
@@ -235,11 +241,7 @@ const allTasks: ReadonlyArray<TaskSpec> = [
     variant: "untimed",
     baseline: C_BASE_UNTIMED,
     kind: "placer",
-    make: (items) => {
-      const placer = ChronologicalPlacer.make()
-      return { call: () => placer.place(items) }
-    },
-    output: (items) => secondCall(ChronologicalPlacer.make(), items)
+    ...instanceTask(ChronologicalPlacer.make)
   }
 ]
 
