@@ -130,6 +130,16 @@ const keyOf = (keys: Keys, j: number): bigint =>
 const keysOf = (values: ReadonlyArray<number>, descending: boolean): Keys =>
   toKeys(Float64Array.from(values), values.length, descending)
 
+/** The U-shaped placer's keys, made while it reads the scores (always descending). */
+const keysReadFrom = (values: ReadonlyArray<number>): Keys =>
+  UShaped.readScoresAsKeys(itemMaker()(values, []), new Float64Array(values.length), undefined)
+
+/** Both ways of making keys: a pass over the doubles, and the U-shaped placer's reading. */
+const keyMakers: ReadonlyArray<readonly [string, fc.Arbitrary<boolean>, (values: ReadonlyArray<number>, descending: boolean) => Keys]> = [
+  ["toKeys", fc.boolean(), keysOf],
+  ["readScoresAsKeys", fc.constant(true), (values) => keysReadFrom(values)]
+]
+
 /** The sign of a numeric comparison, with -0 equal to +0. */
 const compare = (a: number, b: number): number => a < b ? -1 : a > b ? 1 : 0
 const compareBig = (a: bigint, b: bigint): number => a < b ? -1 : a > b ? 1 : 0
@@ -148,59 +158,76 @@ describe("radix keys", () => {
     }
   })
 
-  it("order doubles as numbers, descending", () => {
-    const keys = keysOf(orderedDoubles, true)
-    for (let j = 1; j < orderedDoubles.length; j++) {
-      assert.isTrue(keyOf(keys, j - 1) > keyOf(keys, j), `${orderedDoubles[j - 1]} after ${orderedDoubles[j]}`)
-    }
-  })
-
-  it("give -0 and +0 the same key", () => {
-    for (const descending of [false, true]) {
-      const keys = keysOf([-0, 0, -0], descending)
-      assert.strictEqual(keyOf(keys, 0), keyOf(keys, 1))
-      assert.strictEqual(keyOf(keys, 2), keyOf(keys, 1))
-      assert.strictEqual(keys.variesLo, 0)
-      assert.strictEqual(keys.variesHi, 0)
-    }
-  })
-
-  it("compare like the numbers for any two doubles", () => {
-    fc.assert(
-      fc.property(fc.double({ noNaN: true }), fc.double({ noNaN: true }), fc.boolean(), (a, b, descending) => {
-        const keys = keysOf([a, b], descending)
-        const expected = descending ? compare(b, a) : compare(a, b)
-        assert.strictEqual(compareBig(keyOf(keys, 0), keyOf(keys, 1)), expected)
-      }),
-      { numRuns: 2000 }
-    )
-  })
-
-  it("span from the smallest key to the largest", () => {
-    fc.assert(
-      fc.property(fc.array(fc.double({ noNaN: true }), { minLength: 1, maxLength: 20 }), fc.boolean(), (values, descending) => {
-        const keys = keysOf(values, descending)
-        const all = values.map((_, j) => keyOf(keys, j))
-        const min = all.reduce((a, b) => (b < a ? b : a))
-        const max = all.reduce((a, b) => (b > a ? b : a))
-        const { minHi, minLo, spanHi, spanLo } = keys
-        assert.strictEqual((BigInt(minHi) << 32n) | BigInt(minLo), min)
-        assert.strictEqual((BigInt(spanHi) << 32n) | BigInt(spanLo), max - min)
-      }),
-      { numRuns: 1000 }
-    )
-  })
-
-  it("mark exactly the bits in which some key differs from the first", () => {
-    fc.assert(
-      fc.property(fc.array(fc.double({ noNaN: true }), { minLength: 1, maxLength: 20 }), fc.boolean(), (values, descending) => {
-        const keys = keysOf(values, descending)
-        let varies = 0n
-        for (let j = 0; j < values.length; j++) varies |= keyOf(keys, j) ^ keyOf(keys, 0)
-        assert.strictEqual(BigInt(keys.variesLo >>> 0) | (BigInt(keys.variesHi >>> 0) << 32n), varies)
+  for (const [name, directions, makeKeys] of keyMakers) {
+    describe(name, () => {
+      it("order doubles as numbers, descending", () => {
+        const keys = makeKeys(orderedDoubles, true)
+        for (let j = 1; j < orderedDoubles.length; j++) {
+          assert.isTrue(keyOf(keys, j - 1) > keyOf(keys, j), `${orderedDoubles[j - 1]} after ${orderedDoubles[j]}`)
+        }
       })
-    )
-  })
+
+      it("give -0 and +0 the same key", () => {
+        fc.assert(
+          fc.property(directions, (descending) => {
+            const keys = makeKeys([-0, 0, -0], descending)
+            assert.strictEqual(keyOf(keys, 0), keyOf(keys, 1))
+            assert.strictEqual(keyOf(keys, 2), keyOf(keys, 1))
+            assert.strictEqual(keys.variesLo, 0)
+            assert.strictEqual(keys.variesHi, 0)
+          })
+        )
+      })
+
+      it("compare like the numbers for any two doubles", () => {
+        fc.assert(
+          fc.property(fc.double({ noNaN: true }), fc.double({ noNaN: true }), directions, (a, b, descending) => {
+            const keys = makeKeys([a, b], descending)
+            const expected = descending ? compare(b, a) : compare(a, b)
+            assert.strictEqual(compareBig(keyOf(keys, 0), keyOf(keys, 1)), expected)
+          }),
+          { numRuns: 2000 }
+        )
+      })
+
+      it("span from the smallest key to the largest", () => {
+        fc.assert(
+          fc.property(fc.array(fc.double({ noNaN: true }), { minLength: 1, maxLength: 20 }), directions, (values, descending) => {
+            const keys = makeKeys(values, descending)
+            const all = values.map((_, j) => keyOf(keys, j))
+            const min = all.reduce((a, b) => (b < a ? b : a))
+            const max = all.reduce((a, b) => (b > a ? b : a))
+            const { minHi, minLo, spanHi, spanLo } = keys
+            assert.strictEqual((BigInt(minHi) << 32n) | BigInt(minLo), min)
+            assert.strictEqual((BigInt(spanHi) << 32n) | BigInt(spanLo), max - min)
+          }),
+          { numRuns: 1000 }
+        )
+      })
+
+      it("mark exactly the bits in which some key differs from the first", () => {
+        fc.assert(
+          fc.property(fc.array(fc.double({ noNaN: true }), { minLength: 1, maxLength: 20 }), directions, (values, descending) => {
+            const keys = makeKeys(values, descending)
+            let varies = 0n
+            for (let j = 0; j < values.length; j++) varies |= keyOf(keys, j) ^ keyOf(keys, 0)
+            assert.strictEqual(BigInt(keys.variesLo >>> 0) | (BigInt(keys.variesHi >>> 0) << 32n), varies)
+          })
+        )
+      })
+
+      it("are the same keys, whichever way they are made", () => {
+        fc.assert(
+          fc.property(fc.array(fc.double({ noNaN: true }), { maxLength: 20 }), directions, (values, descending) => {
+            const made = makeKeys(values, descending)
+            const expected = keysOf(values, descending)
+            assert.deepStrictEqual(Array.from(made.words), Array.from(expected.words))
+            assert.deepStrictEqual({ ...made, words: [] }, { ...expected, words: [] })
+          })
+        )
+      })
+    })
+  }
 })
 
 // ---------------------------------------------------------------------------------------------

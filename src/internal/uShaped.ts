@@ -13,7 +13,7 @@
  */
 import type { ContextItem } from "../ContextItem.ts"
 import type { ScoredItem } from "../ScoredItem.ts"
-import { type Layout, sortKeys, toKeys } from "./radix.ts"
+import { finishKeys, HI, type Keys, keyHigh, keyLow, type Layout, LO, sortKeys } from "./radix.ts"
 import { fresh, placeFromRefs, type Scratch } from "./scratch.ts"
 import { sortIdsByKey } from "./stableSort.ts"
 
@@ -69,27 +69,51 @@ const sortScores = (
   out: Uint32Array | undefined
 ): Uint32Array => {
   const n = items.length
-  const values = scratch.keys(n)
-  readScores(items, values, refs)
-  return sortKeys(toKeys(values, n, true), n, undefined, layout, scratch, out)
+  const keys = readScoresAsKeys(items, scratch.keys(n), refs)
+  return sortKeys(keys, n, undefined, layout, scratch, out)
 }
 
-// A function of its own, so that V8 can optimise the loop alone while it runs (see radix.ts).
-const readScores = (
+/**
+ * Reads the scores and turns them into descending keys in the same loop (see
+ * {@link finishKeys}); with `refs`, also copies each item into `refs[index]`. A function of its
+ * own, so that V8 can optimise the loop alone while it runs (see radix.ts).
+ *
+ * One pass rather than a read and then {@link toKeys}: measured side by side on the
+ * benchmark's inputs, the two are within 0.4 ns per item of each other up to 100,000 items,
+ * and at a million one pass took 39–45 ns per placement item where two took 39–55.
+ */
+export const readScoresAsKeys = (
   items: ReadonlyArray<ScoredItem>,
   values: Float64Array,
   refs: Array<ContextItem | undefined> | undefined
-): void => {
+): Keys => {
   const n = items.length
-  if (refs === undefined) {
-    for (let i = 0; i < n; i++) values[i] = items[i]!.score
-  } else {
-    for (let i = 0; i < n; i++) {
-      const entry = items[i]!
-      values[i] = entry.score
-      refs[i] = entry.item
-    }
+  const words = new Uint32Array(values.buffer, values.byteOffset, 2 * n)
+  if (n === 0) return finishKeys(words, 0, 0, 0, 0, true)
+  values[0] = items[0]!.score
+  const firstLo = keyLow(words[LO]!, words[HI]!, -1)
+  const firstHi = keyHigh(words[LO]!, words[HI]!, -1)
+  let variesLo = 0
+  let variesHi = 0
+  let least = values[0]
+  let most = least
+  for (let i = 0; i < n; i++) {
+    const entry = items[i]!
+    const score = entry.score
+    if (refs !== undefined) refs[i] = entry.item
+    values[i] = score
+    if (score < least) least = score
+    if (score > most) most = score
+    const lo = words[2 * i + LO]!
+    const hi = words[2 * i + HI]!
+    const keyLo = keyLow(lo, hi, -1)
+    const keyHi = keyHigh(lo, hi, -1)
+    variesLo |= keyLo ^ firstLo
+    variesHi |= keyHi ^ firstHi
+    words[2 * i] = keyLo
+    words[2 * i + 1] = keyHi
   }
+  return finishKeys(words, variesLo, variesHi, least, most, true)
 }
 
 /** The U-shaped order by the fast path: `order[position] = input index`. */
