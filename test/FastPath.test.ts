@@ -23,7 +23,7 @@ import {
 } from "../src/index.ts"
 import type { ScoredItem } from "../src/index.ts"
 import * as Chronological from "../src/internal/chronological.ts"
-import { type Keys, sortKeys, toKeys } from "../src/internal/radix.ts"
+import { type Keys, sortKeys, sortWholeNumbers, toKeys } from "../src/internal/radix.ts"
 import * as Scratch from "../src/internal/scratch.ts"
 import * as UShaped from "../src/internal/uShaped.ts"
 
@@ -286,6 +286,40 @@ const referenceRanks = (values: ReadonlyArray<number>, descending: boolean): Arr
 
 describe("radix sort", () => {
   const keptScratch = Scratch.reusable()
+  it("sorts whole numbers within 2^32 of the smallest as numbers, and declines any others untouched", () => {
+    const near = (base: number) => fc.integer({ min: 0, max: 2 ** 32 - 1 }).map((k) => base + k)
+    const wholeNumbers = fc.oneof(
+      // A base (small, an epoch instant, or at the edge of the safe integers) and offsets from it.
+      fc.constantFrom(0, -1, 1_700_000_000_000, -8_640_000_000_000_000, Number.MAX_SAFE_INTEGER - 2 ** 32 + 1, -Number.MAX_SAFE_INTEGER)
+        .chain((base) => fc.array(fc.oneof(near(base), fc.constantFrom(base, base + 1, base + 2 ** 32 - 1)), { maxLength: 2000 })),
+      // Spans of exactly 2^32 - 1 and 2^32, -0 among zeros, and numbers that are not whole or not safe.
+      fc.array(fc.constantFrom(0, -0, 1, 2 ** 32 - 1, 2 ** 32, 0.5, -1e-300, Infinity, -Infinity, 2 ** 53, -(2 ** 53), Number.MAX_SAFE_INTEGER), { maxLength: 50 })
+    )
+    fc.assert(
+      fc.property(wholeNumbers, fc.boolean(), fc.boolean(), fc.boolean(), (values, withIds, inverse, reuse) => {
+        const n = values.length
+        const ids = withIds ? Uint32Array.from(values, (_, j) => 5 * j + 3) : undefined
+        const idOf = (j: number) => ids === undefined ? j : ids[j]!
+        const ranked = referenceRanks(values, false).map(idOf)
+        const least = Math.min(...values)
+        const most = Math.max(...values)
+        const sortable = values.every((v) => Number.isSafeInteger(v)) && (n === 0 || most - least < 2 ** 32)
+        const buffer = Float64Array.from(values)
+        const out = new Uint32Array(inverse ? 5 * n + 3 : n)
+        const result = sortWholeNumbers(buffer, n, ids, { uShape: false, inverse }, reuse ? keptScratch : Scratch.fresh, out)
+        if (!sortable) {
+          assert.isUndefined(result)
+          assert.deepStrictEqual(Array.from(buffer), values)
+          return
+        }
+        assert.strictEqual(result, out)
+        if (inverse) ranked.forEach((id, position) => assert.strictEqual(out[id], position))
+        else sameOrder(out, ranked)
+      }),
+      { numRuns: 300 }
+    )
+  })
+
   it("sorts stably, in every layout, with and without ids", () => {
     fc.assert(
       fc.property(

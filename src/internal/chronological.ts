@@ -14,7 +14,7 @@
  */
 import type { ContextItem } from "../ContextItem.ts"
 import type { ScoredItem } from "../ScoredItem.ts"
-import { sortKeys, toKeys } from "./radix.ts"
+import { sortKeys, sortWholeNumbers, toKeys } from "./radix.ts"
 import { fresh, placeFromRefs, type Scratch } from "./scratch.ts"
 import { sortIdsByKey } from "./stableSort.ts"
 
@@ -65,8 +65,12 @@ const sortTimes = (
   // Timestamped indices fill `ids` from the front, the others from the back.
   const ids = scratch.ids(n)
   const timed = readTimes(items, values, ids, refs)
-  // The sort consumes only the first `timed` entries of `ids`.
-  sortKeys(toKeys(values, timed, false), timed, ids, { uShape: false, inverse }, scratch, out)
+  // The sort consumes only the first `timed` entries of `ids`. Timestamps are whole milliseconds
+  // from DateTime, and sort as numbers when they span less than 2^32 ms (49 days); keys then.
+  const layout = { uShape: false, inverse }
+  if (sortWholeNumbers(values, timed, ids, layout, scratch, out) === undefined) {
+    sortKeys(toKeys(values, timed, false), timed, ids, layout, scratch, out)
+  }
   appendUntimed(out, ids, timed, inverse)
   return out
 }
