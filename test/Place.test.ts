@@ -1,5 +1,5 @@
 import { assert, describe, it, layer } from "@effect/vitest"
-import { Context, Effect, Layer, Tracer } from "effect"
+import { Context, Effect, Layer, Result, Tracer } from "effect"
 import fc from "fast-check"
 import {
   ChronologicalPlacer,
@@ -326,6 +326,53 @@ describe("Place — invalid items", () => {
       assert.deepStrictEqual([error.list, error.index, error.problem], ["scored", 1, "PinnedInScored"])
       assert.include(error.message, "pinned list")
     }))
+
+  it("reports the first invalid item of a long list, in list order, whatever follows it", () => {
+    type Defect = "NegativeTokens" | "NonIntegerTokens" | "InvalidScore" | "PinnedInScored" | "NegativeTokensAndNaN"
+    const forgedTokens = (content: string, tokens: number) =>
+      Object.assign(Object.create(Object.getPrototypeOf(item("x"))), { ...item(content), tokens })
+    const defective = (i: number, defect: Defect): ScoredItem.ScoredItem => {
+      switch (defect) {
+        case "NegativeTokens":
+          return scored(`d${i}`, 0.5, { tokens: -1 })
+        case "NonIntegerTokens":
+          return { item: forgedTokens(`d${i}`, 2.5), score: 0.5 }
+        case "InvalidScore":
+          return { item: item(`d${i}`), score: Number.NaN }
+        case "PinnedInScored":
+          return scored(`d${i}`, 0.5, { pinned: true })
+        case "NegativeTokensAndNaN":
+          // Two problems in one item: the token count is checked first.
+          return { item: item(`d${i}`, { tokens: -2 }), score: Number.NaN }
+      }
+    }
+    const expectedProblem = (defect: Defect) => defect === "NegativeTokensAndNaN" ? "NegativeTokens" : defect
+    const defects = fc.constantFrom<Defect>("NegativeTokens", "NonIntegerTokens", "InvalidScore", "PinnedInScored", "NegativeTokensAndNaN")
+    return fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 40 }),
+        fc.array(fc.tuple(fc.nat(), defects), { maxLength: 3 }),
+        fc.boolean(),
+        async (n, injected, withPinned) => {
+          const list: Array<ScoredItem.ScoredItem> = Array.from({ length: n }, (_, i) => scored(`s${i}`, (i % 7) / 7))
+          const at = new Map<number, Defect>()
+          for (const [position, defect] of injected) if (n > 0) at.set(position % n, defect)
+          for (const [index, defect] of at) list[index] = defective(index, defect)
+          const result = await Effect.runPromise(
+            Effect.result(
+              Place.place({ pinned: withPinned ? [item("pin")] : [], scored: list, budget: budget(1_000_000) })
+            ).pipe(Effect.provide(Default))
+          )
+          const first = [...at.keys()].sort((a, b) => a - b)[0]
+          if (first === undefined) return assert.isTrue(Result.isSuccess(result))
+          if (!Result.isFailure(result) || result.failure._tag !== "InvalidItemError") return assert.fail("expected InvalidItemError")
+          const error = result.failure
+          assert.deepStrictEqual([error.list, error.index, error.problem], ["scored", first, expectedProblem(at.get(first)!)])
+        }
+      ),
+      { numRuns: 300 }
+    )
+  })
 
   it.effect("can be caught by tag", () =>
     Effect.gen(function*() {
