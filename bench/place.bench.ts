@@ -9,6 +9,8 @@
  * - the pure functions `UShapedPlacer.place` and `ChronologicalPlacer.place`, which allocate
  *   their buffers on every call, for comparison;
  * - `Float64Array.prototype.sort` on the same scores, a native sort of bare keys, for reference;
+ * - each placer without its sort (its read of the items and its output array), for reference:
+ *   how that grows with N is the part of the placers' growth that no sort can remove;
  * - the whole `Place.place` program (validation, merge, token sum, overflow check and
  *   placement) run by the Effect runtime, with each placer. The layers are built
  *   once per task and the program runs with `Effect.runSyncWith(context)`, tracing off, so what
@@ -39,8 +41,9 @@ import {
   type ScoredItem,
   UShapedPlacer
 } from "../src/index.ts"
-import { chronologicalOrderFast } from "../src/internal/chronological.ts"
-import { uShapedOrderFast } from "../src/internal/uShaped.ts"
+import { chronologicalOrderFast, readTimes } from "../src/internal/chronological.ts"
+import { placeFromRefs, reusable, type Scratch } from "../src/internal/scratch.ts"
+import { readScoresAsKeys, uShapedOrderFast } from "../src/internal/uShaped.ts"
 import { chronologicalBaseline, uShapedBaseline } from "./baseline.ts"
 import { generate, untimedVariant } from "./generate.ts"
 
@@ -158,6 +161,29 @@ const programTask = (placer: Layer.Layer<Placer.Placer>): Pick<TaskSpec, "make" 
   output: (items) => programFor(placer, items)()
 })
 
+/**
+ * A placer without its sort: what it must do in any case. Each call reads the items as the
+ * library's placer does (`read`, into buffers kept between calls, as the instances keep theirs)
+ * and returns them in a new array, in input order. How its time per item grows from 10,000 to
+ * 1,000,000 items is the part of a placer's growth that no sort can remove (see
+ * docs/performance.md).
+ */
+const withoutSort = (
+  read: (items: ReadonlyArray<ScoredItem.ScoredItem>, scratch: Scratch, refs: Array<ContextItem.ContextItem | undefined>) => void
+): TaskSpec["make"] =>
+(items) => {
+  const n = items.length
+  const scratch = reusable()
+  const inputOrder = Uint32Array.from({ length: n }, (_, i) => i)
+  return {
+    call: () => {
+      const refs = scratch.refs(n)
+      read(items, scratch, refs)
+      return placeFromRefs(refs, inputOrder, n, scratch)
+    }
+  }
+}
+
 const allTasks: ReadonlyArray<TaskSpec> = [
   {
     name: U_BASE,
@@ -201,11 +227,25 @@ const allTasks: ReadonlyArray<TaskSpec> = [
     }
   },
   {
+    name: "reference: UShapedPlacer without its sort",
+    variant: "timed",
+    baseline: U_BASE,
+    kind: "reference",
+    make: withoutSort((items, scratch, refs) => readScoresAsKeys(items, scratch.keys(items.length), refs))
+  },
+  {
     name: C_BASE,
     variant: "timed",
     baseline: C_BASE,
     kind: "baseline",
     make: (items) => ({ call: () => chronologicalBaseline(items) })
+  },
+  {
+    name: "reference: ChronologicalPlacer without its sort",
+    variant: "timed",
+    baseline: C_BASE,
+    kind: "reference",
+    make: withoutSort((items, scratch, refs) => readTimes(items, scratch.keys(items.length), scratch.ids(items.length), refs))
   },
   {
     name: C_PLACER,
@@ -511,6 +551,19 @@ for (const row of rows.filter((r) => r.n === 1_000_000 && (placerLike(r) || r.ki
   })
 }
 
+// How the reference rows' time per item grows: the work every placer must do, without a sort.
+const referenceGrowth = rows
+  .filter((r) => r.kind === "reference" && r.n === 1_000_000)
+  .flatMap((large) => {
+    const small = find(10_000, large.task)
+    return small === undefined ? [] : [{
+      task: large.task,
+      perItemNs10k: small.perItemNs,
+      perItemNs1M: large.perItemNs,
+      growth: large.perItemNs / small.perItemNs
+    }]
+  })
+
 // ---------------------------------------------------------------------------------------------
 // Output.
 
@@ -529,7 +582,8 @@ if (json) {
         v8: process.versions.v8,
         generator: "xorshift32, seed 0x9E3779B9 (issue 4)",
         rows,
-        targets
+        targets,
+        referenceGrowth
       },
       null,
       2
@@ -576,6 +630,13 @@ if (json) {
     out.push("")
     out.push("The pure functions against the same figures, for comparison (the targets are for the placers above):")
     for (const t of comparisons) out.push(`  (${t.met ? "would meet" : "would miss"}) ${t.target}: ${t.measured}`)
+  }
+  if (referenceGrowth.length > 0) {
+    out.push("")
+    out.push("The references' time per item from N=10,000 to N=1,000,000 (Float64Array.sort, and the placers' work besides sorting):")
+    for (const g of referenceGrowth) {
+      out.push(`  ${g.task}: ${g.growth.toFixed(2)}× (${g.perItemNs10k.toFixed(1)} → ${g.perItemNs1M.toFixed(1)} ns/item)`)
+    }
   }
   process.stdout.write(out.join("\n") + "\n")
 }

@@ -81,7 +81,7 @@ const sortTimes = (
  * many are timed. A function of its own, so that V8 can optimise the loop alone while it runs
  * (see radix.ts).
  */
-const readTimes = (
+export const readTimes = (
   items: ReadonlyArray<ScoredItem>,
   values: Float64Array,
   ids: Uint32Array,
