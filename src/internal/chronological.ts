@@ -66,7 +66,7 @@ const sortTimes = (
   const ids = scratch.ids(n)
   const timed = readTimes(items, values, ids, refs)
   // The sort consumes only the first `timed` entries of `ids`. Timestamps are whole milliseconds
-  // from DateTime, and sort as numbers when they span less than 2^32 ms (49 days); keys then.
+  // from DateTime, and sort as numbers when they span less than 2^32 ms (49 days); otherwise as keys.
   const layout = { uShape: false, inverse }
   if (sortWholeNumbers(values, timed, ids, layout, scratch, out) === undefined) {
     sortKeys(toKeys(values, timed, false), timed, ids, layout, scratch, out)

@@ -259,8 +259,10 @@ export const sortKeys = (
  * no key. Returns `undefined`, with `values` untouched, when they do not (a fraction, a number
  * beyond ±2^53, a span of 2^32 or more, an infinity).
  *
- * Timestamps in epoch milliseconds are such numbers when they span less than 49 days; this
- * replaces the key conversion and the packing of {@link sortKeys}, two passes, with one.
+ * Timestamps in epoch milliseconds are such numbers when they span less than 49 days. A
+ * read-only scan and the packing then replace {@link toKeys} and the packing of
+ * {@link sortKeys}, two passes that each rewrite every key (measured 5–8 ns per item faster at
+ * 10,000 items).
  */
 export const sortWholeNumbers = (
   values: Float64Array,
