@@ -6,13 +6,15 @@
  * numeric order (complemented for a descending sort), and only the bits that differ between
  * keys are sorted on: scores such as `k / 2^32` share their sign, most of their exponent and
  * their low mantissa bits, timestamps from one decade share all but about 30 bits, and a pass
- * over a digit that is the same in every key would only copy.
+ * over a digit that is the same in every key would only copy. Whole numbers close together,
+ * such as timestamps in milliseconds, skip the bit rewriting: each is its distance from the
+ * smallest ({@link sortWholeNumbers}).
  *
  * Buffers come from the caller's {@link Scratch} (fresh on every call, or kept by a placer
  * instance between calls): the keys (8 bytes each, reused in place as `[key, id]` pairs), one
  * more buffer of that size, the output (which may reuse the spare one); keys wider than a word
  * sorted in several low-word passes also need two id buffers. Only the digit counts, a few
- * kilobytes, are allocated here.
+ * kilobytes, and the two extreme values' keys are allocated here.
  *
  * NaN must not reach it (Place refuses NaN scores): its bit patterns sort above +Infinity,
  * where a comparison sort would put NaN anywhere, so the two paths could disagree.
@@ -57,10 +59,9 @@ export interface Keys {
  * numbers. For a descending sort every key is complemented. ±Infinity order as the extremes
  * they are. NaN must not occur: it has no place in an order (Place refuses it).
  *
- * The chronological placer fills `values` in its own loop and converts here, in a separate
- * pass: its reading loop takes four items at a time, and converting there too would keep more
- * state alive than V8 holds in registers. The U-shaped placer converts while it reads (see
- * {@link finishKeys}).
+ * The chronological placer converts here, in a pass of its own, when its timestamps cannot be
+ * sorted as whole numbers ({@link sortWholeNumbers}); the U-shaped placer converts while it
+ * reads the scores (see {@link finishKeys}).
  */
 export const toKeys = (values: Float64Array, count: number, descending: boolean): Keys => {
   const words = new Uint32Array(values.buffer, values.byteOffset, 2 * count)
@@ -93,9 +94,9 @@ export const toKeys = (values: Float64Array, count: number, descending: boolean)
  *
  * The extremes are found among the doubles and turned into keys here: comparing 64-bit keys as
  * word pairs in the conversion loop measured up to twice as slow at a million items (5.6
- * against 2.8 ns per key), and never faster.
- * -0 and +0 compare equal as doubles, and their keys are equal too. A descending sort
- * complements every key, so its smallest key is the largest value's.
+ * against 2.8 ns per key), and never faster. -0 and +0 compare equal as doubles, and their keys
+ * are equal too. A descending sort complements every key, so its smallest key is the largest
+ * value's.
  *
  * Besides {@link toKeys}, callers that convert while they read the items use it: on inputs
  * larger than the caches the reading waits on memory and the conversion hides in the wait
