@@ -167,7 +167,7 @@ const programTask = (placer: Layer.Layer<Placer.Placer>): Pick<TaskSpec, "make" 
 })
 
 /**
- * A placer without its sort: what it must do in any case. Each call reads the items as the
+ * A placer without its sort: its work besides sorting. Each call reads the items as the
  * library's placer does (`read`, into buffers kept between calls, as the instances keep theirs)
  * and returns them in a new array, in input order. How its time per item grows from 10,000 to
  * 1,000,000 items is the part of a placer's growth that no sort can remove (see
@@ -567,7 +567,7 @@ for (const row of rows.filter((r) => r.n === 1_000_000 && (placerLike(r) || r.ki
   })
 }
 
-// How the reference rows' time per item grows: the work every placer must do, without a sort.
+// How the reference rows' time per item grows: the native sort, and the placers without their sort.
 const referenceGrowth = rows
   .filter((r) => r.kind === "reference" && r.n === 1_000_000)
   .flatMap((large) => {
