@@ -259,7 +259,8 @@ const mergeAndCount = (
   return { ok: true, mergedTokens }
 }
 
-const validTokens = (tokens: number): boolean => Number.isSafeInteger(tokens) && tokens >= 0
+/** The rule of {@link tokenProblem}, as a yes or no for the four-at-a-time loop. */
+const validTokens = (tokens: number): boolean => tokenProblem(tokens) === undefined
 
 const validScore = (score: number): boolean => typeof score === "number" && !Number.isNaN(score)
 
