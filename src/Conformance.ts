@@ -34,7 +34,7 @@
  */
 import { Effect, FileSystem, Layer, Path, Result, Schema, SchemaGetter, SchemaIssue, SchemaTransformation } from "effect"
 import { parse as parseToml, TomlDate, TomlError } from "smol-toml"
-import * as ChronologicalPlacer from "./ChronologicalPlacer.ts"
+import * as ChronologicalPlacer from "./placers/ChronologicalPlacer.ts"
 import * as ContextBudget from "./ContextBudget.ts"
 import * as ContextItem from "./ContextItem.ts"
 import { describePlatformError, schemaProblems, showList } from "./internal/conformanceMessages.ts"
@@ -43,7 +43,7 @@ import type * as OverflowStrategy from "./OverflowStrategy.ts"
 import * as Place from "./Place.ts"
 import * as Placer from "./Placer.ts"
 import * as ScoredItem from "./ScoredItem.ts"
-import * as UShapedPlacer from "./UShapedPlacer.ts"
+import * as UShapedPlacer from "./placers/UShapedPlacer.ts"
 
 // ---------------------------------------------------------------------------------------------
 // Names shared by vectors and the command line

@@ -21,7 +21,7 @@ import type { PlacerContractError } from "./PlacerContractError.ts"
 import type { PlacerError } from "./PlacerError.ts"
 import type { PlaceResult } from "./PlaceResult.ts"
 import type { ScoredItem } from "./ScoredItem.ts"
-import * as UShapedPlacer from "./UShapedPlacer.ts"
+import * as UShapedPlacer from "./placers/UShapedPlacer.ts"
 
 /**
  * The inputs of a placement.

@@ -5,7 +5,7 @@
  */
 
 /** @since 0.1.0 */
-export * as ChronologicalPlacer from "./ChronologicalPlacer.ts"
+export * as ChronologicalPlacer from "./placers/ChronologicalPlacer.ts"
 /** @since 0.1.0 */
 export * as ContextBudget from "./ContextBudget.ts"
 /** @since 0.1.0 */
@@ -43,4 +43,4 @@ export * as ScoredItem from "./ScoredItem.ts"
 /** @since 0.1.0 */
 export * as Timestamp from "./Timestamp.ts"
 /** @since 0.1.0 */
-export * as UShapedPlacer from "./UShapedPlacer.ts"
+export * as UShapedPlacer from "./placers/UShapedPlacer.ts"

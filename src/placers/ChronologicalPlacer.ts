@@ -8,11 +8,11 @@
  * @since 0.1.0
  */
 import * as Layer from "effect/Layer"
-import type { ContextItem } from "./ContextItem.ts"
-import * as BuiltInPlacer from "./internal/builtInPlacer.ts"
-import { chronologicalOrder, chronologicalOrderAny, placeChronological } from "./internal/chronological.ts"
-import * as Placer from "./Placer.ts"
-import type { ScoredItem } from "./ScoredItem.ts"
+import type { ContextItem } from "../ContextItem.ts"
+import * as BuiltInPlacer from "../internal/builtInPlacer.ts"
+import { chronologicalOrder, chronologicalOrderAny, placeChronological } from "../internal/chronological.ts"
+import * as Placer from "../Placer.ts"
+import type { ScoredItem } from "../ScoredItem.ts"
 
 /**
  * The placer's name, as it appears in spans and errors.
