@@ -28,7 +28,8 @@ export const InvalidItemProblem = Schema.Literals(["NegativeTokens", "NonInteger
 export type InvalidItemProblem = typeof InvalidItemProblem.Type
 
 /**
- * Raised by `Place.place` when an input item cannot be placed. It names the list the item was
+ * Raised by `Place.place` (and the pipeline's Classify stage, list `candidates`) when an input item
+ * cannot be used. It names the list the item was
  * in (`pinned` or `scored`), its index there and its content.
  *
  * @since 0.1.0
@@ -36,7 +37,7 @@ export type InvalidItemProblem = typeof InvalidItemProblem.Type
  */
 export class InvalidItemError extends Schema.TaggedError<InvalidItemError>()("InvalidItemError", {
   problem: InvalidItemProblem,
-  list: Schema.Literals(["pinned", "scored"]),
+  list: Schema.Literals(["pinned", "scored", "candidates"]),
   index: Schema.Int,
   content: Schema.String,
   tokens: Schema.Number,

@@ -6,6 +6,8 @@
 
 /** @since 0.1.0 */
 export * as ChronologicalPlacer from "./placers/ChronologicalPlacer.ts"
+/** @since 0.2.0 */
+export * as Classify from "./Classify.ts"
 /** @since 0.1.0 */
 export * as ContextBudget from "./ContextBudget.ts"
 /** @since 0.1.0 */
@@ -14,10 +16,18 @@ export * as ContextItem from "./ContextItem.ts"
 export * as ContextKind from "./ContextKind.ts"
 /** @since 0.1.0 */
 export * as ContextSource from "./ContextSource.ts"
+/** @since 0.2.0 */
+export * as Deduplicate from "./Deduplicate.ts"
 /** @since 0.1.0 */
 export * as ExcludedItem from "./ExcludedItem.ts"
 /** @since 0.1.0 */
 export * as ExclusionReason from "./ExclusionReason.ts"
+/** @since 0.2.0 */
+export * as IncludedItem from "./IncludedItem.ts"
+/** @since 0.2.0 */
+export * as InclusionReason from "./InclusionReason.ts"
+/** @since 0.2.0 */
+export * as InvalidConfigError from "./InvalidConfigError.ts"
 /** @since 0.1.0 */
 export * as InvalidItemError from "./InvalidItemError.ts"
 /** @since 0.1.0 */
@@ -28,10 +38,14 @@ export * as OverflowEvent from "./OverflowEvent.ts"
 export * as OverflowNotifier from "./OverflowNotifier.ts"
 /** @since 0.1.0 */
 export * as OverflowStrategy from "./OverflowStrategy.ts"
+/** @since 0.2.0 */
+export * as PinnedBudgetError from "./PinnedBudgetError.ts"
+/** @since 0.2.0 */
+export * as Pipeline from "./Pipeline.ts"
+/** @since 0.2.0 */
+export * as PipelineResult from "./PipelineResult.ts"
 /** @since 0.1.0 */
 export * as Place from "./Place.ts"
-/** @since 0.1.0 */
-export * as PlaceResult from "./PlaceResult.ts"
 /** @since 0.1.0 */
 export * as Placer from "./Placer.ts"
 /** @since 0.1.0 */
@@ -39,8 +53,32 @@ export * as PlacerContractError from "./PlacerContractError.ts"
 /** @since 0.1.0 */
 export * as PlacerError from "./PlacerError.ts"
 /** @since 0.1.0 */
+export * as PlaceResult from "./PlaceResult.ts"
+/** @since 0.2.0 */
+export * as Score from "./Score.ts"
+/** @since 0.1.0 */
 export * as ScoredItem from "./ScoredItem.ts"
+/** @since 0.2.0 */
+export * as Scorer from "./Scorer.ts"
+/** @since 0.2.0 */
+export * as ScorerError from "./ScorerError.ts"
+/** @since 0.2.0 */
+export * as SelectionReport from "./SelectionReport.ts"
+/** @since 0.2.0 */
+export * as Slice from "./Slice.ts"
+/** @since 0.2.0 */
+export * as Slicer from "./Slicer.ts"
+/** @since 0.2.0 */
+export * as SlicerContractError from "./SlicerContractError.ts"
+/** @since 0.2.0 */
+export * as SlicerError from "./SlicerError.ts"
+/** @since 0.2.0 */
+export * as Sort from "./Sort.ts"
 /** @since 0.1.0 */
 export * as Timestamp from "./Timestamp.ts"
+/** @since 0.2.0 */
+export * as TokenTotalError from "./TokenTotalError.ts"
+/** @since 0.2.0 */
+export * as TraceEvent from "./TraceEvent.ts"
 /** @since 0.1.0 */
 export * as UShapedPlacer from "./placers/UShapedPlacer.ts"

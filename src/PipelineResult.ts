@@ -1,0 +1,41 @@
+/**
+ * PipelineResult: the window a pipeline run built, and its report.
+ *
+ * @since 0.2.0
+ */
+import { Schema } from "effect"
+import { ContextItem } from "./ContextItem.ts"
+import { SelectionReport } from "./SelectionReport.ts"
+
+/**
+ * - `window` — the context window, in placed order: the very item objects that went in.
+ * - `report` — why each candidate is in or out (`SelectionReport`).
+ * - `totalTokens` — the tokens of the window.
+ * - `tokensOverBudget` — how far the window is over `budget.targetTokens`: 0 when it fits;
+ *   with `Proceed`, the whole excess; with `Truncate`, what pinned items alone leave over.
+ *
+ * Encoded, the report is in the specification's wire format.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const PipelineResult = Schema.Struct({
+  window: Schema.Array(ContextItem),
+  report: SelectionReport,
+  totalTokens: Schema.Int,
+  tokensOverBudget: Schema.Int
+}).annotate({ identifier: "PipelineResult" })
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type PipelineResult = typeof PipelineResult.Type
+
+/**
+ * Encodes a result to JSON-ready data.
+ *
+ * @since 0.2.0
+ * @category encoding
+ */
+export const encode = Schema.encodeEffect(PipelineResult)

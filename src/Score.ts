@@ -1,0 +1,38 @@
+/**
+ * Score: Stage 2 of the pipeline.
+ *
+ * Asks the `Scorer` service for one score per scoreable item, with the whole scoreable list,
+ * exactly once per run.
+ *
+ * @since 0.2.0
+ */
+import { Effect } from "effect"
+import type { ContextItem } from "./ContextItem.ts"
+import * as Scorer from "./Scorer.ts"
+import type { ScorerError } from "./ScorerError.ts"
+
+/**
+ * Scores the items with the current scorer: `scores[i]` is the score of `items[i]`. An empty
+ * list is not handed to the scorer. Every score is checked (one per item, none NaN), whatever
+ * the scorer; a bad one fails with a `ScorerError` naming the scorer and the item. Runs in the
+ * span `cupel.stage.score`.
+ *
+ * @since 0.2.0
+ * @category stages
+ */
+export const score: (
+  items: ReadonlyArray<ContextItem>
+) => Effect.Effect<Scorer.Scores, ScorerError, Scorer.Scorer> = Effect.fn("cupel.stage.score")(
+  function*(items: ReadonlyArray<ContextItem>) {
+    const scorer = yield* Scorer.Scorer
+    yield* Effect.annotateCurrentSpan({
+      "cupel.stage.name": "score",
+      "cupel.stage.item_count_in": items.length,
+      "cupel.stage.item_count_out": items.length,
+      "cupel.scorer": scorer.name
+    })
+    if (items.length === 0) return new Float64Array(0)
+    const scores = yield* scorer.scoreAll(items)
+    return yield* Scorer.check(scorer.name, items, scores)
+  }
+)

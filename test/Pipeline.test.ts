@@ -1,0 +1,386 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer, Tracer } from "effect"
+import { TestClock } from "effect/testing"
+import * as fc from "fast-check"
+import {
+  ContextBudget,
+  ContextItem,
+  OverflowNotifier,
+  Pipeline,
+  Placer,
+  Scorer,
+  SelectionReport,
+  Slice,
+  Slicer
+} from "../src/index.ts"
+import { type SpecScored, specPipeline } from "./support/specPipeline.ts"
+
+// A per-item scorer (priority / 10), a slicer that walks the sorted list taking what still fits
+// the target (zero-token items always), and a placer that keeps the merged order: simple
+// strategies, so that these tests are about the pipeline's own rules.
+const byPriority = (item: ContextItem.ContextItem): number => (item.priority ?? 0) / 10
+const takeWhatFits = (
+  sorted: ReadonlyArray<SpecScored>,
+  budget: { readonly targetTokens: number }
+): Array<ContextItem.ContextItem> => {
+  const out: Array<ContextItem.ContextItem> = []
+  if (budget.targetTokens <= 0) return out
+  let used = 0
+  for (const s of sorted) {
+    if (used + s.item.tokens <= budget.targetTokens) {
+      out.push(s.item)
+      used += s.item.tokens
+    }
+  }
+  return out
+}
+const layers = Layer.mergeAll(
+  Scorer.layer(Scorer.make("priority/10", byPriority)),
+  Slicer.layer(Slicer.make("take-what-fits", takeWhatFits)),
+  Placer.fromOrder("as-merged", (items) => items.map((_, i) => i)),
+  OverflowNotifier.layerNoop
+)
+
+const item = (
+  content: string,
+  tokens: number,
+  extra: Partial<{ priority: number; pinned: boolean; kind: string }> = {}
+) => new ContextItem.ContextItem({ content, tokens, ...extra })
+const budget = (maxTokens: number, targetTokens: number, extra: Partial<{ outputReserve: number }> = {}) =>
+  new ContextBudget.ContextBudget({ maxTokens, targetTokens, ...extra })
+const contents = (items: ReadonlyArray<{ readonly content: string }>) => items.map((i) => i.content)
+const run = (items: ReadonlyArray<ContextItem.ContextItem>, b: ContextBudget.ContextBudget, options?: Pipeline.Options) =>
+  Pipeline.run(items, b, options).pipe(Effect.provide(layers))
+
+describe("Pipeline — Classify", () => {
+  it.effect("excludes negative-token items with NegativeTokens, score 0, and counts their tokens", () =>
+    Effect.gen(function*() {
+      const result = yield* run([item("neg", -5, { priority: 9 }), item("ok", 100, { priority: 5 })], budget(1000, 500))
+      assert.deepStrictEqual(contents(result.window), ["ok"])
+      assert.deepStrictEqual(result.report.excluded.map((e) => [e.item.content, e.score, e.reason]), [
+        ["neg", 0, { _tag: "NegativeTokens", tokens: -5 }]
+      ])
+      assert.strictEqual(result.report.totalCandidates, 2)
+      assert.strictEqual(result.report.totalTokensConsidered, 95)
+    }))
+
+  it.effect("a pinned item with negative tokens is excluded, not pinned", () =>
+    Effect.gen(function*() {
+      const result = yield* run([item("p", -1, { pinned: true })], budget(10, 10))
+      assert.deepStrictEqual(result.window, [])
+      assert.strictEqual(result.report.excluded[0]!.reason._tag, "NegativeTokens")
+    }))
+
+  it.effect("pinned items over maxTokens − outputReserve fail with PinnedBudgetError (not checked against the target)", () =>
+    Effect.gen(function*() {
+      const pinned = [item("a", 60, { pinned: true }), item("b", 30, { pinned: true })]
+      const error = yield* Effect.flip(run(pinned, budget(100, 50, { outputReserve: 11 })))
+      assert.strictEqual(error._tag, "PinnedBudgetError")
+      if (error._tag === "PinnedBudgetError") {
+        assert.strictEqual(error.pinnedTokens, 90)
+        assert.strictEqual(error.availableTokens, 89)
+        assert.include(error.message, "Pinned items require 90 tokens, but only 89 are available")
+      }
+      // Exactly at maxTokens − outputReserve is allowed; over the target it is Place's overflow.
+      const fits = yield* run(pinned, budget(100, 50, { outputReserve: 10 }), { overflowStrategy: "Truncate" })
+      assert.deepStrictEqual(contents(fits.window), ["a", "b"])
+      assert.strictEqual(fits.tokensOverBudget, 40)
+    }))
+
+  it.effect("token totals past Number.MAX_SAFE_INTEGER fail with TokenTotalError", () =>
+    Effect.gen(function*() {
+      const huge = [item("a", Number.MAX_SAFE_INTEGER), item("b", 1)]
+      const error = yield* Effect.flip(run(huge, budget(10, 10)))
+      assert.strictEqual(error._tag, "TokenTotalError")
+    }))
+})
+
+describe("Pipeline — Score", () => {
+  it.effect("a custom scorer that throws fails with ScorerError naming the scorer and the item", () =>
+    Effect.gen(function*() {
+      const throwing = Scorer.make("boom", (i) => {
+        if (i.content === "b") throw new Error("no score for b")
+        return 1
+      })
+      const error = yield* Effect.flip(
+        Pipeline.run([item("a", 1), item("b", 1)], budget(10, 10)).pipe(
+          Effect.provide(Layer.mergeAll(layers, Scorer.layer(throwing)))
+        )
+      )
+      assert.strictEqual(error._tag, "ScorerError")
+      if (error._tag === "ScorerError") {
+        assert.strictEqual(error.scorer, "boom")
+        assert.strictEqual(error.index, 1)
+        assert.strictEqual(error.content, "b")
+        assert.include(error.message, "no score for b")
+      }
+    }))
+
+  it.effect("a scorer returning NaN, or the wrong number of scores, fails with ScorerError", () =>
+    Effect.gen(function*() {
+      for (const scorer of [Scorer.make("nan", () => NaN), Scorer.makeAll("short", () => [1])]) {
+        const error = yield* Effect.flip(
+          Pipeline.run([item("a", 1), item("b", 1)], budget(10, 10)).pipe(
+            Effect.provide(Layer.mergeAll(layers, Scorer.layer(scorer)))
+          )
+        )
+        assert.strictEqual(error._tag, "ScorerError")
+      }
+    }))
+
+  it.effect("the scorer is not called on an empty scoreable list", () =>
+    Effect.gen(function*() {
+      let calls = 0
+      const counting = Scorer.makeAll("counting", (items) => {
+        calls++
+        return items.map(() => 1)
+      })
+      yield* Pipeline.run([item("p", 1, { pinned: true })], budget(10, 10)).pipe(
+        Effect.provide(Layer.mergeAll(layers, Scorer.layer(counting)))
+      )
+      assert.strictEqual(calls, 0)
+    }))
+})
+
+describe("Pipeline — Deduplicate", () => {
+  it.effect("keeps the best-scored item of each content, byte-exact, and reports the others as Deduplicated", () =>
+    Effect.gen(function*() {
+      const items = [item("x", 1, { priority: 2 }), item("x", 1, { priority: 7 }), item("X", 1, { priority: 1 }), item("x ", 1)]
+      const result = yield* run(items, budget(100, 100))
+      assert.deepStrictEqual(result.window, [items[1]!, items[2]!, items[3]!])
+      assert.deepStrictEqual(result.report.excluded, [
+        { item: items[0]!, score: 0.2, reason: { _tag: "Deduplicated", deduplicatedAgainst: "x" } }
+      ])
+    }))
+
+  it.effect("on equal scores the earlier item survives", () =>
+    Effect.gen(function*() {
+      const items = [item("x", 1, { priority: 3 }), item("x", 2, { priority: 3 })]
+      const result = yield* run(items, budget(100, 100))
+      assert.deepStrictEqual(result.window, [items[0]!])
+    }))
+
+  it.effect("switched off, duplicates all stay", () =>
+    Effect.gen(function*() {
+      const items = [item("x", 1), item("x", 1)]
+      const result = yield* run(items, budget(100, 100), { deduplication: false })
+      assert.deepStrictEqual(result.window, items)
+    }))
+})
+
+describe("Pipeline — Sort and Slice", () => {
+  it.effect("equal scores keep their input order (stable sort)", () =>
+    Effect.gen(function*() {
+      const items = ["a", "b", "c", "d"].map((c) => item(c, 1, { priority: 5 }))
+      const result = yield* run(items, budget(100, 100))
+      assert.deepStrictEqual(contents(result.window), ["a", "b", "c", "d"])
+    }))
+
+  it("the effective budget follows the chapter: reserve, pinned tokens, reserved slots, floored safety margin", () => {
+    const b = new ContextBudget.ContextBudget({
+      maxTokens: 1000,
+      targetTokens: 800,
+      outputReserve: 100,
+      reservedSlots: { Document: 50, ToolOutput: 25 },
+      estimationSafetyMarginPercent: 10
+    })
+    const effective = Effect.runSync(Slice.effectiveBudget(b, 200))
+    // max: 1000-100-200-75 = 625 → floor(562.5) = 562; target: 800-200-75 = 525 → floor(472.5) = 472
+    assert.deepStrictEqual(effective, { maxTokens: 562, targetTokens: 472 })
+    assert.deepStrictEqual(Effect.runSync(Slice.effectiveBudget(b, 2000)), { maxTokens: 0, targetTokens: 0 })
+  })
+
+  it.effect("BudgetExceeded carries the item's tokens and what the effective target had left", () =>
+    Effect.gen(function*() {
+      const result = yield* run([item("fits", 150, { priority: 9 }), item("too-big", 400, { priority: 1 })], budget(1000, 200))
+      assert.deepStrictEqual(result.report.excluded[0]!.reason, { _tag: "BudgetExceeded", itemTokens: 400, availableTokens: 50 })
+    }))
+
+  it.effect("an item that fits without the pinned items is PinnedOverride, displaced by the first pinned item", () =>
+    Effect.gen(function*() {
+      const items = [item("pinned-item", 120, { pinned: true }), item("regular-item", 80, { priority: 5 })]
+      const result = yield* run(items, budget(1000, 150), { overflowStrategy: "Truncate" })
+      assert.deepStrictEqual(contents(result.window), ["pinned-item"])
+      assert.deepStrictEqual(result.report.excluded, [
+        { item: items[1]!, score: 0.5, reason: { _tag: "PinnedOverride", displacedBy: "pinned-item" } }
+      ])
+      assert.deepStrictEqual(result.report.included, [{ item: items[0]!, score: 1, reason: { _tag: "Pinned" } }])
+    }))
+
+  it.effect("a custom slicer that throws fails with SlicerError; one returning a foreign item with SlicerContractError", () =>
+    Effect.gen(function*() {
+      const foreign = item("foreign", 1)
+      const slicers = [
+        Slicer.make("boom", () => {
+          throw new Error("cannot slice")
+        }),
+        Slicer.make("foreign", () => [foreign])
+      ]
+      const tags: Array<string> = []
+      for (const slicer of slicers) {
+        const error = yield* Effect.flip(
+          Pipeline.run([item("a", 1)], budget(10, 10)).pipe(Effect.provide(Layer.mergeAll(layers, Slicer.layer(slicer))))
+        )
+        tags.push(error._tag)
+      }
+      assert.deepStrictEqual(tags, ["SlicerError", "SlicerContractError"])
+    }))
+})
+
+describe("Pipeline — the report", () => {
+  it.effect("included in placed order with reasons; excluded by score descending; five stage events", () =>
+    Effect.gen(function*() {
+      const items = [
+        item("sys", 10, { pinned: true }),
+        item("zero", 0, { priority: 1 }),
+        item("big", 500, { priority: 9 }),
+        item("mid", 30, { priority: 6 }),
+        item("mid", 30, { priority: 2 }),
+        item("neg", -3, { priority: 8 })
+      ]
+      const result = yield* run(items, budget(1000, 100))
+      const report = result.report
+      assert.deepStrictEqual(report.included.map((i) => [i.item.content, i.score, i.reason._tag]), [
+        ["sys", 1, "Pinned"],
+        ["mid", 0.6, "Scored"],
+        ["zero", 0.1, "ZeroToken"]
+      ])
+      assert.deepStrictEqual(report.excluded.map((e) => [e.item.content, e.score, e.reason._tag]), [
+        ["big", 0.9, "BudgetExceeded"],
+        ["mid", 0.2, "Deduplicated"],
+        ["neg", 0, "NegativeTokens"]
+      ])
+      assert.strictEqual(report.totalCandidates, report.included.length + report.excluded.length)
+      assert.strictEqual(report.totalTokensConsidered, 10 + 0 + 500 + 30 + 30 - 3)
+      assert.deepStrictEqual(report.events.map((e) => [e.stage, e.itemCount]), [
+        ["Classify", 5],
+        ["Score", 4],
+        ["Deduplicate", 3],
+        ["Slice", 2],
+        ["Place", 3]
+      ])
+    }))
+
+  it.effect("stage durations are read from Effect's Clock", () =>
+    Effect.gen(function*() {
+      yield* TestClock.adjust("1 hour")
+      const result = yield* run([item("a", 1)], budget(10, 10))
+      for (const event of result.report.events) assert.strictEqual(event.durationMs, 0)
+    }))
+
+  it.effect("encodes to the specification's wire format", () =>
+    Effect.gen(function*() {
+      const result = yield* run([item("fits", 150, { priority: 9 }), item("too-big", 400)], budget(1000, 200))
+      const encoded = yield* SelectionReport.encode(result.report)
+      const json = JSON.parse(JSON.stringify(encoded))
+      assert.deepStrictEqual(json.excluded[0].reason, { reason: "BudgetExceeded", item_tokens: 400, available_tokens: 50 })
+      assert.deepStrictEqual(json.included[0].reason, { reason: "Scored" })
+      assert.strictEqual(json.total_candidates, 2)
+      assert.strictEqual(json.total_tokens_considered, 550)
+      assert.deepStrictEqual(Object.keys(json.events[0]).sort(), ["duration_ms", "item_count", "stage"])
+      const decoded = yield* SelectionReport.decode(encoded)
+      assert.deepStrictEqual(decoded.excluded[0]!.reason, result.report.excluded[0]!.reason)
+    }))
+
+  it.effect("inputs are never modified", () =>
+    Effect.gen(function*() {
+      const items = Object.freeze([item("a", 5, { priority: 1 }), item("a", 5, { priority: 2 }), item("p", 1, { pinned: true })].map((i) => Object.freeze(i)))
+      const result = yield* run(items, budget(100, 100))
+      assert.deepStrictEqual(contents(result.window), ["p", "a"])
+    }))
+})
+
+describe("Pipeline — tracing", () => {
+  it.effect("runs in cupel.pipeline with one child span per stage but Sort, annotated as integrations/opentelemetry.md says", () => {
+    const spans: Array<Tracer.NativeSpan> = []
+    const tracer = Tracer.make({
+      span(options) {
+        const span = new Tracer.NativeSpan(options)
+        spans.push(span)
+        return span
+      }
+    })
+    return Effect.gen(function*() {
+      yield* run([item("a", 1, { priority: 1 }), item("a", 1), item("b", 50), item("p", 1, { pinned: true })], budget(20, 20), {
+        overflowStrategy: "Truncate"
+      })
+      const root = spans.find((s) => s.name === "cupel.pipeline")
+      assert.isDefined(root)
+      assert.deepInclude(Object.fromEntries(root!.attributes), { "cupel.budget.max_tokens": 20, "cupel.verbosity": "StageOnly" })
+      const stages = spans.filter((s) => s.name.startsWith("cupel.stage."))
+      assert.deepStrictEqual(stages.map((s) => s.name), [
+        "cupel.stage.classify",
+        "cupel.stage.score",
+        "cupel.stage.deduplicate",
+        "cupel.stage.slice",
+        "cupel.stage.place"
+      ])
+      const counts = stages.map((s) => {
+        const a = Object.fromEntries(s.attributes)
+        return [a["cupel.stage.name"], a["cupel.stage.item_count_in"], a["cupel.stage.item_count_out"]]
+      })
+      assert.deepStrictEqual(counts, [
+        ["classify", 4, 4],
+        ["score", 3, 3],
+        ["deduplicate", 3, 2],
+        ["slice", 2, 1],
+        ["place", 2, 2]
+      ])
+      for (const stage of stages) {
+        assert.strictEqual(stage.parent._tag === "Some" ? stage.parent.value.spanId : undefined, root!.spanId)
+      }
+    }).pipe(Effect.withTracer(tracer))
+  })
+})
+
+describe("Pipeline — properties", () => {
+  const arbItem = fc.record({
+    content: fc.constantFrom("a", "b", "c", "d", "e", "f"),
+    tokens: fc.oneof(fc.integer({ min: -3, max: 40 }), fc.constant(0)),
+    priority: fc.option(fc.integer({ min: 0, max: 4 }), { nil: undefined }),
+    pinned: fc.boolean()
+  }).map(({ content, pinned, priority, tokens }) =>
+    new ContextItem.ContextItem({ content, tokens, pinned, ...(priority === undefined ? {} : { priority }) })
+  )
+  const arbBudget = fc.record({
+    maxTokens: fc.integer({ min: 0, max: 200 }),
+    target: fc.integer({ min: 0, max: 200 }),
+    reserve: fc.integer({ min: 0, max: 40 })
+  }).map(({ maxTokens, reserve, target }) =>
+    new ContextBudget.ContextBudget({
+      maxTokens,
+      targetTokens: Math.min(target, maxTokens),
+      outputReserve: Math.min(reserve, maxTokens)
+    })
+  )
+
+  it("agrees with a literal transcription of the pipeline chapters: window, report, errors", () =>
+    fc.assert(
+      fc.asyncProperty(
+        fc.array(arbItem, { maxLength: 14 }),
+        arbBudget,
+        fc.boolean(),
+        fc.constantFrom("Throw" as const, "Truncate" as const),
+        async (items, b, deduplication, strategy) => {
+          const expected = specPipeline(items, b, byPriority, takeWhatFits, (merged) => merged.map((m) => m.item), deduplication, strategy)
+          const actual = await Effect.runPromise(
+            Effect.result(run(items, b, { deduplication, overflowStrategy: strategy }))
+          )
+          if (!expected.ok) {
+            assert.strictEqual(actual._tag, "Failure")
+            if (actual._tag === "Failure") assert.strictEqual(actual.failure._tag, expected.error)
+            return
+          }
+          assert.strictEqual(actual._tag, "Success")
+          if (actual._tag !== "Success") return
+          const report = actual.success.report
+          assert.deepStrictEqual(actual.success.window, expected.run.output)
+          assert.deepStrictEqual(report.included.map((i) => [i.item, i.score, i.reason._tag]), expected.run.included.map((i) => [i.item, i.score, i.reason]))
+          assert.deepStrictEqual(report.excluded.map((e) => [e.item, e.score, e.reason._tag]), expected.run.excluded.map((e) => [e.item, e.score, e.reason]))
+          assert.strictEqual(report.totalCandidates, expected.run.totalCandidates)
+          assert.strictEqual(report.totalTokensConsidered, expected.run.totalTokensConsidered)
+        }
+      ),
+      { numRuns: 500 }
+    ))
+})
