@@ -1,58 +1,66 @@
 import { Console, Effect, Layer } from "effect"
 import {
+  CompositeScorer,
   ContextBudget,
   ContextItem,
+  GreedySlice,
+  KindScorer,
   OverflowNotifier,
-  Place,
-  Placer,
+  Pipeline,
+  PriorityScorer,
+  RecencyScorer,
+  Scorer,
   Timestamp,
   UShapedPlacer
 } from "../src/index.ts"
 
 const at = (iso: string) => Timestamp.fromEpochMillis(Date.parse(iso))
+const item = (fields: ConstructorParameters<typeof ContextItem.ContextItem>[0]) => new ContextItem.ContextItem(fields)
 
-// Candidates: a pinned system prompt, and scored items from your retrieval/scoring step.
-const system = new ContextItem.ContextItem({
-  content: "You are a support agent for Acme. Answer briefly.",
-  tokens: 12,
-  kind: "SystemPrompt",
-  pinned: true
-})
-const scored = [
-  { item: new ContextItem.ContextItem({ content: "Refund policy: 30 days.", tokens: 8, kind: "Document" }), score: 0.92 },
-  { item: new ContextItem.ContextItem({ content: "User: can I get a refund?", tokens: 7, timestamp: at("2024-06-01T10:02:00Z") }), score: 0.85 },
-  { item: new ContextItem.ContextItem({ content: "Shipping times: 3-5 days.", tokens: 8, kind: "Document" }), score: 0.31 },
-  { item: new ContextItem.ContextItem({ content: "User: hi!", tokens: 3, timestamp: at("2024-06-01T10:00:00Z") }), score: 0.12 }
+// Everything the agent could show the model, with token counts.
+const candidates = [
+  item({ content: "You are a support agent for Acme. Answer briefly.", tokens: 12, kind: "SystemPrompt", pinned: true }),
+  item({ content: "User: hi!", tokens: 3, timestamp: at("2024-06-01T10:00:00Z") }),
+  item({ content: "Assistant: Hello! How can I help?", tokens: 9, timestamp: at("2024-06-01T10:01:00Z") }),
+  item({ content: "User: can I get a refund?", tokens: 7, timestamp: at("2024-06-01T10:02:00Z") }),
+  item({ content: "Refund policy: 30 days.", tokens: 8, kind: "Document", priority: 9 }),
+  item({ content: "Refund policy: 30 days.", tokens: 8, kind: "Document", priority: 4 }),
+  item({ content: "Shipping times: 3-5 days.", tokens: 8, kind: "Document", priority: 2 }),
+  item({ content: "Order history: 14 orders since 2019, …", tokens: 400, kind: "ToolOutput", priority: 5 })
 ]
 
-const program = Effect.gen(function*() {
-  const budget = yield* ContextBudget.make({ maxTokens: 64, targetTokens: 32 })
-  const result = yield* Place.place({ pinned: [system], scored, budget, overflowStrategy: "Truncate" })
-  for (const [position, item] of result.placed.entries()) {
+// Relevance: recency 0.5, priority 0.3, kind 0.2 — scorers are values that compose.
+const relevance = Effect.gen(function*() {
+  const kind = yield* KindScorer.make()
+  return yield* CompositeScorer.make([
+    { scorer: RecencyScorer.make(), weight: 0.5 },
+    { scorer: PriorityScorer.make(), weight: 0.3 },
+    { scorer: kind, weight: 0.2 }
+  ])
+})
+
+// Each strategy is a service: swap any layer (in tests, say) without touching the program.
+export const layers = Layer.mergeAll(
+  Layer.effect(Scorer.Scorer, relevance),
+  GreedySlice.layer,
+  UShapedPlacer.layer,
+  OverflowNotifier.layerLog
+)
+
+export const main = Effect.gen(function*() {
+  const budget = yield* ContextBudget.make({ maxTokens: 128, targetTokens: 48 })
+  const { report, window } = yield* Pipeline.run(candidates, budget)
+  for (const [position, item] of window.entries()) {
     yield* Console.log(`${position}. ${item.content}`)
   }
-  for (const { item, reason } of result.excluded) {
-    yield* Console.log(`excluded: ${item.content} (${reason._tag})`)
+  for (const { item, reason, score } of report.excluded) {
+    yield* Console.log(`excluded: ${item.content} (${reason._tag}, score ${score.toFixed(2)})`)
   }
-  return result
+  return report
 }).pipe(
-  // Throw is the default strategy; here we only meet it if the budget is too small for the pins.
-  Effect.catchTag("OverflowError", (e) => Console.error(e.message).pipe(Effect.as(undefined)))
+  Effect.provide(layers),
+  // Pinned items that cannot fit at all are a typed error, like every failure here.
+  Effect.catchTag("PinnedBudgetError", (e) => Console.error(e.message).pipe(Effect.as(undefined)))
 )
-
-// The U-shaped placer (best items at both edges) and a notifier that logs overflow.
-export const main = program.pipe(Effect.provide(Layer.mergeAll(UShapedPlacer.layer, OverflowNotifier.layerLog)))
-
-// Swap either service with a layer of your own: a placer in the specification's shape…
-export const OldestLast = Placer.make("oldest-last", (items) =>
-  [...items]
-    .sort((a, b) => (b.item.timestamp?.epochMilliseconds ?? 0) - (a.item.timestamp?.epochMilliseconds ?? 0))
-    .map((s) => s.item)
-)
-// …and a notifier that sends overflow to your metrics.
-export const CountOverflow = OverflowNotifier.make((event) =>
-  Console.log(`over budget by ${event.tokensOverBudget} tokens`)
-)
-export const custom = program.pipe(Effect.provide(Layer.mergeAll(OldestLast, CountOverflow)))
 
 if (import.meta.main) Effect.runPromise(main)

@@ -8,6 +8,8 @@
 export * as ChronologicalPlacer from "./placers/ChronologicalPlacer.ts"
 /** @since 0.2.0 */
 export * as Classify from "./Classify.ts"
+/** @since 0.2.0 */
+export * as CompositeScorer from "./scorers/CompositeScorer.ts"
 /** @since 0.1.0 */
 export * as ContextBudget from "./ContextBudget.ts"
 /** @since 0.1.0 */
@@ -17,11 +19,17 @@ export * as ContextKind from "./ContextKind.ts"
 /** @since 0.1.0 */
 export * as ContextSource from "./ContextSource.ts"
 /** @since 0.2.0 */
+export * as DecayScorer from "./scorers/DecayScorer.ts"
+/** @since 0.2.0 */
 export * as Deduplicate from "./Deduplicate.ts"
 /** @since 0.1.0 */
 export * as ExcludedItem from "./ExcludedItem.ts"
 /** @since 0.1.0 */
 export * as ExclusionReason from "./ExclusionReason.ts"
+/** @since 0.2.0 */
+export * as FrequencyScorer from "./scorers/FrequencyScorer.ts"
+/** @since 0.2.0 */
+export * as GreedySlice from "./slicers/GreedySlice.ts"
 /** @since 0.2.0 */
 export * as IncludedItem from "./IncludedItem.ts"
 /** @since 0.2.0 */
@@ -30,6 +38,14 @@ export * as InclusionReason from "./InclusionReason.ts"
 export * as InvalidConfigError from "./InvalidConfigError.ts"
 /** @since 0.1.0 */
 export * as InvalidItemError from "./InvalidItemError.ts"
+/** @since 0.2.0 */
+export * as KindScorer from "./scorers/KindScorer.ts"
+/** @since 0.2.0 */
+export * as KnapsackSlice from "./slicers/KnapsackSlice.ts"
+/** @since 0.2.0 */
+export * as MetadataKeyScorer from "./scorers/MetadataKeyScorer.ts"
+/** @since 0.2.0 */
+export * as MetadataTrustScorer from "./scorers/MetadataTrustScorer.ts"
 /** @since 0.1.0 */
 export * as OverflowError from "./OverflowError.ts"
 /** @since 0.1.0 */
@@ -55,6 +71,14 @@ export * as PlacerError from "./PlacerError.ts"
 /** @since 0.1.0 */
 export * as PlaceResult from "./PlaceResult.ts"
 /** @since 0.2.0 */
+export * as PriorityScorer from "./scorers/PriorityScorer.ts"
+/** @since 0.2.0 */
+export * as RecencyScorer from "./scorers/RecencyScorer.ts"
+/** @since 0.2.0 */
+export * as ReflexiveScorer from "./scorers/ReflexiveScorer.ts"
+/** @since 0.2.0 */
+export * as ScaledScorer from "./scorers/ScaledScorer.ts"
+/** @since 0.2.0 */
 export * as Score from "./Score.ts"
 /** @since 0.1.0 */
 export * as ScoredItem from "./ScoredItem.ts"
@@ -74,6 +98,8 @@ export * as SlicerContractError from "./SlicerContractError.ts"
 export * as SlicerError from "./SlicerError.ts"
 /** @since 0.2.0 */
 export * as Sort from "./Sort.ts"
+/** @since 0.2.0 */
+export * as TagScorer from "./scorers/TagScorer.ts"
 /** @since 0.1.0 */
 export * as Timestamp from "./Timestamp.ts"
 /** @since 0.2.0 */

@@ -1,9 +1,9 @@
 /**
  * `cupel conformance PATH...`: runs conformance vectors and reports failures.
  *
- * Prints one line per failure (every vector with `--verbose`) and ends with the line
- * `N passed, M failed, K skipped`. Exits 1 when anything failed or a file could not be read or
- * parsed, 0 otherwise.
+ * Prints one line per failed or skipped vector (every vector, then the counts per stage, with
+ * `--verbose`) and ends with the line `N passed, M failed, K skipped`. Exits 1 when anything
+ * failed or a file could not be read or parsed, 0 otherwise.
  *
  * @since 0.1.0
  */
@@ -39,18 +39,20 @@ export const command = Command.make("conformance", {
     Argument.atLeast(1)
   ),
   verbose: Flag.Boolean("verbose").pipe(
-    Flag.withDescription("also list the vectors that passed or were skipped"),
+    Flag.withDescription("also list the vectors that passed, and the counts per stage"),
     Flag.withDefault(false)
   )
 }, handler).pipe(
-  Command.withShortDescription("Run placing and place conformance vectors (TOML) and report failures"),
+  Command.withShortDescription("Run conformance vectors (TOML) of every stage and report failures"),
   Command.withDescription(
-    "Run conformance vectors: Cupel's placing vectors and this project's place vectors (docs/conformance.md). " +
-      "Vectors of other stages (scoring, slicing, pipeline) are counted as skipped. Prints one line per " +
-      "failure, then \"N passed, M failed, K skipped\"; exits 1 if anything failed or could not be parsed."
+    "Run conformance vectors: Cupel's scoring, slicing, placing and pipeline vectors, and this project's " +
+      "place vectors (docs/conformance.md). Vectors of components not implemented yet (the quota slicers) " +
+      "are counted as skipped, with the reason. Prints one line per failed or skipped vector, then " +
+      "\"N passed, M failed, K skipped\"; exits 1 if anything failed or could not be parsed."
   ),
   Command.withExamples([
     { command: "cupel conformance ../shared/conformance test/vectors" },
+    { command: "cupel conformance --verbose ../shared/conformance/cupel/required/scoring" },
     { command: "cupel conformance --verbose test/vectors/place/u-shaped-five.toml" }
   ])
 )

@@ -81,3 +81,20 @@ export const describePlatformError = (error: PlatformError.PlatformError): strin
 
 /** A list of contents as it reads in a vector file: `["a", "b"]`. */
 export const showList = (items: ReadonlyArray<string>): string => `[${items.map((s) => JSON.stringify(s)).join(", ")}]`
+
+/**
+ * As {@link schemaProblems}, for a value found at `prefix` in the vector: the problems' paths are
+ * prefixed, so that a sub-table decoded on its own still names its field in full
+ * (`config.scorers[1].weight`, not `weight`).
+ */
+export const schemaProblemsAt = (error: Schema.SchemaError, prefix: ReadonlyArray<PropertyKey>): Array<string> =>
+  formatter(error.issue).issues.map((issue) => {
+    const path = (issue.path ?? []).map((segment) =>
+      typeof segment === "object" && segment !== null && "key" in segment ? segment.key : segment
+    )
+    return `${formatPath([...prefix, ...path])}: ${issue.message}`
+  })
+
+/** A multiset of contents, sorted, as a set comparison shows it: `{"a", "b"}`. */
+export const showSet = (items: ReadonlyArray<string>): string =>
+  `{${[...items].sort().map((s) => JSON.stringify(s)).join(", ")}}`

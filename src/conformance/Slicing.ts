@@ -1,0 +1,111 @@
+/**
+ * Slicing: Cupel's `slicing` vectors — one slicer, with pre-scored input.
+ *
+ * The `[[scored_items]]` are put in score order first, exactly as the pipeline's Sort stage does
+ * (score descending, stable): a slicer is given sorted input, and not every vector lists its
+ * items that way (`greedy-zero-tokens` does not). The slicer named by `[test] slicer` is built
+ * from `[config]`, and slices against `[budget]` (`target_tokens`; `max_tokens` defaults to it).
+ * The selected contents are compared with `[expected] selected_contents` as a set.
+ *
+ * The quota slicers (`quota`, `count_quota`, `count_constrained_knapsack`) are not implemented
+ * yet: their vectors are skipped, with that reason.
+ *
+ * @since 0.2.0
+ */
+import { Effect, Result, Schema, SchemaTransformation } from "effect"
+import * as ContextBudget from "../ContextBudget.ts"
+import { showSet } from "../internal/conformanceMessages.ts"
+import type * as ScoredItem from "../ScoredItem.ts"
+import type * as Slicer from "../Slicer.ts"
+import * as Sort from "../Sort.ts"
+import { buildSlicer, ComponentUnavailable, decodeSlicer, SlicerName, type SlicerSpec } from "./Components.ts"
+import { compareSet, describeError, judge, type Outcome, skipped } from "./Report.ts"
+import { decodeAt, defaultEmpty, ScoredVectorItem, type VectorProblems } from "./Vector.ts"
+
+/**
+ * A Cupel `slicing` vector. `sorted` is already in score order.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface SlicingVector {
+  readonly _tag: "SlicingVector"
+  readonly file: string
+  readonly name: string
+  readonly slicer: SlicerSpec
+  readonly budget: Slicer.Budget
+  readonly sorted: ReadonlyArray<ScoredItem.ScoredItem>
+  readonly selectedContents: ReadonlyArray<string>
+}
+
+/** `[budget]` of a slicing vector: the slicer's budget, validated as a `ContextBudget` is. */
+const SlicingBudget = Schema.Struct({
+  target_tokens: Schema.Number,
+  max_tokens: Schema.optionalKey(Schema.Number)
+}).pipe(
+  Schema.decodeTo(
+    ContextBudget.ContextBudget,
+    SchemaTransformation.transform({
+      decode: (b): typeof ContextBudget.ContextBudget.Encoded => ({
+        maxTokens: b.max_tokens ?? b.target_tokens,
+        targetTokens: b.target_tokens
+      }),
+      encode: (b) => ({ target_tokens: b.targetTokens, max_tokens: b.maxTokens })
+    })
+  )
+)
+
+const SlicingVectorToml = Schema.Struct({
+  test: Schema.Struct({ name: Schema.String, stage: Schema.Literal("slicing"), slicer: SlicerName }),
+  config: Schema.Record(Schema.String, Schema.Unknown).pipe(Schema.withDecodingDefaultKey(Effect.succeed({}))),
+  budget: SlicingBudget,
+  scored_items: defaultEmpty(ScoredVectorItem),
+  expected: Schema.Struct({ selected_contents: Schema.Array(Schema.String) })
+})
+
+/**
+ * Decodes a `slicing` vector from its parsed TOML.
+ *
+ * @since 0.2.0
+ * @category decoding
+ */
+export const decode = (file: string, table: unknown): Effect.Effect<SlicingVector, VectorProblems> =>
+  Effect.gen(function*() {
+    const v = yield* decodeAt(SlicingVectorToml, table)
+    const slicer = yield* decodeSlicer(v.test.slicer, v.config, ["config"])
+    return {
+      _tag: "SlicingVector",
+      file,
+      name: v.test.name,
+      slicer,
+      budget: v.budget,
+      sorted: Sort.sort(v.scored_items),
+      selectedContents: v.expected.selected_contents
+    }
+  })
+
+/**
+ * Runs a `slicing` vector.
+ *
+ * @since 0.2.0
+ * @category running
+ */
+export const run = Effect.fn("Conformance.runSlicing")(function*(vector: SlicingVector): Effect.fn.Return<Outcome> {
+  const field = "selected_contents"
+  const built = yield* Effect.result(buildSlicer(vector.slicer))
+  if (Result.isFailure(built)) {
+    const error = built.failure
+    if (error instanceof ComponentUnavailable) return skipped(vector, "slicing", error.reason)
+    return judge(vector, "slicing", [{ field: "config", expected: `a ${vector.slicer.type} slicer`, actual: describeError(error) }])
+  }
+  const sliced = yield* Effect.result(built.success.slice(vector.sorted, vector.budget))
+  if (Result.isFailure(sliced)) {
+    return judge(vector, "slicing", [{
+      field,
+      expected: `${showSet(vector.selectedContents)} (any order)`,
+      actual: describeError(sliced.failure)
+    }])
+  }
+  const selected = Array.from(sliced.success.selected, (index) => vector.sorted[index]?.item.content ?? `<index ${index}>`)
+  return judge(vector, "slicing", compareSet(field, vector.selectedContents, selected))
+})

@@ -1,0 +1,110 @@
+/**
+ * CompositeScorer: a weighted average of other scorers.
+ *
+ * Each entry pairs a scorer with a positive, finite weight; weights are relative and are
+ * normalised to sum to 1 when the composite is made (`3 : 1` is `0.75 : 0.25`). An item's score
+ * is `Σ score_k(item) × weight_k`, summed in entry order. Each child scores the whole list once.
+ *
+ * Composites nest (a composite, or a `ScaledScorer`, may be a child), and one scorer value may
+ * be a child several times or of several composites: sharing is not a cycle.
+ *
+ * **Cycles.** The chapter asks for a depth-first search, by reference identity, for a scorer
+ * that contains itself. Here no such graph can be built: a composite's children are values that
+ * exist before it is made, they are copied into a frozen array when it is made, and scorer
+ * values are immutable, so a composite can never become one of its own descendants; the same
+ * holds for `ScaledScorer`'s inner scorer. The one way to loop is a custom scorer whose function
+ * calls, at scoring time, a composite made later — opaque code, which the chapter's search does
+ * not enter either (it walks only composite and scaled nodes). No check is therefore made.
+ *
+ * @since 0.2.0
+ */
+import { Effect } from "effect"
+import { InvalidConfigError } from "../InvalidConfigError.ts"
+import * as Scorer from "../Scorer.ts"
+
+/**
+ * The scorer's name.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const name = "composite"
+
+const component = "CompositeScorer"
+
+/**
+ * One child scorer and its relative weight.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Entry {
+  readonly scorer: Scorer.Definition
+  readonly weight: number
+}
+
+/**
+ * A composite scorer; `children` are its scorers with their normalised weights.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Composite extends Scorer.Definition {
+  readonly children: ReadonlyArray<Entry>
+}
+
+const fail = (path: string, rule: string) => Effect.fail(new InvalidConfigError({ component, path, rule }))
+
+/**
+ * A composite scorer. Fails with an `InvalidConfigError` when there are no entries, when an
+ * entry has no scorer, when a weight is not positive or not finite, or when the weights add up
+ * to more than the largest double (their normalised values would all be 0).
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { CompositeScorer, PriorityScorer, RecencyScorer } from "effect-cupel"
+ *
+ * const scorer = CompositeScorer.make([
+ *   { scorer: RecencyScorer.make(), weight: 3 },
+ *   { scorer: PriorityScorer.make(), weight: 1 }
+ * ])
+ * ```
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const make = (entries: ReadonlyArray<Entry>): Effect.Effect<Composite, InvalidConfigError> => {
+  if (entries.length === 0) return fail("entries", "must hold at least one scorer")
+  let totalWeight = 0
+  for (let k = 0; k < entries.length; k++) {
+    const { scorer, weight } = entries[k]!
+    // Typed callers cannot pass a missing scorer; untyped ones can, and the chapter checks it.
+    if (scorer === null || typeof scorer !== "object" || typeof scorer.scoreAll !== "function") {
+      return fail(`entries[${k}].scorer`, `must be a scorer, got ${String(scorer)}`)
+    }
+    if (weight <= 0) return fail(`entries[${k}].weight`, `must be positive, got ${weight}`)
+    if (typeof weight !== "number" || !Number.isFinite(weight)) {
+      return fail(`entries[${k}].weight`, `must be finite, got ${String(weight)}`)
+    }
+    totalWeight += weight
+  }
+  if (!Number.isFinite(totalWeight)) return fail("entries", "must have weights whose sum is finite")
+  const children: ReadonlyArray<Entry> = Object.freeze(
+    entries.map((entry) => Object.freeze({ scorer: entry.scorer, weight: entry.weight / totalWeight }))
+  )
+  return Effect.succeed({
+    name,
+    children,
+    scoreAll: Effect.fnUntraced(function*(items) {
+      const n = items.length
+      const result = new Float64Array(n)
+      for (const child of children) {
+        const scores = yield* Effect.flatMap(child.scorer.scoreAll(items), (s) => Scorer.check(child.scorer.name, items, s))
+        const weight = child.weight
+        for (let i = 0; i < n; i++) result[i] = result[i]! + scores[i]! * weight
+      }
+      return result
+    })
+  })
+}
