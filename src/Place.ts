@@ -21,6 +21,8 @@ import type { PlacerContractError } from "./PlacerContractError.ts"
 import type { PlacerError } from "./PlacerError.ts"
 import type { PlaceResult } from "./PlaceResult.ts"
 import type { ScoredItem } from "./ScoredItem.ts"
+import { TokenTotalError } from "./TokenTotalError.ts"
+import { isSafeTotal } from "./internal/tokens.ts"
 import * as UShapedPlacer from "./placers/UShapedPlacer.ts"
 
 /**
@@ -49,7 +51,7 @@ export interface Options {
  * @since 0.1.0
  * @category errors
  */
-export type PlaceError = OverflowError | InvalidItemError | PlacerError | PlacerContractError
+export type PlaceError = OverflowError | InvalidItemError | TokenTotalError | PlacerError | PlacerContractError
 
 /**
  * The score pinned items carry into the merge.
@@ -65,6 +67,9 @@ export const pinnedScore = 1.0
  * 1. Checks every item: token counts must be non-negative integers, scores must not be NaN,
  *    and no scored item may be marked `pinned` (`InvalidItemError` names the offender).
  * 2. Merges: pinned items first at score 1.0, then the scored items in their given order.
+ *    The token total must stay exact: when the pinned items, or the merged items, add up past
+ *    `Number.MAX_SAFE_INTEGER`, Place fails with `TokenTotalError` (whatever the strategy),
+ *    since no total, overflow check or truncation could then be trusted.
  * 3. If the merged tokens exceed `budget.targetTokens`:
  *    - `Throw` fails with `OverflowError`;
  *    - `Truncate` keeps every pinned item and the other items from the front while they fit,
@@ -118,7 +123,10 @@ export const place: (
   const mergedCopy = pinnedCount === 0 ? undefined : new Array<ScoredItem>(pinnedCount + scored.length)
   const merged: ReadonlyArray<ScoredItem> = mergedCopy ?? scored
   const scan = mergeAndCount(pinned, scored, mergedCopy)
-  if (!scan.ok) return yield* invalid(scan.problem, scan.list, scan.index, scan.item, scan.score)
+  if (!scan.ok) return yield* Effect.fail(scan.error)
+  // Every total below is exact from here on: the merged total is a safe integer, the kept
+  // items are some of the merged ones (none negative), and each difference is of two safe
+  // non-negative integers.
   const mergedTokens = scan.mergedTokens
 
   const overflowed = mergedTokens > targetTokens
@@ -144,6 +152,7 @@ export const place: (
         })
       case "Truncate": {
         const truncated = truncate(merged, pinnedCount, targetTokens, pinnedCount > 0 ? pinned[0] : undefined)
+        if (!truncated.ok) return yield* Effect.fail(truncated.error)
         kept = truncated.kept
         excluded = truncated.excluded
         totalTokens = truncated.tokens
@@ -179,17 +188,10 @@ export const place: (
   } satisfies PlaceResult
 })
 
-/** What the validation pass found: the merged tokens, or the first item Place must refuse. */
+/** What the validation pass found: the merged tokens, or the first reason Place must refuse. */
 type Scan =
   | { readonly ok: true; readonly mergedTokens: number }
-  | {
-    readonly ok: false
-    readonly problem: InvalidItemProblem
-    readonly list: "pinned" | "scored"
-    readonly index: number
-    readonly item: ContextItem
-    readonly score?: number
-  }
+  | { readonly ok: false; readonly error: InvalidItemError | TokenTotalError }
 
 /**
  * Validation, merge and token sum: one pass over each list. A plain function rather than part
@@ -206,8 +208,9 @@ const mergeAndCount = (
   for (let i = 0; mergedCopy !== undefined && i < pinnedCount; i++) {
     const item = pinned[i]!
     const problem = tokenProblem(item.tokens)
-    if (problem !== undefined) return { ok: false, problem, list: "pinned", index: i, item }
+    if (problem !== undefined) return invalid(problem, "pinned", i, item)
     mergedTokens += item.tokens
+    if (!isSafeTotal(mergedTokens)) return tooManyTokens("pinned items", i + 1)
     mergedCopy[i] = { item, score: pinnedScore }
   }
   const n = scored.length
@@ -234,7 +237,16 @@ const mergeAndCount = (
       !(validScore(ea.score) && validScore(eb.score) && validScore(ec.score) && validScore(ed.score)) ||
       a.pinned || b.pinned || c.pinned || d.pinned
     ) break
-    mergedTokens += ta + tb + tc + td
+    // One check per block is as good as one after each addition. The total before the block
+    // is safe and each count is a safe non-negative integer. While the exact partial sums stay
+    // at or below MAX_SAFE_INTEGER they are doubles themselves, so no addition rounds; once one
+    // reaches 2^53 (a double too), rounding to nearest cannot take it back below 2^53, and
+    // adding non-negative counts cannot either. So the block's total is safe exactly when every
+    // partial sum was, and then it is exact; five safe integers stay far from Infinity. A block
+    // that leaves the safe range is walked again item by item below, which finds the count.
+    const total = mergedTokens + ta + tb + tc + td
+    if (!isSafeTotal(total)) break
+    mergedTokens = total
     if (mergedCopy !== undefined) {
       mergedCopy[pinnedCount + i] = ea
       mergedCopy[pinnedCount + i + 1] = eb
@@ -246,14 +258,13 @@ const mergeAndCount = (
     const entry = scored[i]!
     const item = entry.item
     const problem = tokenProblem(item.tokens)
-    if (problem !== undefined) return { ok: false, problem, list: "scored", index: i, item }
-    if (!validScore(entry.score)) {
-      return { ok: false, problem: "InvalidScore", list: "scored", index: i, item, score: entry.score }
-    }
+    if (problem !== undefined) return invalid(problem, "scored", i, item)
+    if (!validScore(entry.score)) return invalid("InvalidScore", "scored", i, item, entry.score)
     // Pinned items bypass scoring and slicing; one in the scored list is a caller's mistake,
     // and Truncate's order-dependent walk would give it a meaning no caller intends.
-    if (item.pinned) return { ok: false, problem: "PinnedInScored", list: "scored", index: i, item }
+    if (item.pinned) return invalid("PinnedInScored", "scored", i, item)
     mergedTokens += item.tokens
+    if (!isSafeTotal(mergedTokens)) return tooManyTokens("merged items", pinnedCount + i + 1)
     if (mergedCopy !== undefined) mergedCopy[pinnedCount + i] = entry
   }
   return { ok: true, mergedTokens }
@@ -273,12 +284,17 @@ const invalid = (
   index: number,
   item: ContextItem,
   score?: number
-) =>
-  Effect.fail(
-    score === undefined
-      ? new InvalidItemError({ problem, list, index, content: item.content, tokens: item.tokens })
-      : new InvalidItemError({ problem, list, index, content: item.content, tokens: item.tokens, score })
-  )
+): Scan => ({
+  ok: false,
+  error: score === undefined
+    ? new InvalidItemError({ problem, list, index, content: item.content, tokens: item.tokens })
+    : new InvalidItemError({ problem, list, index, content: item.content, tokens: item.tokens, score })
+})
+
+const tooManyTokens = (what: string, count: number): { readonly ok: false; readonly error: TokenTotalError } => ({
+  ok: false,
+  error: new TokenTotalError({ what, count })
+})
 
 /**
  * The specification's Truncate: walk the merged list from the front, keep pinned items always
@@ -289,7 +305,10 @@ const truncate = (
   pinnedCount: number,
   targetTokens: number,
   firstPinned: ContextItem | undefined
-): { kept: Array<ScoredItem>; excluded: Array<ExcludedItem>; tokens: number } => {
+):
+  | { readonly ok: true; readonly kept: Array<ScoredItem>; readonly excluded: Array<ExcludedItem>; readonly tokens: number }
+  | { readonly ok: false; readonly error: TokenTotalError } =>
+{
   const kept: Array<ScoredItem> = []
   const excluded: Array<ExcludedItem> = []
   const pinnedOverride = firstPinned === undefined ? undefined : ExclusionReason.pinnedOverride(firstPinned.content)
@@ -300,6 +319,10 @@ const truncate = (
     if (i < pinnedCount || tokens + itemTokens <= targetTokens) {
       kept.push(entry)
       tokens += itemTokens
+      // The kept items are some of the merged ones, whose total was checked: this cannot fire
+      // on Place's own input. It is kept so that this walk, like every token sum of the
+      // library, holds its own total to the rule whatever list it is given.
+      if (!isSafeTotal(tokens)) return tooManyTokens("kept items", kept.length)
     } else {
       excluded.push({
         item: entry.item,
@@ -308,7 +331,7 @@ const truncate = (
       })
     }
   }
-  return { kept, excluded, tokens }
+  return { ok: true, kept, excluded, tokens }
 }
 
 /**

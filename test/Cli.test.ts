@@ -5,10 +5,21 @@ import { TestConsole } from "effect/testing"
 import { spawnSync } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
+import * as CliFailure from "../src/cli/CliFailure.ts"
 import * as Main from "../src/cli/Main.ts"
+import * as PlaceCommand from "../src/cli/PlaceCommand.ts"
 import * as PlaceInput from "../src/cli/PlaceInput.ts"
+import * as Placement from "../src/cli/Placement.ts"
 import * as Sample from "../src/cli/Sample.ts"
-import { ContextItem } from "../src/index.ts"
+import {
+  ContextItem,
+  InvalidItemError,
+  OverflowError,
+  type Place,
+  PlacerContractError,
+  PlacerError,
+  TokenTotalError
+} from "../src/index.ts"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 const cliDoc = readFileSync(`${root}docs/cli.md`, "utf8")
@@ -22,6 +33,15 @@ const docBlock = (marker: string): string => {
   return match![1]!
 }
 
+/** The rows of the table that follows `<!-- marker -->` in docs/cli.md, header and rule left out. */
+const docTableRows = (marker: string): Array<Array<string>> => {
+  const at = cliDoc.indexOf(`<!-- ${marker} -->`)
+  assert.isAtLeast(at, 0, `docs/cli.md has no <!-- ${marker} -->`)
+  const lines = cliDoc.slice(at).split("\n").slice(1)
+  const table = lines.slice(0, lines.findIndex((line) => !line.startsWith("|")))
+  return table.slice(2).map((row) => row.split("|").slice(1, -1).map((cell) => cell.trim()))
+}
+
 interface Run {
   readonly code: number
   readonly stdout: string
@@ -32,11 +52,14 @@ interface Run {
  * Runs `cupel args…` in process: real files and paths, standard input from `stdin`, output
  * captured by a fresh test console, the exit code as the runtime would compute it.
  */
-const cli = (args: ReadonlyArray<string>, stdin = "") =>
+const cli = (args: ReadonlyArray<string>, stdin = "") => capture(Main.runWith(args), stdin)
+
+/** Runs any part of the CLI as `cli` runs the whole: output captured, exit code computed. */
+const capture = <A, E, R>(program: Effect.Effect<A, E, R>, stdin = "") =>
   Effect.gen(function*() {
     // A console of its own per run: a shared test console would mix the output of several runs.
     const console = yield* TestConsole.make
-    const exit = yield* Effect.exit(Main.runWith(args)).pipe(
+    const exit = yield* Effect.exit(program).pipe(
       Effect.provideService(Console.Console, console),
       Effect.provide(Stdio.layerTest({
         stdin: Stream.make(new TextEncoder().encode(stdin)),
@@ -66,7 +89,7 @@ layer(NodeServices.layer)("cupel", (it) => {
     Effect.gen(function*() {
       const run = yield* cli(["--help"])
       assert.strictEqual(run.code, 0)
-      for (const command of ["demo", "place", "conformance"]) assert.match(run.stdout, new RegExp(`^  ${command}\\s`, "m"))
+      for (const command of ["demo", "run", "place", "conformance"]) assert.match(run.stdout, new RegExp(`^  ${command}\\s`, "m"))
     }))
 
   it.effect("--version prints the package's version", () =>
@@ -203,6 +226,108 @@ layer(NodeServices.layer)("cupel place", (it) => {
     `scored[0] ("x") is marked pinned`
   )
 
+  const MAX = Number.MAX_SAFE_INTEGER
+  const huge = (first: number, second: number) =>
+    `{ "budget": { "maxTokens": ${MAX}, "targetTokens": 50 }, "scored": [
+      { "item": { "content": "max", "tokens": ${first} }, "score": 0.9 },
+      { "item": { "content": "one", "tokens": ${second} }, "score": 0.5 }
+    ] }`
+
+  it.effect("tokens adding up past MAX_SAFE_INTEGER: one line on stderr naming the total, nothing on stdout, exit 2, with every strategy", () =>
+    Effect.gen(function*() {
+      for (const strategy of ["throw", "truncate", "proceed"]) {
+        const run = yield* cli(["place", "-", "--overflow", strategy], huge(MAX, 1))
+        assert.strictEqual(run.code, 2, strategy)
+        assert.strictEqual(run.stdout, "", strategy)
+        assert.strictEqual(
+          run.stderr,
+          `cupel place: invalid input (stdin): the tokens of the merged items add up past ${MAX} ` +
+            `(Number.MAX_SAFE_INTEGER) after 2 items; no exact total exists`
+        )
+      }
+    }))
+
+  it.effect("tokens adding up to exactly MAX_SAFE_INTEGER are placed with exact figures", () =>
+    Effect.gen(function*() {
+      const truncated = yield* cli(["place", "-", "--overflow", "truncate"], huge(MAX - 1, 1))
+      assert.strictEqual(truncated.code, 0, truncated.stderr)
+      const output = JSON.parse(truncated.stdout)
+      assert.deepStrictEqual([output.mergedTokens, output.totalTokens], [MAX, 1])
+      const overflow = yield* cli(["place", "-"], huge(MAX - 1, 1))
+      assert.strictEqual(overflow.code, 1)
+      assert.strictEqual(JSON.parse(overflow.stderr).mergedTokens, MAX)
+    }))
+
+  it.effect("an item that placement refuses: one line on stderr, nothing on stdout, exit 2", () =>
+    Effect.gen(function*() {
+      const run = yield* cli(["place", "-"], `{ ${budget}, "pinned": [{ "content": "neg", "tokens": -3 }] }`)
+      assert.strictEqual(run.code, 2)
+      assert.strictEqual(run.stdout, "")
+      assert.strictEqual(
+        run.stderr,
+        `cupel place: invalid input (stdin): pinned[0] ("neg") has a negative token count (-3); such items must be excluded before placement`
+      )
+    }))
+
+  it.effect("every error of Place has the exit code docs/cli.md gives it, and one line on stderr", () =>
+    Effect.gen(function*() {
+      const errors: Record<Place.PlaceError["_tag"], Place.PlaceError> = {
+        OverflowError: new OverflowError.OverflowError({ mergedTokens: 141, targetTokens: 120, tokensOverBudget: 21 }),
+        InvalidItemError: new InvalidItemError.InvalidItemError({
+          problem: "NegativeTokens",
+          list: "scored",
+          index: 0,
+          content: "x",
+          tokens: -1
+        }),
+        TokenTotalError: new TokenTotalError.TokenTotalError({ what: "merged items", count: 2 }),
+        PlacerError: new PlacerError.PlacerError({ placer: "u-shaped", reason: "threw Error: boom" }),
+        PlacerContractError: new PlacerContractError.PlacerContractError({
+          placer: "u-shaped",
+          violation: "WrongLength",
+          expectedLength: 2,
+          actualLength: 1
+        })
+      }
+      const documented = new Map(docTableRows("place-errors").map(([tag, code]) => [tag!.replaceAll("`", ""), Number(code)]))
+      assert.sameMembers([...documented.keys()], Object.keys(errors))
+      for (const [tag, error] of Object.entries(errors)) {
+        const run = yield* capture(PlaceCommand.reportPlaceError("stdin", error))
+        assert.strictEqual(run.code, documented.get(tag), tag)
+        assert.strictEqual(run.stdout, "", tag)
+        assert.strictEqual(run.stderr.split("\n").length, 1, tag)
+        if (tag !== "OverflowError") assert.isTrue(run.stderr.startsWith("cupel place: "), tag)
+        // Placement.refusesInput (what `cupel demo` reports as bad input) agrees with the table.
+        assert.strictEqual(Placement.refusesInput(error), run.code === 2, tag)
+        assert.include(run.stderr, error.message, tag)
+      }
+    }))
+
+  it.effect("a defect is a bug in cupel: one line on stderr, nothing on stdout, exit 3", () =>
+    Effect.gen(function*() {
+      const run = yield* capture(
+        Effect.die(new RangeError("index out of range\n    at somewhere (file.ts:1:1)")).pipe(CliFailure.catchDefects("place"))
+      )
+      assert.strictEqual(run.code, CliFailure.ExitCode.internal)
+      assert.strictEqual(run.code, 3)
+      assert.strictEqual(run.stdout, "")
+      assert.strictEqual(
+        run.stderr,
+        "cupel place: internal error (a bug in cupel, please report it): RangeError: index out of range at somewhere (file.ts:1:1)"
+      )
+      const odd = yield* capture(Effect.die({ toString: (): string => { throw new Error("no") } }).pipe(CliFailure.catchDefects("place")))
+      assert.strictEqual(odd.code, 3)
+      assert.include(odd.stderr, "a value that cannot be shown")
+    }))
+
+  it.effect("typed failures and success pass through the defect guard untouched", () =>
+    Effect.gen(function*() {
+      const failed = yield* capture(Effect.fail(CliFailure.failure()).pipe(CliFailure.catchDefects("place")))
+      assert.deepStrictEqual([failed.code, failed.stderr], [1, ""])
+      const ok = yield* capture(Effect.succeed(1).pipe(CliFailure.catchDefects("place")))
+      assert.deepStrictEqual([ok.code, ok.stderr], [0, ""])
+    }))
+
   it.effect("rejects a file that cannot be read, exit 2", () =>
     Effect.gen(function*() {
       const run = yield* cli(["place", `${root}no-such-input.json`])
@@ -238,10 +363,10 @@ layer(NodeServices.layer)("cupel conformance", (it) => {
     }))
 })
 
-layer(NodeServices.layer)("cupel demo", (it) => {
+layer(NodeServices.layer)("cupel demo --place", (it) => {
   it.effect("places the sample with both placers and every strategy, plain text when not a terminal", () =>
     Effect.gen(function*() {
-      const run = yield* cli(["demo"])
+      const run = yield* cli(["demo", "--place"])
       assert.strictEqual(run.code, 0, run.stderr)
       for (const placer of ["u-shaped", "chronological"]) {
         for (const strategy of ["throw", "truncate", "proceed"]) {
@@ -257,7 +382,7 @@ layer(NodeServices.layer)("cupel demo", (it) => {
 
   it.effect("the u-shaped window is high at both ends: first and last rows carry the top scores", () =>
     Effect.gen(function*() {
-      const run = yield* cli(["demo", "--placer", "u-shaped", "--overflow", "proceed"])
+      const run = yield* cli(["demo", "--place", "--placer", "u-shaped", "--overflow", "proceed"])
       const scores = [...run.stdout.matchAll(/^\s+\d+ .* (\d\.\d\d)  /gm)].map((m) => Number(m[1]))
       assert.strictEqual(scores.length, 17)
       const sorted = [...scores].sort((a, b) => b - a)
@@ -267,23 +392,23 @@ layer(NodeServices.layer)("cupel demo", (it) => {
 
   it.effect("--budget changes the target; a target above the max is refused with exit 2", () =>
     Effect.gen(function*() {
-      const fits = yield* cli(["demo", "-p", "chronological", "-s", "throw", "--budget", "5000", "--max", "8192"])
+      const fits = yield* cli(["demo", "--place", "-p", "chronological", "-s", "throw", "--budget", "5000", "--max", "8192"])
       assert.strictEqual(fits.code, 0, fits.stderr)
       assert.include(fits.stdout, "window: 4,633 tokens in 17 items (target 5,000;")
       assert.notInclude(fits.stdout, "OverflowError")
-      const refused = yield* cli(["demo", "--budget", "5000"])
+      const refused = yield* cli(["demo", "--place", "--budget", "5000"])
       assert.strictEqual(refused.code, 2)
       assert.include(refused.stderr, "budget.targetTokens: targetTokens (5000) must not exceed maxTokens (4096)")
     }))
 
   it.effect("--print-sample prints the sample as place JSON; --input places a file of that format", () =>
     Effect.gen(function*() {
-      const printed = yield* cli(["demo", "--print-sample"])
+      const printed = yield* cli(["demo", "--place", "--print-sample"])
       assert.deepStrictEqual(JSON.parse(printed.stdout), Sample.json)
       const input = yield* PlaceInput.decodeText("sample", printed.stdout)
       assert.strictEqual(input.pinned.length + input.scored.length, 17)
       const file = yield* writeTemp("trip.json", docBlock("place-example:input"))
-      const run = yield* cli(["demo", "--input", file, "-p", "u-shaped", "-s", "truncate"])
+      const run = yield* cli(["demo", "--place", "--input", file, "-p", "u-shaped", "-s", "truncate"])
       assert.strictEqual(run.code, 0, run.stderr)
       assert.include(run.stdout, "5 candidate items: 1 pinned, 4 scored")
       assert.include(run.stdout, "window: 96 tokens in 4 items")
@@ -292,11 +417,11 @@ layer(NodeServices.layer)("cupel demo", (it) => {
   it.effect("--input with a bad file: the problems on stderr, nothing drawn, exit 2", () =>
     Effect.gen(function*() {
       const file = yield* writeTemp("bad.json", `{ "budget": { "maxTokens": 1, "targetTokens": 2 } }`)
-      const run = yield* cli(["demo", "--input", file])
+      const run = yield* cli(["demo", "--place", "--input", file])
       assert.strictEqual(run.code, 2)
       assert.include(run.stderr, "budget.targetTokens: targetTokens (2) must not exceed maxTokens (1)")
       const refused = yield* writeTemp("neg.json", `{ ${budget}, "pinned": [{ "content": "neg", "tokens": -3 }] }`)
-      const negative = yield* cli(["demo", "--input", refused])
+      const negative = yield* cli(["demo", "--place", "--input", refused])
       assert.strictEqual(negative.code, 2)
       assert.strictEqual(negative.stdout, "")
       assert.include(negative.stderr, `pinned[0] ("neg") has a negative token count (-3)`)
@@ -320,6 +445,19 @@ describe("the real program", () => {
     assert.strictEqual(bad.status, 2)
     assert.include(bad.stderr, "malformed JSON")
     assert.strictEqual(cupel(["place", "--overflow", "sometimes"], example).status, 2)
+  })
+
+  it("tokens adding up past MAX_SAFE_INTEGER: exit 2, one line on stderr, nothing on stdout", () => {
+    const max = Number.MAX_SAFE_INTEGER
+    const input = `{ "budget": { "maxTokens": 100, "targetTokens": 50 }, "scored": [
+      { "item": { "content": "a", "tokens": ${max} }, "score": 1 }, { "item": { "content": "b", "tokens": 1 }, "score": 0.5 }
+    ] }`
+    for (const strategy of ["throw", "truncate", "proceed"]) {
+      const run = cupel(["place", "-", "--overflow", strategy], input)
+      assert.strictEqual(run.status, 2, `${strategy}: ${run.stdout}${run.stderr}`)
+      assert.strictEqual(run.stdout, "")
+      assert.match(run.stderr, /^cupel place: invalid input \(stdin\): the tokens of the merged items add up past \d+ .*\n$/)
+    }
   })
 
   it("the package's bin launcher starts the CLI with the Node that npm provides", () => {

@@ -12,6 +12,7 @@ import {
   Place,
   Placer,
   type ScoredItem,
+  TokenTotalError,
   UShapedPlacer
 } from "../src/index.ts"
 import { scoredItems } from "./support/arbitraries.ts"
@@ -382,6 +383,167 @@ describe("Place — invalid items", () => {
       )
       assert.strictEqual(out, "NegativeTokens")
     }).pipe(Effect.provide(Default)))
+})
+
+const MAX = Number.MAX_SAFE_INTEGER
+const strategies = ["Throw", "Truncate", "Proceed"] as const
+
+describe("Place — exact token totals", () => {
+  const run = (options: Place.Options) => Place.place(options).pipe(Effect.provide(Default))
+  const tokenError = (options: Place.Options) =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(run(options))
+      if (error._tag !== "TokenTotalError") return assert.fail(`expected TokenTotalError, got ${error._tag}: ${error.message}`)
+      assert.instanceOf(error, TokenTotalError.TokenTotalError)
+      return error
+    })
+
+  it.effect("sums at exactly MAX_SAFE_INTEGER pass, pinned-only, scored-only and mixed, with every strategy", () =>
+    Effect.gen(function*() {
+      const inputs = {
+        "pinned-only": { pinned: [item("p0", { tokens: MAX - 1 }), item("p1", { tokens: 1 })] },
+        "scored-only": { scored: [scored("s0", 0.9, { tokens: MAX - 1 }), scored("s1", 0.5, { tokens: 1 })] },
+        "mixed": { pinned: [item("p0", { tokens: MAX - 5 })], scored: [scored("s0", 0.9, { tokens: 2 }), scored("s1", 0.5, { tokens: 3 })] }
+      }
+      for (const [name, input] of Object.entries(inputs)) {
+        for (const strategy of strategies) {
+          const result = yield* run({ ...input, budget: budget(MAX, MAX), overflowStrategy: strategy })
+          assert.strictEqual(result.mergedTokens, MAX, `${name}, ${strategy}`)
+          assert.strictEqual(result.totalTokens, MAX, `${name}, ${strategy}`)
+          assert.isFalse(result.overflowed)
+          assert.strictEqual(result.tokensOverBudget, 0)
+        }
+      }
+    }))
+
+  it.effect("a total of exactly MAX_SAFE_INTEGER over a small target: exact figures from Throw, Truncate and Proceed", () =>
+    Effect.gen(function*() {
+      const input = { scored: [scored("big", 0.9, { tokens: MAX - 1 }), scored("one", 0.5, { tokens: 1 })], budget: budget(10) }
+      const overflow = yield* Effect.flip(run({ ...input, overflowStrategy: "Throw" }))
+      if (overflow._tag !== "OverflowError") return assert.fail(`expected OverflowError, got ${overflow._tag}`)
+      assert.deepStrictEqual([overflow.mergedTokens, overflow.tokensOverBudget], [MAX, MAX - 10])
+      const truncated = yield* run({ ...input, overflowStrategy: "Truncate" })
+      assert.deepStrictEqual(contents(truncated.placed), ["one"])
+      assert.deepStrictEqual([truncated.mergedTokens, truncated.totalTokens, truncated.tokensOverBudget], [MAX, 1, 0])
+      assert.deepStrictEqual(truncated.excluded[0]?.reason, ExclusionReason.budgetExceeded(MAX - 1, 10))
+      const proceeded = yield* run({ ...input, overflowStrategy: "Proceed" })
+      assert.deepStrictEqual([proceeded.totalTokens, proceeded.tokensOverBudget], [MAX, MAX - 10])
+    }))
+
+  it.effect("one past MAX_SAFE_INTEGER fails with TokenTotalError, scored-only, for Throw, Truncate and Proceed", () =>
+    Effect.gen(function*() {
+      for (const strategy of strategies) {
+        const error = yield* tokenError({
+          scored: [scored("max", 0.9, { tokens: MAX }), scored("one", 0.5, { tokens: 1 })],
+          budget: budget(50),
+          overflowStrategy: strategy
+        })
+        assert.deepStrictEqual([error.what, error.count], ["merged items", 2], strategy)
+      }
+    }))
+
+  it.effect("one past MAX_SAFE_INTEGER fails with TokenTotalError, pinned-only, for Throw, Truncate and Proceed", () =>
+    Effect.gen(function*() {
+      for (const strategy of strategies) {
+        const error = yield* tokenError({
+          pinned: [item("one", { tokens: 1 }), item("max", { tokens: MAX }), item("after", { tokens: 5 })],
+          budget: budget(50),
+          overflowStrategy: strategy
+        })
+        assert.deepStrictEqual([error.what, error.count], ["pinned items", 2], strategy)
+      }
+    }))
+
+  it.effect("pinned items that fit and scored items that take the merged total one past fail with TokenTotalError", () =>
+    Effect.gen(function*() {
+      for (const strategy of strategies) {
+        const error = yield* tokenError({
+          pinned: [item("p", { tokens: MAX - 1 })],
+          scored: [scored("one", 0.9, { tokens: 1 }), scored("tips", 0.5, { tokens: 1 })],
+          budget: budget(MAX, MAX),
+          overflowStrategy: strategy
+        })
+        // The pinned item, then both scored items: the third addition leaves the safe range.
+        assert.deepStrictEqual([error.what, error.count], ["merged items", 3], strategy)
+      }
+    }))
+
+  it.effect("the error message names the total, the limit and the count", () =>
+    Effect.gen(function*() {
+      const merged = yield* tokenError({ scored: [scored("max", 0.9, { tokens: MAX }), scored("one", 0.5, { tokens: 1 })], budget: budget(50) })
+      assert.include(merged.message, "merged items")
+      assert.include(merged.message, String(MAX))
+      assert.include(merged.message, "after 2 items")
+      const pinned = yield* tokenError({ pinned: [item("max", { tokens: MAX }), item("one", { tokens: 1 })], budget: budget(50) })
+      assert.include(pinned.message, "pinned items")
+    }))
+
+  it.effect("can be caught by tag", () =>
+    Effect.gen(function*() {
+      const out = yield* Place.place({ pinned: [item("max", { tokens: MAX }), item("one", { tokens: 1 })], budget: budget(10) }).pipe(
+        Effect.map(() => "placed"),
+        Effect.catchTag("TokenTotalError", (e) => Effect.succeed(e.what))
+      )
+      assert.strictEqual(out, "pinned items")
+    }).pipe(Effect.provide(Default)))
+
+  it.effect("items are checked in list order: an invalid item before the overflow is reported, one after it is not", () =>
+    Effect.gen(function*() {
+      const before = yield* Effect.flip(run({
+        scored: [scored("neg", 0.1, { tokens: -1 }), scored("max", 0.9, { tokens: MAX }), scored("one", 0.5, { tokens: 1 })],
+        budget: budget(50)
+      }))
+      assert.strictEqual(before._tag, "InvalidItemError")
+      const after = yield* tokenError({
+        scored: [scored("max", 0.9, { tokens: MAX }), scored("one", 0.5, { tokens: 1 }), scored("neg", 0.1, { tokens: -1 })],
+        budget: budget(50)
+      })
+      assert.strictEqual(after.count, 2)
+    }))
+
+  it("the four-at-a-time sum agrees with an exact (BigInt) sum: the same total, or the first item past the limit", () => {
+    // Counts near the limit and small ones, so overflows fall at every position of a block of four.
+    const tokens = fc.oneof(
+      fc.integer({ min: 0, max: 3 }),
+      fc.integer({ min: MAX - 3, max: MAX }),
+      fc.integer({ min: 2 ** 51, max: 2 ** 52 }),
+      fc.integer({ min: 0, max: MAX })
+    )
+    return fc.assert(
+      fc.asyncProperty(
+        fc.array(tokens, { maxLength: 4 }),
+        fc.array(tokens, { maxLength: 24 }),
+        fc.constantFrom(...strategies),
+        async (pinnedTokens, scoredTokens, strategy) => {
+          const all = [...pinnedTokens, ...scoredTokens]
+          let exact = 0n
+          let firstPast: number | undefined
+          for (const [k, t] of all.entries()) {
+            exact += BigInt(t)
+            if (firstPast === undefined && exact > BigInt(MAX)) firstPast = k + 1
+          }
+          const result = await Effect.runPromise(
+            Effect.result(Place.place({
+              pinned: pinnedTokens.map((t, i) => item(`p${i}`, { tokens: t })),
+              scored: scoredTokens.map((t, i) => scored(`s${i}`, 0.5, { tokens: t })),
+              budget: budget(MAX, MAX),
+              overflowStrategy: strategy
+            })).pipe(Effect.provide(Default))
+          )
+          if (firstPast === undefined) {
+            if (!Result.isSuccess(result)) return assert.fail(`expected success, got ${result.failure._tag}`)
+            assert.strictEqual(BigInt(result.success.mergedTokens), exact)
+            assert.strictEqual(result.success.totalTokens, result.success.mergedTokens)
+            return
+          }
+          if (!Result.isFailure(result) || result.failure._tag !== "TokenTotalError") return assert.fail("expected TokenTotalError")
+          assert.strictEqual(result.failure.count, firstPast)
+          assert.strictEqual(result.failure.what, firstPast <= pinnedTokens.length ? "pinned items" : "merged items")
+        }
+      ),
+      { numRuns: 500 }
+    )
+  })
 })
 
 describe("Place — custom placers and the placer contract", () => {

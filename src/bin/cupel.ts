@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The `cupel` command-line program: `cupel demo`, `cupel place`, `cupel conformance`.
+ * The `cupel` command-line program: `cupel demo`, `cupel run`, `cupel place`, `cupel conformance`.
  *
  * Run with a Node that strips types (`npm start`, `npx cupel`, `node src/bin/cupel.ts` with the
  * Node 22 that `npm install` provides), or build and run `dist/bin/cupel.js`.

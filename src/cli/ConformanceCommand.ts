@@ -25,7 +25,7 @@ export const handler = Effect.fn("cli.conformance")(function*(config: {
   const report = yield* Conformance.run(config.paths)
   yield* Console.log(Conformance.formatReport(report, { verbose: config.verbose }).join("\n"))
   if (report.failed > 0) return yield* CliFailure.failure()
-})
+}, CliFailure.catchDefects("conformance"))
 
 /**
  * The `conformance` command.

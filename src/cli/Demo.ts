@@ -1,6 +1,11 @@
 /**
- * `cupel demo`: places a realistic sample (or your own items) with each placer and each overflow
- * strategy, and draws every window so the difference shows at a glance.
+ * `cupel demo`: shows what effect-cupel does, at a glance.
+ *
+ * - `cupel demo` runs the whole pipeline on an embedded sample of raw candidates (or on a
+ *   `cupel run` input with `--input`): the candidates in, the window out with each item's score
+ *   and why it is there, every excluded item with its reason in plain words, and the stages.
+ * - `cupel demo --place` places a scored sample (or a `cupel place` input) with each placer and
+ *   each overflow strategy, and draws every window, so the difference shows.
  *
  * @since 0.1.0
  */
@@ -11,9 +16,11 @@ import * as ContextBudget from "../ContextBudget.ts"
 import { schemaProblems } from "../internal/conformanceMessages.ts"
 import * as CliFailure from "./CliFailure.ts"
 import * as Flags from "./Flags.ts"
+import * as PipelineInput from "./PipelineInput.ts"
 import * as PlaceInput from "./PlaceInput.ts"
 import * as Placement from "./Placement.ts"
 import * as Render from "./Render.ts"
+import * as RunCommand from "./RunCommand.ts"
 import * as Sample from "./Sample.ts"
 
 /**
@@ -37,11 +44,11 @@ export const style: Effect.Effect<Render.Style, never, Stdio.Stdio> = Effect.gen
  * @since 0.1.0
  * @category input
  */
-export const withBudget = (
-  input: PlaceInput.PlaceInput,
+export const withBudget = <A extends { readonly budget: ContextBudget.ContextBudget }>(
+  input: A,
   target: Option.Option<number>,
   max: Option.Option<number>
-): Effect.Effect<PlaceInput.PlaceInput, PlaceInput.InputError> => {
+): Effect.Effect<A, PlaceInput.InputError> => {
   if (Option.isNone(target) && Option.isNone(max)) return Effect.succeed(input)
   const budget = input.budget
   return ContextBudget.decode({
@@ -74,22 +81,29 @@ const describeInput = (input: PlaceInput.PlaceInput): string => {
 }
 
 /**
- * Runs `demo` with parsed arguments.
+ * The parsed arguments of `demo`.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category handlers
  */
-export const handler = Effect.fn("cli.demo")(function*(config: {
+export interface Config {
+  readonly place: boolean
   readonly placer: Option.Option<Conformance.PlacerName>
   readonly overflow: Option.Option<Conformance.OverflowStrategyName>
+  readonly slicer: Option.Option<"greedy" | "knapsack">
   readonly budget: Option.Option<number>
   readonly max: Option.Option<number>
   readonly input: Option.Option<string>
   readonly printSample: boolean
-}) {
-  if (config.printSample) {
-    return yield* Console.log(JSON.stringify(Sample.json, null, 2))
-  }
+}
+
+/**
+ * `cupel demo --place`: the Place stage with each placer and each overflow strategy.
+ *
+ * @since 0.2.0
+ * @category handlers
+ */
+export const placeDemo = Effect.fn("cli.demo.place")(function*(config: Config) {
   const input = yield* Option.match(config.input, {
     onNone: () => PlaceInput.decodeValue("embedded sample", Sample.json),
     onSome: (file) => PlaceInput.read(Option.some(file))
@@ -143,10 +157,147 @@ export const handler = Effect.fn("cli.demo")(function*(config: {
   }
   yield* Console.log(Render.dim(
     s,
-    "try: cupel demo --placer chronological --overflow truncate --budget 1500\n" +
-      "     cupel demo --print-sample > items.json && cupel place items.json --overflow truncate"
+    "try: cupel demo --place --placer chronological --overflow truncate --budget 1500\n" +
+      "     cupel demo --place --print-sample > items.json && cupel place items.json --overflow truncate"
   ))
 })
+
+const describeScorer = (config: PipelineInput.ScorerConfig): string => {
+  switch (config.type) {
+    case "composite":
+      return `composite(${config.scorers.map((c) => `${describeScorer(c)} ${c.weight}`).join(", ")})`
+    case "scaled":
+      return `scaled(${describeScorer(config.inner)})`
+    default:
+      return config.type
+  }
+}
+
+const describeSlicer = (config: PipelineInput.SlicerConfig): string => {
+  const named = typeof config === "string" ? { type: config } : config
+  return "bucketSize" in named && named.bucketSize !== undefined
+    ? `${named.type} (bucket size ${named.bucketSize})`
+    : named.type
+}
+
+const demoUsage = (lines: ReadonlyArray<string>) =>
+  Console.error(lines.map((line) => `cupel demo: ${line}`).join("\n")).pipe(
+    Effect.andThen(Effect.fail(CliFailure.usage()))
+  )
+
+/**
+ * `cupel demo`: the whole pipeline on the embedded sample (or a `cupel run` input), drawn.
+ *
+ * @since 0.2.0
+ * @category handlers
+ */
+export const pipelineDemo = Effect.fn("cli.demo.pipeline")(function*(config: Config) {
+  const source = Option.getOrElse(config.input, () => "embedded sample")
+  const loaded = yield* Option.match(config.input, {
+    onNone: () => PipelineInput.decodeValue(source, Sample.pipeline),
+    onSome: (file) =>
+      PlaceInput.readText(Option.some(file)).pipe(
+        Effect.flatMap(({ text }) => PipelineInput.decodeText(file, text))
+      )
+  }).pipe(
+    Effect.flatMap((input) => withBudget(input, config.budget, config.max)),
+    Effect.catchTag("InputError", (error) =>
+      demoUsage(error.problems.map((problem) => `invalid input (${error.source}): ${problem}`)))
+  )
+  const input = RunCommand.withOverrides(loaded, config)
+  const outcome = yield* Effect.result(RunCommand.execute(input))
+  if (outcome._tag === "Failure") {
+    const error = outcome.failure
+    // What cannot be run at all is reported as `cupel run` reports it; an overflow or pinned
+    // items over budget are what the pipeline answered, and are drawn.
+    switch (error._tag) {
+      case "InvalidConfigError":
+        return yield* demoUsage([`invalid configuration (${source}): ${error.message}`])
+      case "TokenTotalError":
+      case "InvalidItemError":
+      case "ScorerError":
+      case "SlicerError":
+        return yield* demoUsage([`invalid input (${source}): ${error.message}`])
+      case "SlicerContractError":
+      case "PlacerError":
+      case "PlacerContractError":
+        yield* Console.error(`cupel demo: internal error (a bug in cupel, please report it): ${error.message}`)
+        return yield* CliFailure.internal()
+    }
+  }
+  const s = yield* style
+  const items = input.items
+  const pinned = items.filter((item) => item.pinned)
+  const budget = input.budget
+  const tokens = items.reduce((sum, item) => sum + item.tokens, 0)
+  const lines = [
+    Render.bold(s, "effect-cupel demo: the whole pipeline — classify, score, deduplicate, sort, slice, place"),
+    `${source}: ${items.length} candidates (${pinned.length} pinned) · ${Render.count(tokens)} tokens · ` +
+    `budget: target ${Render.count(budget.targetTokens)}, max ${Render.count(budget.maxTokens)}`,
+    `scoring: ${describeScorer(input.scorer)} · deduplication ${input.deduplication ? "on" : "off"}`,
+    `slicing: ${describeSlicer(input.slicer)} · placing: ${input.placer} · overflow: ${input.overflowStrategy}`,
+    "",
+    Render.section(s, `candidates in (${items.length})`),
+    ...Render.candidates(s, items),
+    Render.dim(s, "P = pinned: skips scoring and slicing, always placed (score 1.0)"),
+    ""
+  ]
+  if (outcome._tag === "Failure") {
+    const error = outcome.failure
+    lines.push(
+      Render.section(s, "no window"),
+      ...(error._tag === "OverflowError"
+        ? Render.overflowError(s, error)
+        : [`  ${Render.red(s, `✗ ${error._tag}: ${error.message}`)}`]),
+      ""
+    )
+  } else {
+    const result = outcome.success
+    const { report } = result
+    const over = result.tokensOverBudget > 0 ? `, ${Render.count(result.tokensOverBudget)} over` : ""
+    lines.push(
+      Render.section(
+        s,
+        `window out: ${result.window.length} items, ${Render.count(result.totalTokens)} tokens ` +
+          `(target ${Render.count(budget.targetTokens)}${over})`
+      ),
+      ...Render.window(s, report.included),
+      Render.dim(
+        s,
+        input.placer === "u-shaped"
+          ? "u-shaped: the best scores at both ends, where a model attends most; the weakest in the middle"
+          : "chronological: oldest first, untimed items last"
+      ),
+      "",
+      Render.section(s, `excluded (${report.excluded.length}), best score first`),
+      ...Render.exclusions(s, report.excluded, pinned),
+      "",
+      Render.section(s, "stages"),
+      ...Render.stages(s, report.events),
+      ""
+    )
+  }
+  lines.push(Render.dim(
+    s,
+    "try: cupel demo --budget 1500 --slicer knapsack --placer chronological\n" +
+      "     cupel demo --print-sample > input.json && cupel run input.json\n" +
+      "     cupel demo --place   (the Place stage alone, with each placer and overflow strategy)"
+  ))
+  yield* Console.log(lines.join("\n"))
+})
+
+/**
+ * Runs `demo` with parsed arguments.
+ *
+ * @since 0.1.0
+ * @category handlers
+ */
+export const handler = Effect.fn("cli.demo")(function*(config: Config) {
+  if (config.printSample) {
+    return yield* Console.log(JSON.stringify(config.place ? Sample.json : Sample.pipeline, null, 2))
+  }
+  return yield* (config.place ? placeDemo(config) : pipelineDemo(config))
+}, CliFailure.catchDefects("demo"))
 
 const optionalInt = (name: string, description: string) =>
   Flag.Int(name).pipe(Flag.withDescription(description), Flag.optional)
@@ -158,31 +309,42 @@ const optionalInt = (name: string, description: string) =>
  * @category commands
  */
 export const command = Command.make("demo", {
-  placer: Flags.placerOptional,
-  overflow: Flags.overflowOptional,
+  place: Flag.Boolean("place").pipe(
+    Flag.withDescription("the Place stage alone: a scored sample placed with each placer and overflow strategy"),
+    Flag.withDefault(false)
+  ),
+  placer: Flags.placerDemo,
+  overflow: Flags.overflowDemo,
+  slicer: Flags.slicerOverride,
   budget: optionalInt("budget", "the budget's target in tokens, where overflow starts (default: the input's)").pipe(
     Flag.withAlias("b")
   ),
   max: optionalInt("max", "the budget's maximum in tokens, the model's context size (default: the input's)"),
   input: Flag.String("input").pipe(
     Flag.withAlias("i"),
-    Flag.withDescription("place the items of this JSON file (the format of `cupel place`) instead of the sample"),
+    Flag.withDescription(
+      "use this JSON file instead of the sample: a `cupel run` input (with --place, a `cupel place` input)"
+    ),
     Flag.optional
   ),
   printSample: Flag.Boolean("print-sample").pipe(
-    Flag.withDescription("print the embedded sample as `cupel place` JSON and exit"),
+    Flag.withDescription(
+      "print the embedded sample as `cupel run` JSON (with --place, as `cupel place` JSON) and exit"
+    ),
     Flag.withDefault(false)
   )
 }, handler).pipe(
-  Command.withShortDescription("Place a realistic sample (or --input FILE) with each placer and strategy, and draw the windows"),
+  Command.withShortDescription("Run the whole pipeline on a realistic sample (or --input FILE) and draw what it did"),
   Command.withDescription(
-    "Show what Place does: a pinned system prompt, a dozen conversation turns, retrieved documents and an " +
-      "oversized tool output placed with each placer and each overflow strategy; every window drawn with " +
-      "positions, previews, tokens and score bars, and what truncation dropped and why."
+    "Show what effect-cupel does: a pinned system prompt, a dozen conversation turns, retrieved documents " +
+      "(one of them twice), an image and an oversized tool output, scored by recency, priority and kind, " +
+      "deduplicated, sliced and placed; the candidates, the window with scores, every excluded item with its " +
+      "reason, and the stages. With --place: the Place stage alone, with each placer and overflow strategy."
   ),
   Command.withExamples([
     { command: "cupel demo" },
-    { command: "cupel demo --placer u-shaped --overflow truncate --budget 1500" },
-    { command: "cupel demo --input items.json", description: "your own items" }
+    { command: "cupel demo --budget 1500 --slicer knapsack --placer chronological" },
+    { command: "cupel demo --input input.json", description: "your own `cupel run` input" },
+    { command: "cupel demo --place --placer u-shaped --overflow truncate", description: "the Place stage alone" }
   ])
 )

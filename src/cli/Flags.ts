@@ -1,5 +1,5 @@
 /**
- * Flags shared by the `place` and `demo` commands.
+ * Flags shared by the `place`, `run` and `demo` commands.
  *
  * @since 0.1.0
  */
@@ -57,3 +57,49 @@ export const overflow = overflowFlag("throw").pipe(Flag.withDefault("throw"))
  * @category flags
  */
 export const overflowOptional = overflowFlag("all three").pipe(Flag.optional)
+
+/**
+ * `--placer`, absent meaning "as the input says" (`cupel run`, the pipeline demo).
+ *
+ * @since 0.2.0
+ * @category flags
+ */
+export const placerOverride = placerFlag("the input's placer, else u-shaped").pipe(Flag.optional)
+
+/**
+ * `--overflow`, absent meaning "as the input says".
+ *
+ * @since 0.2.0
+ * @category flags
+ */
+export const overflowOverride = overflowFlag("the input's overflowStrategy, else throw").pipe(Flag.optional)
+
+/**
+ * `--slicer greedy|knapsack`, absent meaning "as the input says".
+ *
+ * @since 0.2.0
+ * @category flags
+ */
+export const slicerOverride = Flag.Literals("slicer", ["greedy", "knapsack"]).pipe(
+  Flag.withDescription(
+    "greedy (best score per token first) or knapsack (the best total score that fits, tokens rounded up to " +
+      "buckets); default: the input's slicer, else greedy"
+  ),
+  Flag.optional
+)
+
+/**
+ * `--placer` for `cupel demo`: absent, the input's placer (with `--place`, both placers).
+ *
+ * @since 0.2.0
+ * @category flags
+ */
+export const placerDemo = placerFlag("the input's (with --place: both)").pipe(Flag.optional)
+
+/**
+ * `--overflow` for `cupel demo`: absent, the input's strategy (with `--place`, all three).
+ *
+ * @since 0.2.0
+ * @category flags
+ */
+export const overflowDemo = overflowFlag("the input's (with --place: all three)").pipe(Flag.optional)

@@ -9,6 +9,7 @@ import * as CliFailure from "./CliFailure.ts"
 import * as ConformanceCommand from "./ConformanceCommand.ts"
 import * as Demo from "./Demo.ts"
 import * as PlaceCommand from "./PlaceCommand.ts"
+import * as RunCommand from "./RunCommand.ts"
 
 /**
  * The version `cupel --version` prints (the package's version).
@@ -26,10 +27,11 @@ export const version = "0.1.0"
  */
 export const command = Command.make("cupel").pipe(
   Command.withDescription(
-    "effect-cupel: the context window an LLM sees, placed by Stage 6 of the Cupel specification. " +
-      "Exit codes: 0 success, 1 overflow or failed vectors, 2 bad input or usage."
+    "effect-cupel: the context window an LLM sees, built by the Cupel specification's pipeline. " +
+      "Exit codes: 0 success, 1 overflow (or pinned items over budget) or failed vectors, 2 bad input or usage, " +
+      "3 a bug in cupel."
   ),
-  Command.withSubcommands([Demo.command, PlaceCommand.command, ConformanceCommand.command])
+  Command.withSubcommands([Demo.command, RunCommand.command, PlaceCommand.command, ConformanceCommand.command])
 )
 
 // effect/cli has already shown the help and the error; a usage error exits 2, as is customary.

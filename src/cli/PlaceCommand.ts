@@ -4,8 +4,13 @@
  * - success: the result on stdout, exit 0 (also when `truncate` dropped items or `proceed` went
  *   over budget: the JSON says so);
  * - bad input (unreadable file, malformed JSON, a field that breaks a rule): a message naming each
- *   field on stderr, exit 2;
- * - overflow under `throw`: the `OverflowError` as JSON on stderr, exit 1.
+ *   field on stderr, exit 2; an item that placement refuses, or tokens that add up past
+ *   `Number.MAX_SAFE_INTEGER`: one line on stderr, exit 2;
+ * - overflow under `throw`: the `OverflowError` as JSON on stderr (one line), exit 1;
+ * - a bug in cupel (a defect, a built-in placer breaking its contract): one line on stderr,
+ *   exit 3.
+ *
+ * Standard output gets the result and nothing else: every failure leaves it empty.
  *
  * @since 0.1.0
  */
@@ -24,7 +29,20 @@ const encodeOverflow = Schema.encodeEffect(OverflowError)
 const reportInputError = (error: PlaceInput.InputError) =>
   Console.error(`cupel place: ${error.message}`).pipe(Effect.andThen(Effect.fail(CliFailure.usage())))
 
-const reportPlaceError = (source: string, error: Place.PlaceError) => {
+/**
+ * Reports a failed placement and fails with its exit code. Each of the library's errors has
+ * one documented code and one line on stderr:
+ *
+ * - `OverflowError` — the error as JSON, exit 1 (the answer is "does not fit");
+ * - `InvalidItemError`, `TokenTotalError` — the input passed the schema but breaks a rule of
+ *   placement (a negative token count, totals past `Number.MAX_SAFE_INTEGER`), exit 2;
+ * - `PlacerError`, `PlacerContractError` — the command runs only built-in placers, which never
+ *   fail: a bug in cupel, exit 3.
+ *
+ * @since 0.2.0
+ * @category reporting
+ */
+export const reportPlaceError = (source: string, error: Place.PlaceError): Effect.Effect<never, CliFailure.CliFailure> => {
   switch (error._tag) {
     case "OverflowError":
       return encodeOverflow(error).pipe(
@@ -33,10 +51,15 @@ const reportPlaceError = (source: string, error: Place.PlaceError) => {
         Effect.andThen(Effect.fail(CliFailure.failure()))
       )
     case "InvalidItemError":
-      // The item passed the schema but breaks a rule of placement (a negative token count).
-      return reportInputError(new PlaceInput.InputError({ source, problems: [error.message] }))
-    default:
-      return Console.error(`cupel place: ${error.message}`).pipe(Effect.andThen(Effect.fail(CliFailure.failure())))
+    case "TokenTotalError":
+      return Console.error(`cupel place: invalid input (${source}): ${error.message}`).pipe(
+        Effect.andThen(Effect.fail(CliFailure.usage()))
+      )
+    case "PlacerError":
+    case "PlacerContractError":
+      return Console.error(`cupel place: internal error (a bug in cupel, please report it): ${error.message}`).pipe(
+        Effect.andThen(Effect.fail(CliFailure.internal()))
+      )
   }
 }
 
@@ -58,7 +81,7 @@ export const handler = Effect.fn("cli.place")(function*(config: {
   )
   const json = yield* Placement.toJson(placement)
   yield* Console.log(JSON.stringify(json, null, 2))
-})
+}, CliFailure.catchDefects("place"))
 
 /**
  * The `place` command.
@@ -78,7 +101,8 @@ export const command = Command.make("place", {
   Command.withDescription(
     "Place the items of a JSON input ({ budget, pinned, scored }) and print the result as JSON: the " +
       "window in order, what truncation excluded and why, the token totals and any overflow. Exit codes: " +
-      "0 placed, 1 overflow under --overflow throw (the error as JSON on stderr), 2 bad input."
+      "0 placed, 1 overflow under --overflow throw (the error as JSON on stderr), 2 bad input, " +
+      "3 internal error (a bug in cupel)."
   ),
   Command.withExamples([
     { command: "cupel place input.json --placer chronological --overflow truncate" },

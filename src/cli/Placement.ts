@@ -7,11 +7,13 @@
 import { Effect, Layer } from "effect"
 import * as Conformance from "../Conformance.ts"
 import type { ContextItem } from "../ContextItem.ts"
+import type { InvalidItemError } from "../InvalidItemError.ts"
 import * as OverflowNotifier from "../OverflowNotifier.ts"
 import type { OverflowEvent } from "../OverflowEvent.ts"
 import type { OverflowStrategy } from "../OverflowStrategy.ts"
 import * as Place from "../Place.ts"
 import * as PlaceResult from "../PlaceResult.ts"
+import type { TokenTotalError } from "../TokenTotalError.ts"
 import type { PlaceInput } from "./PlaceInput.ts"
 
 /**
@@ -63,6 +65,17 @@ export const run: (
   for (const { item, score } of input.scored) if (!scores.has(item)) scores.set(item, score)
   return { placer, result, events, scores }
 })
+
+/**
+ * Whether a failed placement was refused for its input — an item that breaks a rule of
+ * placement, or tokens that add up past `Number.MAX_SAFE_INTEGER` — so that a command reports
+ * it as bad input (exit 2) rather than as an answer or a bug.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export const refusesInput = (error: Place.PlaceError): error is InvalidItemError | TokenTotalError =>
+  error._tag === "InvalidItemError" || error._tag === "TokenTotalError"
 
 /**
  * The JSON `cupel place` prints: the figures first, then the window and the exclusions in the

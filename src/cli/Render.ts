@@ -1,6 +1,7 @@
 /**
- * Render: the text of `cupel demo` — a placed window as a table with score bars, what truncation
- * excluded and why, overflow notices. Pure functions from values to lines; colour is applied only
+ * Render: the text of `cupel demo` — the candidates, a window as a table with score bars, what
+ * was excluded and why (in the library's terms and in plain words), the pipeline's stages,
+ * overflow notices. Pure functions from values to lines; colour is applied only
  * when the caller says the output is a terminal.
  *
  * @since 0.1.0
@@ -10,7 +11,10 @@ import { CliOutput } from "effect/cli"
 import type { ContextItem } from "../ContextItem.ts"
 import type { ExcludedItem } from "../ExcludedItem.ts"
 import type { ExclusionReason } from "../ExclusionReason.ts"
+import type { IncludedItem } from "../IncludedItem.ts"
+import type { InclusionReason } from "../InclusionReason.ts"
 import type { OverflowError } from "../OverflowError.ts"
+import type { TraceEvent } from "../TraceEvent.ts"
 import type { Placement } from "./Placement.ts"
 
 /**
@@ -102,11 +106,13 @@ const kindTags: Record<string, string> = {
   document: "doc",
   tooloutput: "tool",
   systemprompt: "sys",
-  memory: "mem"
+  memory: "mem",
+  image: "img"
 }
 
 /**
- * A four-cell tag for an item's kind: `msg`, `doc`, `tool`, `sys`, `mem`, or the kind cut short.
+ * A four-cell tag for an item's kind: `msg`, `doc`, `tool`, `sys`, `mem`, `img`, or the kind cut
+ * short.
  *
  * @since 0.1.0
  * @category formatting
@@ -251,4 +257,150 @@ export const overflowError = (style: Style, error: OverflowError): Array<string>
 export const runHeader = (style: Style, index: number, total: number, placer: string, strategy: string): string => {
   const title = `── ${index}/${total} · ${placer} placer · overflow: ${strategy} `
   return bold(style, title + "─".repeat(Math.max(4, 100 - CliOutput.displayWidth(title))))
+}
+
+// ---------------------------------------------------------------------------------------------
+// The pipeline demo
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * A kind in words: `SystemPrompt` → `system prompt`, `ToolOutput` → `tool output`.
+ *
+ * @since 0.2.0
+ * @category formatting
+ */
+export const kindWords = (kind: string): string => kind.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase()
+
+/**
+ * `text` in quotation marks, its first line cut to `width` cells.
+ *
+ * @since 0.2.0
+ * @category formatting
+ */
+export const quote = (text: string, width: number): string => `“${preview(text, width).trimEnd()}”`
+
+/**
+ * Why an item was left out, as a person would say it, in one line: `did not fit: 3,830 tokens,
+ * 18 left`, `duplicate of “Runbook: …”`, `displaced by the pinned system prompt`. `pinned` are
+ * the run's pinned items, to name the one a `PinnedOverride` points at by its kind.
+ *
+ * @since 0.2.0
+ * @category rendering
+ */
+export const humanReason = (r: ExclusionReason, pinned: ReadonlyArray<ContextItem>): string => {
+  switch (r._tag) {
+    case "BudgetExceeded":
+      return `did not fit: ${count(r.itemTokens)} tokens, ${count(r.availableTokens)} left`
+    case "PinnedOverride": {
+      const by = pinned.find((item) => item.content === r.displacedBy)
+      return by === undefined
+        ? `displaced by the pinned ${quote(r.displacedBy, 24)}`
+        : `displaced by the pinned ${kindWords(by.kind)}`
+    }
+    case "Deduplicated":
+      return `duplicate of ${quote(r.deduplicatedAgainst, 26)}`
+    case "NegativeTokens":
+      return `negative token count (${r.tokens}): not a candidate`
+    default:
+      return reason(r)
+  }
+}
+
+/**
+ * Why an item is in the window, in a word or two.
+ *
+ * @since 0.2.0
+ * @category rendering
+ */
+export const inclusionWords = (r: InclusionReason): string =>
+  r._tag === "Pinned" ? "pinned" : r._tag === "ZeroToken" ? "zero tokens" : "scored"
+
+/**
+ * A section heading: `── title ─────…`, as wide as a run heading.
+ *
+ * @since 0.2.0
+ * @category rendering
+ */
+export const section = (style: Style, title: string): string => {
+  const text = `── ${title} `
+  return bold(style, text + "─".repeat(Math.max(4, 100 - CliOutput.displayWidth(text))))
+}
+
+const flag = (style: Style, item: ContextItem) => item.pinned ? cyan(style, bold(style, "P")) : " "
+
+/**
+ * The candidates as they come in: position, kind, content, tokens, priority and time.
+ *
+ * @since 0.2.0
+ * @category rendering
+ */
+export const candidates = (style: Style, items: ReadonlyArray<ContextItem>): Array<string> => [
+  dim(style, `${"#".padStart(4)}    kind  ${fit("content", previewWidth)}  ${"tokens".padStart(6)}  priority  time (UTC)`),
+  ...items.map((item, i) =>
+    `${String(i + 1).padStart(4)}  ${flag(style, item)} ${kindTag(item.kind).padEnd(4)}  ${
+      preview(item.content, previewWidth)
+    }  ${count(item.tokens).padStart(6)}  ${(item.priority === undefined ? "—" : String(item.priority)).padStart(8)}  ${
+      dim(style, time(item))
+    }`
+  )
+]
+
+const scoreCell = (style: Style, score: number) =>
+  `${barColor(score)(style, bar(score))} ${score.toFixed(2).padStart(4)}`
+
+/**
+ * The window: each position with its item, score (a bar) and why it is there.
+ *
+ * @since 0.2.0
+ * @category rendering
+ */
+export const window = (style: Style, included: ReadonlyArray<IncludedItem>): Array<string> => [
+  dim(style, `${"#".padStart(4)}    kind  ${fit("content", previewWidth)}  ${"tokens".padStart(6)}  ${fit("score", 15)}  why`),
+  ...included.map(({ item, reason: r, score }, i) =>
+    `${String(i + 1).padStart(4)}  ${flag(style, item)} ${kindTag(item.kind).padEnd(4)}  ${
+      preview(item.content, previewWidth)
+    }  ${count(item.tokens).padStart(6)}  ${scoreCell(style, score)}  ${dim(style, inclusionWords(r))}`
+  )
+]
+
+const excludedPreview = 34
+
+/**
+ * The excluded items, one line each: kind, content, tokens, score and the reason in words.
+ *
+ * @since 0.2.0
+ * @category rendering
+ */
+export const exclusions = (
+  style: Style,
+  items: ReadonlyArray<ExcludedItem>,
+  pinned: ReadonlyArray<ContextItem>
+): Array<string> => [
+  dim(
+    style,
+    `${" ".repeat(6)}kind  ${fit("content", excludedPreview)}  ${"tokens".padStart(6)}  ${"score".padStart(5)}  why`
+  ),
+  ...items.map((e) =>
+    `    ${red(style, "✗")} ${kindTag(e.item.kind).padEnd(4)}  ${preview(e.item.content, excludedPreview)}  ${
+      count(e.item.tokens).padStart(6)
+    }  ${e.score.toFixed(2).padStart(5)}  ${humanReason(e.reason, pinned)}`
+  )
+]
+
+/**
+ * The stage events: each stage, the items it passed on, its duration.
+ *
+ * @since 0.2.0
+ * @category rendering
+ */
+export const stages = (style: Style, events: ReadonlyArray<TraceEvent>): Array<string> => {
+  const total = events.reduce((sum, e) => sum + e.durationMs, 0)
+  return [
+    ...events.map((e) =>
+      `    ${e.stage.padEnd(12)} ${String(e.itemCount).padStart(4)} items  ${
+        dim(style, `${e.durationMs.toFixed(2).padStart(7)} ms`)
+      }${e.message === undefined ? "" : `  ${e.message}`}`
+    ),
+    `    ${"total".padEnd(12)} ${" ".repeat(10)}  ${dim(style, `${total.toFixed(2).padStart(7)} ms`)}`
+  ]
 }

@@ -1,18 +1,24 @@
 /**
- * Sample: the embedded input of `cupel demo`.
+ * Sample: the embedded inputs of `cupel demo`.
  *
  * An on-call assistant helping an engineer through a slow checkout service: a pinned system
  * prompt, a dozen conversation turns written from three time zones (the offsets differ, the
- * instants interleave), three retrieved documents and one oversized tool output. Scores are
- * what a scorer might have given; the scored list is in slicer order (score descending), which
- * is the order Truncate keeps from. Token counts use a rough tokenizer: one token per four
- * characters.
+ * instants interleave), retrieved documents and one oversized tool output. Token counts use a
+ * rough tokenizer: one token per four characters.
  *
- * The sample is written in the JSON form `cupel place` reads (`cupel demo --print-sample`
- * prints it), so it is also an example of that format.
+ * Two forms of it:
+ *
+ * - {@link pipeline} — raw candidates for the whole pipeline, in the JSON form `cupel run`
+ *   reads (`cupel demo --print-sample` prints it): no scores, the scorer computes them; one
+ *   retrieved document comes back twice, an image attachment costs no tokens, and an incident
+ *   timeline would fit the target but not beside the pinned prompt.
+ * - {@link json} — the Place stage's input, in the JSON form `cupel place` reads
+ *   (`cupel demo --place --print-sample`): the same conversation with scores already given,
+ *   the scored list in slicer order (score descending), the order Truncate keeps from.
  *
  * @since 0.1.0
  */
+import type { PipelineInputJson } from "./PipelineInput.ts"
 import type { PlaceInputJson } from "./PlaceInput.ts"
 
 const tokens = (content: string): number => Math.ceil(content.length / 4)
@@ -73,7 +79,7 @@ const logLines = Array.from({ length: 120 }, (_, i) => {
 const toolOutput = `$ kubectl logs deploy/checkout --since=30m | grep -i pool\n${logLines.join("\n")}`
 
 /**
- * The sample in `cupel place` JSON form.
+ * The Place-stage sample in `cupel place` JSON form (`cupel demo --place`).
  *
  * @since 0.1.0
  * @category samples
@@ -119,4 +125,109 @@ export const json: PlaceInputJson = {
     user("2024-06-03T11:03:00+02:00", 0.33, "v2.14.0. The canary passed at 5%; the slowdown started when we went to 100%."),
     atlas("2024-06-03T08:59:00Z", 0.21, "Start with the deploy diff. Which version went out, and did the canary pass?")
   ]
+}
+
+type Candidate = PipelineInputJson["items"][number]
+
+const message = (timestamp: string, content: string): Candidate => ({
+  content,
+  tokens: tokens(content),
+  kind: "Message",
+  source: "Chat",
+  timestamp
+})
+
+const document = (priority: number, content: string, source = "Rag"): Candidate => ({
+  content,
+  tokens: tokens(content),
+  kind: "Document",
+  source,
+  priority
+})
+
+// A minute-by-minute timeline: long enough to fit the target (700) on its own, too long beside
+// the 93-token pinned prompt, so the pinned prompt displaces it.
+const timelineLines = Array.from({ length: 58 }, (_, i) => {
+  const minute = 40 + i
+  const clock = `${String(8 + Math.floor(minute / 60)).padStart(2, "0")}:${String(minute % 60).padStart(2, "0")}`
+  const load = Math.min(50, 12 + i * 2)
+  return `${clock} p99 ${i < 20 ? 180 + i * 3 : 900 + (i - 20) * 70} ms, pool ${load}/50, waiters ${Math.max(0, (i - 18) * 3)}`
+})
+const timeline = "Incident timeline INC-2291, checkout (UTC, one line a minute from the incident bot): " +
+  timelineLines.join("; ")
+
+/**
+ * The pipeline sample in `cupel run` JSON form: 20 raw candidates and the demo's configuration —
+ * a composite of recency (0.5), priority (0.3) and kind (0.2), deduplication, the greedy slicer
+ * and the u-shaped placer, overflow `throw`.
+ *
+ * @since 0.2.0
+ * @category samples
+ */
+export const pipeline: PipelineInputJson = {
+  budget: { maxTokens: 4096, targetTokens: 700 },
+  items: [
+    { content: systemPrompt, tokens: tokens(systemPrompt), kind: "SystemPrompt", source: "Chat", pinned: true },
+    message("2024-06-03T08:59:00Z", "assistant: Start with the deploy diff. Which version went out, and did the canary pass?"),
+    message("2024-06-03T10:58:00+02:00", "user: Checkout p99 jumped from 180 ms to 2.4 s after this morning's deploy. Where do I start?"),
+    message("2024-06-03T11:03:00+02:00", "user: v2.14.0. The canary passed at 5%; the slowdown started when we went to 100%."),
+    message(
+      "2024-06-03T09:04:00Z",
+      "assistant: It only slows down under full load, so look at connection pool saturation on checkout-db and at timeouts."
+    ),
+    message("2024-06-03T05:10:00-04:00", "dana (SRE, New York): Pool is pinned at 50/50 on every pod and the waiters keep climbing."),
+    message("2024-06-03T09:11:00Z", "assistant: That matches the pool-exhaustion runbook. Did v2.14.0 change any query paths?"),
+    message(
+      "2024-06-03T11:15:00+02:00",
+      "user: v2.14.0 added a fraud check that calls the risk service inside the DB transaction."
+    ),
+    message(
+      "2024-06-03T09:16:00Z",
+      "assistant: Holding a transaction open across a network call keeps connections checked out. That is the likely cause."
+    ),
+    message("2024-06-03T05:20:00-04:00", "dana (SRE, New York): Risk service p99 is 1.9 s today; they are in the middle of a migration."),
+    message(
+      "2024-06-03T09:21:00Z",
+      "assistant: Then each checkout holds a connection for about 2 s; 50 connections cap a pod near 25 checkouts per second."
+    ),
+    {
+      content: toolOutput,
+      tokens: tokens(toolOutput),
+      kind: "ToolOutput",
+      source: "Tool",
+      timestamp: "2024-06-03T09:22:00Z",
+      priority: 6
+    },
+    message("2024-06-03T11:24:00+02:00", "user: Can we roll back without losing the orders placed since the deploy?"),
+    message(
+      "2024-06-03T09:25:00Z",
+      "assistant: Yes. v2.14.0 has no schema migration, so rolling back is safe and the orders written since stay valid."
+    ),
+    document(9, runbook),
+    document(7, postmortem),
+    document(5, deployGuide),
+    document(8, timeline),
+    // The same runbook again, from the keyword index: byte-identical, so only the better scored
+    // copy (the vector hit, priority 9) survives deduplication.
+    document(4, runbook, "Search"),
+    {
+      content: "[image] checkout p99 latency, last 6 hours (attached as an image; its tokens are billed by the vision encoder)",
+      tokens: 0,
+      kind: "Image",
+      source: "Chat",
+      timestamp: "2024-06-03T09:23:00Z"
+    }
+  ],
+  scorer: {
+    type: "composite",
+    scorers: [
+      { type: "recency", weight: 0.5 },
+      { type: "priority", weight: 0.3 },
+      { type: "kind", weight: 0.2 }
+    ]
+  },
+  slicer: "greedy",
+  placer: "u-shaped",
+  deduplication: true,
+  overflowStrategy: "throw"
 }

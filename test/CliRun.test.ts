@@ -1,0 +1,462 @@
+import { NodeServices } from "@effect/platform-node"
+import { assert, describe, it, layer } from "@effect/vitest"
+import { Cause, Console, DateTime, Effect, Exit, FileSystem, Layer, Path, Runtime, Stdio, Stream } from "effect"
+import { TestConsole } from "effect/testing"
+import { spawnSync } from "node:child_process"
+import { readFileSync } from "node:fs"
+import { fileURLToPath } from "node:url"
+import * as Main from "../src/cli/Main.ts"
+import * as PipelineInput from "../src/cli/PipelineInput.ts"
+import * as Sample from "../src/cli/Sample.ts"
+import {
+  ChronologicalPlacer,
+  CompositeScorer,
+  ContextItem,
+  DecayScorer,
+  FrequencyScorer,
+  GreedySlice,
+  KindScorer,
+  KnapsackSlice,
+  MetadataKeyScorer,
+  MetadataTrustScorer,
+  OverflowNotifier,
+  Pipeline,
+  PipelineResult,
+  PriorityScorer,
+  RecencyScorer,
+  ReflexiveScorer,
+  ScaledScorer,
+  Scorer,
+  Slicer,
+  TagScorer,
+  UShapedPlacer
+} from "../src/index.ts"
+
+const root = fileURLToPath(new URL("..", import.meta.url))
+const cliDoc = readFileSync(`${root}docs/cli.md`, "utf8")
+
+/** The fenced block that follows `<!-- marker -->` in docs/cli.md. */
+const docBlock = (marker: string): string => {
+  const at = cliDoc.indexOf(`<!-- ${marker} -->`)
+  assert.isAtLeast(at, 0, `docs/cli.md has no <!-- ${marker} -->`)
+  const match = /```\w*\n([\s\S]*?)\n```/.exec(cliDoc.slice(at))
+  assert.isNotNull(match)
+  return match![1]!
+}
+
+interface Run {
+  readonly code: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs `cupel args…` in process, as test/Cli.test.ts does: output captured, exit code computed. */
+const cli = (args: ReadonlyArray<string>, stdin = "") =>
+  Effect.gen(function*() {
+    const console = yield* TestConsole.make
+    const exit = yield* Effect.exit(Main.runWith(args)).pipe(
+      Effect.provideService(Console.Console, console),
+      Effect.provide(Stdio.layerTest({
+        stdin: Stream.make(new TextEncoder().encode(stdin)),
+        stdoutIsTerminal: Effect.succeed(false)
+      }))
+    )
+    const stdout = (yield* console.logLines).join("\n")
+    const stderr = (yield* console.errorLines).join("\n")
+    const code = Exit.isSuccess(exit) ? 0 : Runtime.getErrorExitCode(Cause.squash(exit.cause))
+    return { code, stdout, stderr } satisfies Run
+  })
+
+const writeTemp = (name: string, text: string) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const dir = yield* fs.makeTempDirectoryScoped({ prefix: "cupel-run-" })
+    const file = path.join(dir, name)
+    yield* fs.writeFileString(file, text)
+    return file
+  })
+
+const sampleText = JSON.stringify(Sample.pipeline)
+
+/** The library's own run of the sample, with the strategies built by hand (not from the JSON). */
+const inProcess = (
+  placer: "u-shaped" | "chronological" = "u-shaped",
+  slicer: Slicer.Definition = GreedySlice.make()
+) =>
+  Effect.gen(function*() {
+    const input = yield* PipelineInput.decodeValue("sample", Sample.pipeline)
+    const scorer = yield* CompositeScorer.make([
+      { scorer: RecencyScorer.make(), weight: 0.5 },
+      { scorer: PriorityScorer.make(), weight: 0.3 },
+      { scorer: KindScorer.defaults, weight: 0.2 }
+    ])
+    const result = yield* Pipeline.run(input.items, input.budget).pipe(
+      Effect.provide(Layer.mergeAll(
+        Scorer.layer(scorer),
+        Slicer.layer(slicer),
+        placer === "u-shaped" ? UShapedPlacer.layer : ChronologicalPlacer.layer,
+        OverflowNotifier.layerNoop
+      ))
+    )
+    return yield* PipelineResult.encode(result)
+  })
+
+/** The result without the stage durations, which differ from run to run. */
+const comparable = <
+  A extends { readonly report: { readonly events: ReadonlyArray<{ readonly duration_ms: number }> } }
+>(json: A) => ({
+  ...json,
+  report: { ...json.report, events: json.report.events.map(({ duration_ms: _, ...rest }) => rest) }
+})
+
+/** Asserts a failed run: its exit code, exactly one line on stderr, nothing on stdout. */
+const assertOneLine = (run: Run, code: number, ...expected: ReadonlyArray<string>) => {
+  assert.strictEqual(run.code, code, run.stderr)
+  assert.strictEqual(run.stdout, "")
+  assert.strictEqual(run.stderr.split("\n").length, 1, run.stderr)
+  assert.notInclude(run.stderr, "    at ")
+  for (const text of expected) assert.include(run.stderr, text)
+}
+
+const budget = `"budget": { "maxTokens": 100, "targetTokens": 50 }`
+const recency = `"scorer": { "type": "recency" }`
+
+layer(NodeServices.layer)("cupel run: the result", (it) => {
+  it.effect("is listed by --help", () =>
+    Effect.gen(function*() {
+      const run = yield* cli(["--help"])
+      assert.match(run.stdout, /^  run\s/m)
+    }))
+
+  it.effect("round-trips the example in docs/cli.md: the documented command prints the documented output", () =>
+    Effect.gen(function*() {
+      assert.strictEqual(docBlock("run-example:command"), "cupel run trains.json")
+      const file = yield* writeTemp("trains.json", docBlock("run-example:input"))
+      const run = yield* cli(["run", file])
+      assert.strictEqual(run.code, 0, run.stderr)
+      assert.deepStrictEqual(comparable(JSON.parse(run.stdout)), comparable(JSON.parse(docBlock("run-example:output"))))
+    }))
+
+  it.effect("on the sample gives the same window and report as Pipeline.run in process", () =>
+    Effect.gen(function*() {
+      const file = yield* writeTemp("sample.json", sampleText)
+      const run = yield* cli(["run", file])
+      assert.strictEqual(run.code, 0, run.stderr)
+      assert.strictEqual(run.stderr, "")
+      const output = JSON.parse(run.stdout)
+      const expected = yield* inProcess()
+      assert.deepStrictEqual(output.window, expected.window)
+      assert.deepStrictEqual(comparable(output), comparable(expected))
+      assert.strictEqual(output.window.length, 15)
+      assert.strictEqual(output.totalTokens, 682)
+    }))
+
+  it.effect("prints the report in the specification's wire form", () =>
+    Effect.gen(function*() {
+      const run = yield* cli(["run"], sampleText)
+      const output = JSON.parse(run.stdout)
+      assert.deepStrictEqual(Object.keys(output), ["window", "report", "totalTokens", "tokensOverBudget"])
+      assert.strictEqual(output.report.total_candidates, 20)
+      assert.strictEqual(output.report.total_tokens_considered, 5449)
+      assert.deepStrictEqual(output.report.events.map((e: { stage: string }) => e.stage), [
+        "Classify",
+        "Score",
+        "Deduplicate",
+        "Slice",
+        "Place"
+      ])
+      const reasons = output.report.excluded.map((e: { reason: { reason: string } }) => e.reason.reason)
+      assert.sameMembers([...new Set(reasons)], ["BudgetExceeded", "PinnedOverride", "Deduplicated"])
+      assert.deepStrictEqual(output.report.included[0].reason, { reason: "Pinned" })
+      // Every item printed decodes back to an item of the input.
+      const decoded = yield* PipelineInput.decodeValue("sample", Sample.pipeline)
+      for (const json of output.window) {
+        const item = yield* ContextItem.decode(json)
+        assert.isTrue(decoded.items.some((i) => i.content === item.content && i.tokens === item.tokens))
+      }
+    }))
+
+  it.effect("reads standard input with - or no file; `demo --print-sample | run` works", () =>
+    Effect.gen(function*() {
+      const printed = yield* cli(["demo", "--print-sample"])
+      assert.strictEqual(printed.code, 0)
+      const a = yield* cli(["run", "-"], printed.stdout)
+      const b = yield* cli(["run"], printed.stdout)
+      assert.strictEqual(a.code, 0, a.stderr)
+      assert.deepStrictEqual(JSON.parse(a.stdout).window, JSON.parse(b.stdout).window)
+      assert.deepStrictEqual(JSON.parse(a.stdout).window, (yield* inProcess()).window)
+    }))
+
+  it.effect("--placer and --slicer override the input's choice", () =>
+    Effect.gen(function*() {
+      const chronological = yield* cli(["run", "--placer", "chronological"], sampleText)
+      assert.strictEqual(chronological.code, 0, chronological.stderr)
+      assert.deepStrictEqual(JSON.parse(chronological.stdout).window, (yield* inProcess("chronological")).window)
+      const knapsack = yield* cli(["run", "--slicer", "knapsack"], sampleText)
+      assert.strictEqual(knapsack.code, 0, knapsack.stderr)
+      const expected = yield* inProcess("u-shaped", yield* KnapsackSlice.make())
+      assert.deepStrictEqual(JSON.parse(knapsack.stdout).window, expected.window)
+    }))
+
+  it.effect("a knapsack with options, and --overflow proceed, as the input and the flags say", () =>
+    Effect.gen(function*() {
+      const input = { ...Sample.pipeline, slicer: { type: "knapsack", bucketSize: 10 } }
+      const run = yield* cli(["run"], JSON.stringify(input))
+      assert.strictEqual(run.code, 0, run.stderr)
+      const expected = yield* inProcess("u-shaped", yield* KnapsackSlice.make({ bucketSize: 10 }))
+      assert.deepStrictEqual(JSON.parse(run.stdout).window, expected.window)
+      // Pinned items over the target: proceed keeps them and says how far over.
+      const over = `{ ${budget}, ${recency}, "items": [{ "content": "p", "tokens": 80, "pinned": true }] }`
+      const proceed = yield* cli(["run", "--overflow", "proceed"], over)
+      assert.strictEqual(proceed.code, 0, proceed.stderr)
+      assert.strictEqual(JSON.parse(proceed.stdout).tokensOverBudget, 30)
+    }))
+
+  it.effect("deduplication: false keeps byte-identical items", () =>
+    Effect.gen(function*() {
+      const input = { ...Sample.pipeline, budget: { maxTokens: 8000, targetTokens: 8000 }, deduplication: false }
+      const run = yield* cli(["run"], JSON.stringify(input))
+      assert.strictEqual(run.code, 0, run.stderr)
+      const output = JSON.parse(run.stdout)
+      assert.strictEqual(output.window.length, 20)
+      assert.deepStrictEqual(output.report.excluded, [])
+    }))
+})
+
+// Each scorer node gives the scores of the scorer its module builds from the same options.
+const items = [
+  { content: "a", tokens: 1, priority: 3, tags: ["x", "y"], metadata: { "cupel:trust": 0.9, tier: "gold" }, timestamp: "2024-06-01T10:00:00Z", futureRelevanceHint: 0.2, kind: "Document" },
+  { content: "b", tokens: 2, priority: 1, tags: ["y"], metadata: { tier: "silver" }, timestamp: "2024-06-01T08:00:00Z", futureRelevanceHint: 0.7 },
+  { content: "c", tokens: 3, tags: ["z"], kind: "SystemPrompt" },
+  { content: "d", tokens: 4, priority: 7, timestamp: "2024-05-31T22:00:00+02:00", kind: "Memory" }
+]
+const scorerCases: ReadonlyArray<readonly [string, unknown, Effect.Effect<Scorer.Definition, unknown>]> = [
+  ["recency", { type: "recency" }, Effect.succeed(RecencyScorer.make())],
+  ["priority", { type: "priority" }, Effect.succeed(PriorityScorer.make())],
+  ["reflexive", { type: "reflexive" }, Effect.succeed(ReflexiveScorer.make())],
+  ["frequency", { type: "frequency" }, Effect.succeed(FrequencyScorer.make())],
+  ["kind (default weights)", { type: "kind" }, KindScorer.make()],
+  ["kind (weights)", { type: "kind", weights: { memory: 2, Document: 0.5 } }, KindScorer.make({ memory: 2, Document: 0.5 })],
+  ["tag", { type: "tag", weights: { X: 2, y: 1 }, caseInsensitive: true }, TagScorer.make({ X: 2, y: 1 }, { caseInsensitive: true })],
+  [
+    "decay (exponential)",
+    { type: "decay", curve: { type: "exponential", halfLife: "6 hours" }, referenceTime: "2024-06-01T12:00:00Z", nullTimestampScore: 0.25 },
+    DecayScorer.make({
+      curve: DecayScorer.exponential("6 hours"),
+      referenceTime: DateTime.makeUnsafe("2024-06-01T12:00:00Z"),
+      nullTimestampScore: 0.25
+    })
+  ],
+  [
+    "decay (step, durations in milliseconds)",
+    { type: "decay", curve: { type: "step", windows: [{ maxAge: 3_600_000, score: 1 }, { maxAge: 36_000_000, score: 0.4 }] }, referenceTime: "2024-06-01T10:30:00Z" },
+    DecayScorer.make({
+      curve: DecayScorer.step([{ maxAge: 3_600_000, score: 1 }, { maxAge: 36_000_000, score: 0.4 }]),
+      referenceTime: DateTime.makeUnsafe("2024-06-01T10:30:00Z")
+    })
+  ],
+  [
+    "decay (window)",
+    { type: "decay", curve: { type: "window", maxAge: "3 hours" }, referenceTime: "2024-06-01T10:30:00Z" },
+    DecayScorer.make({ curve: DecayScorer.window("3 hours"), referenceTime: DateTime.makeUnsafe("2024-06-01T10:30:00Z") })
+  ],
+  ["metadata_key", { type: "metadata_key", key: "tier", value: "gold", boost: 1.5 }, MetadataKeyScorer.make({ key: "tier", value: "gold", boost: 1.5 })],
+  ["metadata_trust", { type: "metadata_trust", defaultScore: 0.3 }, MetadataTrustScorer.make({ defaultScore: 0.3 })],
+  ["scaled", { type: "scaled", inner: { type: "reflexive" } }, Effect.succeed(ScaledScorer.make(ReflexiveScorer.make()))],
+  [
+    "composite (nested)",
+    {
+      type: "composite",
+      scorers: [
+        { type: "priority", weight: 3 },
+        { type: "composite", weight: 1, scorers: [{ type: "kind", weight: 1 }, { type: "scaled", inner: { type: "recency" }, weight: 1 }] }
+      ]
+    },
+    Effect.gen(function*() {
+      const inner = yield* CompositeScorer.make([
+        { scorer: KindScorer.defaults, weight: 1 },
+        { scorer: ScaledScorer.make(RecencyScorer.make()), weight: 1 }
+      ])
+      return yield* CompositeScorer.make([{ scorer: PriorityScorer.make(), weight: 3 }, { scorer: inner, weight: 1 }])
+    })
+  ]
+]
+
+layer(NodeServices.layer)("cupel run: every scorer type", (it) => {
+  for (const [name, config, library] of scorerCases) {
+    it.effect(`${name}: the scores of the library's scorer built with the same options`, () =>
+      Effect.gen(function*() {
+        const input = { budget: { maxTokens: 1000, targetTokens: 1000 }, items, scorer: config, deduplication: false }
+        const run = yield* cli(["run"], JSON.stringify(input))
+        assert.strictEqual(run.code, 0, run.stderr)
+        const output = JSON.parse(run.stdout)
+        const decoded = yield* Effect.forEach(items, (i) => ContextItem.decode(i))
+        const scorer = yield* library
+        const expected = Array.from(yield* scorer.scoreAll(decoded))
+        const byContent = new Map<string, number>(
+          output.report.included.map((e: { item: { content: string }; score: number }) => [e.item.content, e.score])
+        )
+        assert.deepStrictEqual(decoded.map((i) => byContent.get(i.content)), expected)
+      }))
+  }
+})
+
+layer(NodeServices.layer)("cupel run: errors (exit code, one line on stderr, nothing on stdout)", (it) => {
+  it.effect("malformed JSON: exit 2", () =>
+    Effect.gen(function*() {
+      assertOneLine(yield* cli(["run"], `{ ${budget}, `), 2, "cupel run: invalid input (stdin): malformed JSON:")
+    }))
+
+  it.effect("a missing field: exit 2, named by its path", () =>
+    Effect.gen(function*() {
+      assertOneLine(yield* cli(["run"], `{ ${budget}, ${recency} }`), 2, "cupel run: invalid input (stdin): items: is required but missing")
+      assertOneLine(
+        yield* cli(["run"], `{ ${budget}, ${recency}, "items": [{ "content": "a" }] }`),
+        2,
+        "items[0].tokens: is required but missing"
+      )
+      assertOneLine(yield* cli(["run"], `{ ${budget}, "items": [] }`), 2, "scorer: is required but missing")
+    }))
+
+  it.effect("several problems: one line each, each with its path", () =>
+    Effect.gen(function*() {
+      const run = yield* cli(["run"], `{ "budget": { "maxTokens": 1, "targetTokens": 5 }, "items": [{ "content": "" }],
+        "scorer": { "type": "composite", "scorers": [{ "type": "priority" }] }, "slicer": "knapsak", "placr": "u-shaped" }`)
+      assert.strictEqual(run.code, 2)
+      assert.strictEqual(run.stdout, "")
+      const lines = run.stderr.split("\n")
+      for (const path of ["budget.targetTokens", "items[0].content", "items[0].tokens", "scorer.scorers[0].weight", "slicer", "placr"]) {
+        assert.isTrue(lines.some((l) => l.startsWith(`cupel run: invalid input (stdin): ${path}: `)), `${path} in\n${run.stderr}`)
+      }
+      assert.isTrue(lines.every((l) => l.startsWith("cupel run: invalid input (stdin): ")))
+    }))
+
+  it.effect("a bad scorer configuration: an unknown type or key is a decoding error, exit 2", () =>
+    Effect.gen(function*() {
+      assertOneLine(
+        yield* cli(["run"], `{ ${budget}, "items": [], "scorer": { "type": "recnecy" } }`),
+        2,
+        `scorer: Expected a scorer: an object whose "type" is one of recency, priority`
+      )
+      assertOneLine(
+        yield* cli(["run"], `{ ${budget}, "items": [], "scorer": { "type": "kind", "weigths": { "Memory": 1 } } }`),
+        2,
+        "scorer.weigths: "
+      )
+      assertOneLine(
+        yield* cli(["run"], `{ ${budget}, "items": [], "scorer": { "type": "decay", "curve": { "type": "exponential", "halfLife": "1 fortnight" } } }`),
+        2,
+        "scorer.curve.halfLife: "
+      )
+    }))
+
+  it.effect("an option a constructor refuses (InvalidConfigError): exit 2, the path within the input", () =>
+    Effect.gen(function*() {
+      const composite = (child: string) =>
+        `{ ${budget}, "items": [], "scorer": { "type": "composite", "scorers": [{ "type": "priority", "weight": 1 }, ${child}] } }`
+      assertOneLine(
+        yield* cli(["run"], composite(`{ "type": "kind", "weight": 0 }`)),
+        2,
+        "cupel run: invalid configuration (stdin): CompositeScorer: scorer.scorers[1].weight must be positive, got 0"
+      )
+      assertOneLine(
+        yield* cli(["run"], composite(`{ "type": "scaled", "weight": 1, "inner": { "type": "decay", "curve": { "type": "window", "maxAge": "0 seconds" } } }`)),
+        2,
+        "DecayScorer: scorer.scorers[1].inner.curve.maxAge must be a positive duration"
+      )
+      assertOneLine(
+        yield* cli(["run"], composite(`{ "type": "tag", "weight": 1, "weights": { "a": -1 } }`)),
+        2,
+        `TagScorer: scorer.scorers[1].weights["a"] must be non-negative, got -1`
+      )
+      assertOneLine(
+        yield* cli(["run"], `{ ${budget}, "items": [], "scorer": { "type": "metadata_key", "key": "k", "value": "v", "boost": 0 } }`),
+        2,
+        "MetadataKeyScorer: scorer.boost must be finite and greater than 0.0, got 0"
+      )
+      assertOneLine(
+        yield* cli(["run"], `{ ${budget}, "items": [], ${recency}, "slicer": { "type": "knapsack", "bucketSize": 0 } }`),
+        2,
+        "invalid configuration (stdin): KnapsackSlice: slicer.bucketSize"
+      )
+    }))
+
+  it.effect("pinned items over maxTokens − outputReserve (PinnedBudgetError): exit 1, the error as JSON", () =>
+    Effect.gen(function*() {
+      const run = yield* cli(["run"], `{ ${budget}, ${recency}, "items": [{ "content": "p", "tokens": 120, "pinned": true }] }`)
+      assertOneLine(run, 1)
+      assert.deepStrictEqual(JSON.parse(run.stderr), {
+        _tag: "PinnedBudgetError",
+        pinnedTokens: 120,
+        availableTokens: 100,
+        pinnedCount: 1,
+        message:
+          "Pinned items require 120 tokens, but only 100 are available (maxTokens − outputReserve); pin fewer or smaller items, or raise maxTokens"
+      })
+    }))
+
+  it.effect("overflow under throw (the default): exit 1, the OverflowError as JSON; truncate succeeds", () =>
+    Effect.gen(function*() {
+      const input = `{ ${budget}, ${recency}, "items": [{ "content": "p", "tokens": 80, "pinned": true }, { "content": "q", "tokens": 5 }] }`
+      const run = yield* cli(["run"], input)
+      assertOneLine(run, 1)
+      assert.deepStrictEqual(JSON.parse(run.stderr), {
+        _tag: "OverflowError",
+        mergedTokens: 80,
+        targetTokens: 50,
+        tokensOverBudget: 30,
+        message: "Selected items require 80 tokens, exceeding target budget of 50"
+      })
+      const truncated = yield* cli(["run", "--overflow", "truncate"], input)
+      assert.strictEqual(truncated.code, 0, truncated.stderr)
+      assert.strictEqual(JSON.parse(truncated.stdout).tokensOverBudget, 30)
+    }))
+
+  it.effect("token counts past Number.MAX_SAFE_INTEGER (TokenTotalError): exit 2", () =>
+    Effect.gen(function*() {
+      const run = yield* cli(
+        ["run"],
+        `{ ${budget}, ${recency}, "items": [{ "content": "a", "tokens": ${Number.MAX_SAFE_INTEGER} }, { "content": "b", "tokens": 1 }] }`
+      )
+      assertOneLine(run, 2, "cupel run: invalid input (stdin): the tokens of the", "Number.MAX_SAFE_INTEGER")
+    }))
+
+  it.effect("a knapsack table past maxCells (SlicerError): exit 2", () =>
+    Effect.gen(function*() {
+      const run = yield* cli(
+        ["run"],
+        `{ "budget": { "maxTokens": 100000, "targetTokens": 100000 }, ${recency},
+           "slicer": { "type": "knapsack", "bucketSize": 1, "maxCells": 1000 },
+           "items": [{ "content": "a", "tokens": 5 }, { "content": "b", "tokens": 6 }] }`
+      )
+      assertOneLine(run, 2, "cupel run: invalid input (stdin): Slicer \"knapsack\" failed")
+    }))
+
+  it.effect("a file that cannot be read: exit 2", () =>
+    Effect.gen(function*() {
+      assertOneLine(yield* cli(["run", `${root}no-such-input.json`]), 2, "no-such-input.json): cannot read: no such file or directory")
+    }))
+})
+
+describe("cupel run: the real program", () => {
+  const node = `${root}node_modules/.bin/node`
+  const cupel = (args: ReadonlyArray<string>, input?: string) =>
+    spawnSync(node, [`${root}src/bin/cupel.ts`, ...args], { encoding: "utf8", input, cwd: root })
+
+  it("exit codes reach the process, and a failure leaves stdout empty", () => {
+    const sample = cupel(["demo", "--print-sample"])
+    assert.strictEqual(sample.status, 0, sample.stderr)
+    const ok = cupel(["run"], sample.stdout)
+    assert.strictEqual(ok.status, 0, ok.stderr)
+    assert.strictEqual(JSON.parse(ok.stdout).window.length, 15)
+    const pinned = cupel(["run"], `{ ${budget}, ${recency}, "items": [{ "content": "p", "tokens": 120, "pinned": true }] }`)
+    assert.strictEqual(pinned.status, 1)
+    assert.strictEqual(pinned.stdout, "")
+    assert.strictEqual(JSON.parse(pinned.stderr)._tag, "PinnedBudgetError")
+    const bad = cupel(["run"], "{")
+    assert.strictEqual(bad.status, 2)
+    assert.strictEqual(bad.stdout, "")
+    assert.strictEqual(bad.stderr.trim().split("\n").length, 1)
+  })
+})
