@@ -2,8 +2,10 @@
  * ExclusionReason: why an item was left out of the window.
  *
  * Every variant carries the data that explains it, so callers inspect fields rather than parse
- * messages. All eight variants of the specification are defined; Place emits `BudgetExceeded`
- * and `PinnedOverride` (Truncate), the others belong to stages still to come or are reserved.
+ * messages. All eight variants of the specification are defined, and the Rust implementation's
+ * `CountCapExceeded`. The pipeline emits `NegativeTokens` (Classify), `Deduplicated`,
+ * `BudgetExceeded` and `PinnedOverride` (Slice, and Place's Truncate) and `CountCapExceeded`
+ * (count quotas); the others are reserved.
  *
  * In memory a reason is a tagged object (`_tag`, camelCase fields), so `Match.tag` and
  * `switch (reason._tag)` work. Encoded, it is the specification's wire envelope:
@@ -61,6 +63,20 @@ export const QuotaCapExceeded = variant("QuotaCapExceeded", {
 }, {})
 
 /**
+ * A count quota's cap: `count` items of `kind` were already selected, the most its `cap`
+ * allows. Not one of the specification's eight variants: the Rust implementation emits it for
+ * its count-quota slicers, with these fields, and so does this one.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const CountCapExceeded = variant("CountCapExceeded", {
+  kind: Schema.String,
+  cap: Schema.Int,
+  count: Schema.Int
+}, {})
+
+/**
  * Reserved: displaced to satisfy another kind's quota requirement.
  *
  * @since 0.1.0
@@ -108,6 +124,7 @@ export const ExclusionReason = Schema.Union([
   ScoredTooLow,
   Deduplicated,
   QuotaCapExceeded,
+  CountCapExceeded,
   QuotaRequireDisplaced,
   NegativeTokens,
   PinnedOverride,
@@ -131,6 +148,23 @@ export type BudgetExceeded = typeof BudgetExceeded.Type
  * @category models
  */
 export type PinnedOverride = typeof PinnedOverride.Type
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type CountCapExceeded = typeof CountCapExceeded.Type
+
+/**
+ * @since 0.2.0
+ * @category constructors
+ */
+export const countCapExceeded = (kind: string, cap: number, count: number): CountCapExceeded => ({
+  _tag: "CountCapExceeded",
+  kind,
+  cap,
+  count
+})
 
 /**
  * @since 0.1.0

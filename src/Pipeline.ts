@@ -32,8 +32,6 @@ import type { ScorerError } from "./ScorerError.ts"
 import type { ScoredItem } from "./ScoredItem.ts"
 import * as Slice from "./Slice.ts"
 import type * as Slicer from "./Slicer.ts"
-import type { SlicerContractError } from "./SlicerContractError.ts"
-import type { SlicerError } from "./SlicerError.ts"
 import * as Sort from "./Sort.ts"
 import { TokenTotalError } from "./TokenTotalError.ts"
 import type { PipelineStage, TraceEvent } from "./TraceEvent.ts"
@@ -65,8 +63,7 @@ export type PipelineError =
   | TokenTotalError
   | InvalidItemError
   | ScorerError
-  | SlicerError
-  | SlicerContractError
+  | Slicer.SliceError
   | Place.PlaceError
 
 /**
@@ -239,7 +236,8 @@ export const run: (
     included,
     excluded: byScoreDescending(excluded),
     totalCandidates: items.length,
-    totalTokensConsidered: classified.totalTokens
+    totalTokensConsidered: classified.totalTokens,
+    countRequirementShortfalls: selection.shortfalls ?? []
   }
   yield* Effect.annotateCurrentSpan({
     "cupel.included.count": included.length,

@@ -4,8 +4,10 @@
  * @since 0.2.0
  */
 import { Schema } from "effect"
+import { CountRequirementShortfall } from "./CountRequirementShortfall.ts"
 import { ExcludedItem } from "./ExcludedItem.ts"
 import { IncludedItem } from "./IncludedItem.ts"
+import { withDefault } from "./internal/fields.ts"
 import { TraceEvent } from "./TraceEvent.ts"
 
 /**
@@ -18,6 +20,7 @@ import { TraceEvent } from "./TraceEvent.ts"
  *   before scoring carry 0.
  * - `totalCandidates` — `included.length + excluded.length`: every candidate.
  * - `totalTokensConsidered` — the tokens of every candidate, negative counts included.
+ * - `countRequirementShortfalls` — kinds a count quota could not satisfy (empty otherwise).
  *
  * Encoded with the specification's field names (`total_candidates`, …) and reason envelopes.
  *
@@ -29,9 +32,14 @@ export const SelectionReport = Schema.Struct({
   included: Schema.Array(IncludedItem),
   excluded: Schema.Array(ExcludedItem),
   totalCandidates: Schema.Int,
-  totalTokensConsidered: Schema.Int
+  totalTokensConsidered: Schema.Int,
+  countRequirementShortfalls: withDefault(Schema.Array(CountRequirementShortfall), () => [])
 }).pipe(
-  Schema.encodeKeys({ totalCandidates: "total_candidates", totalTokensConsidered: "total_tokens_considered" })
+  Schema.encodeKeys({
+    totalCandidates: "total_candidates",
+    totalTokensConsidered: "total_tokens_considered",
+    countRequirementShortfalls: "count_requirement_shortfalls"
+  })
 ).annotate({ identifier: "SelectionReport" })
 
 /**

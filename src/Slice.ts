@@ -12,8 +12,6 @@ import type { ContextBudget } from "./ContextBudget.ts"
 import { isSafeTotal } from "./internal/tokens.ts"
 import type { ScoredItem } from "./ScoredItem.ts"
 import * as Slicer from "./Slicer.ts"
-import type { SlicerContractError } from "./SlicerContractError.ts"
-import type { SlicerError } from "./SlicerError.ts"
 import { TokenTotalError } from "./TokenTotalError.ts"
 
 /**
@@ -62,7 +60,7 @@ export const effectiveBudget = (
 export const slice: (
   sorted: ReadonlyArray<ScoredItem>,
   budget: Slicer.Budget
-) => Effect.Effect<Slicer.Selection, SlicerError | SlicerContractError, Slicer.Slicer> = Effect.fn(
+) => Effect.Effect<Slicer.Selection, Slicer.SliceError, Slicer.Slicer> = Effect.fn(
   "cupel.stage.slice"
 )(function*(sorted: ReadonlyArray<ScoredItem>, budget: Slicer.Budget) {
   const slicer = yield* Slicer.Slicer

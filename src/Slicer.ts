@@ -14,6 +14,8 @@
  */
 import { Context, Effect, Layer } from "effect"
 import type { ContextItem } from "./ContextItem.ts"
+import type { CountRequirementError } from "./CountRequirementError.ts"
+import type { CountRequirementShortfall } from "./CountRequirementShortfall.ts"
 import type { ExclusionReason } from "./ExclusionReason.ts"
 import type { ScoredItem } from "./ScoredItem.ts"
 import { SlicerContractError } from "./SlicerContractError.ts"
@@ -40,6 +42,8 @@ export interface Budget {
  * - `reasons` — optional: for excluded indices, the reason the slicer gives (a quota's cap, for
  *   example). Excluded items without one are reported as the pipeline's default,
  *   `BudgetExceeded` (or `PinnedOverride` when pinned items took the room).
+ * - `shortfalls` — optional: kinds whose required count could not be met (count quotas under
+ *   the `Degrade` scarcity rule); the pipeline puts them in its report.
  *
  * @since 0.2.0
  * @category models
@@ -47,7 +51,16 @@ export interface Budget {
 export interface Selection {
   readonly selected: ArrayLike<number>
   readonly reasons?: ReadonlyMap<number, ExclusionReason> | undefined
+  readonly shortfalls?: ReadonlyArray<CountRequirementShortfall> | undefined
 }
+
+/**
+ * Every way a slicer can fail.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export type SliceError = SlicerError | SlicerContractError | CountRequirementError
 
 /**
  * A slicer as a value.
@@ -63,7 +76,7 @@ export interface Definition {
   readonly slice: (
     sorted: ReadonlyArray<ScoredItem>,
     budget: Budget
-  ) => Effect.Effect<Selection, SlicerError | SlicerContractError>
+  ) => Effect.Effect<Selection, SliceError>
 }
 
 /**
@@ -91,7 +104,7 @@ export const layer = (slicer: Definition): Layer.Layer<Slicer> => Layer.succeed(
 export const slice = (
   sorted: ReadonlyArray<ScoredItem>,
   budget: Budget
-): Effect.Effect<Selection, SlicerError | SlicerContractError, Slicer> =>
+): Effect.Effect<Selection, SliceError, Slicer> =>
   Slicer.use((slicer) => slicer.slice(sorted, budget))
 
 /**

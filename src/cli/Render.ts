@@ -181,6 +181,8 @@ export const reason = (r: ExclusionReason): string => {
       return `ScoredTooLow: ${r.score} < ${r.threshold}`
     case "QuotaCapExceeded":
       return `QuotaCapExceeded: ${r.kind} ${r.actual} > cap ${r.cap}`
+    case "CountCapExceeded":
+      return `CountCapExceeded: ${r.count} ${r.kind} items already selected, cap ${r.cap}`
     case "QuotaRequireDisplaced":
       return `QuotaRequireDisplaced by ${r.displacedByKind}`
     case "Filtered":
@@ -301,6 +303,8 @@ export const humanReason = (r: ExclusionReason, pinned: ReadonlyArray<ContextIte
       return `duplicate of ${quote(r.deduplicatedAgainst, 26)}`
     case "NegativeTokens":
       return `negative token count (${r.tokens}): not a candidate`
+    case "CountCapExceeded":
+      return `cap reached: ${r.count} ${r.kind} items already in (cap ${r.cap})`
     default:
       return reason(r)
   }

@@ -24,6 +24,7 @@ import * as Conformance from "../Conformance.ts"
 import type { InvalidConfigError } from "../InvalidConfigError.ts"
 import * as OverflowNotifier from "../OverflowNotifier.ts"
 import { OverflowError } from "../OverflowError.ts"
+import { CountRequirementError } from "../CountRequirementError.ts"
 import { PinnedBudgetError } from "../PinnedBudgetError.ts"
 import * as Pipeline from "../Pipeline.ts"
 import * as PipelineResult from "../PipelineResult.ts"
@@ -95,6 +96,7 @@ const usage = (...lines: ReadonlyArray<string>) =>
 
 const encodeOverflow = Schema.encodeEffect(OverflowError)
 const encodePinned = Schema.encodeEffect(PinnedBudgetError)
+const encodeCountRequirement = Schema.encodeEffect(CountRequirementError)
 
 // The negative answers are printed as `cupel place` prints an overflow: the error's fields and
 // its message as one line of JSON, for scripts to read.
@@ -109,8 +111,8 @@ const negative = (encoded: Effect.Effect<object, Schema.SchemaError>, message: s
  * Reports a failed run and fails with its exit code; each error has one code and one line on
  * stderr:
  *
- * - `OverflowError`, `PinnedBudgetError` — the error as JSON, exit 1 (the answer is "does not
- *   fit");
+ * - `OverflowError`, `PinnedBudgetError`, `CountRequirementError` — the error as JSON, exit 1
+ *   (the answer is "does not fit");
  * - `InvalidConfigError` — `invalid configuration (SOURCE): ` and the component, the option's
  *   path in the input and the rule, exit 2;
  * - `TokenTotalError`, `InvalidItemError`, `ScorerError`, `SlicerError` — the input cannot be
@@ -131,6 +133,8 @@ export const reportRunError = (
       return negative(encodeOverflow(error), error.message)
     case "PinnedBudgetError":
       return negative(encodePinned(error), error.message)
+    case "CountRequirementError":
+      return negative(encodeCountRequirement(error), error.message)
     case "InvalidConfigError":
       return usage(`invalid configuration (${source}): ${error.message}`)
     case "TokenTotalError":
