@@ -16,6 +16,10 @@ const Content = Schema.String.check(
   Schema.makeFilter((s) => s.length > 0 || "content must be a non-empty string")
 )
 
+const GroupId = Schema.String.check(
+  Schema.makeFilter((s) => s.length > 0 || "group must be a non-empty string")
+)
+
 /**
  * A candidate context item.
  *
@@ -28,6 +32,10 @@ const Content = Schema.String.check(
  * - `tags` — default `[]`; `metadata` — opaque, default `{}`, carried through untouched.
  * - `timestamp` — a `DateTime.Utc`; decoded from RFC 3339 with any offset, compared by instant.
  * - `pinned` — default `false`; pinned items are always included.
+ * - `group` — optional: items with the same group id are one unit for the pipeline (an
+ *   assistant's tool call and the results that answer it, say): selected or excluded together,
+ *   their tokens counted together, kept adjacent and in input order in the window. Not part of
+ *   the specification's data model; items without it behave exactly as the specification says.
  *
  * Construct with `new ContextItem({ content, tokens })` for trusted values (it throws on invalid
  * ones) or decode untrusted input with {@link decode} / {@link decodeJson}, which fail with a
@@ -59,7 +67,8 @@ export class ContextItem extends Schema.Class<ContextItem>("effect-cupel/Context
   timestamp: optionalNullable(Timestamp),
   futureRelevanceHint: optionalNullable(Schema.Finite),
   pinned: withDefault(Schema.Boolean, () => false),
-  originalTokens: optionalNullable(Schema.Int)
+  originalTokens: optionalNullable(Schema.Int),
+  group: optionalNullable(GroupId)
 }) {}
 
 /**
