@@ -73,6 +73,8 @@ export * as PlaceResult from "./PlaceResult.ts"
 /** @since 0.2.0 */
 export * as PriorityScorer from "./scorers/PriorityScorer.ts"
 /** @since 0.2.0 */
+export * as QuotaSlice from "./slicers/QuotaSlice.ts"
+/** @since 0.2.0 */
 export * as RecencyScorer from "./scorers/RecencyScorer.ts"
 /** @since 0.2.0 */
 export * as ReflexiveScorer from "./scorers/ReflexiveScorer.ts"
