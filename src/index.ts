@@ -19,6 +19,14 @@ export * as ContextKind from "./ContextKind.ts"
 /** @since 0.1.0 */
 export * as ContextSource from "./ContextSource.ts"
 /** @since 0.2.0 */
+export * as CountConstrainedKnapsackSlice from "./slicers/CountConstrainedKnapsackSlice.ts"
+/** @since 0.2.0 */
+export * as CountQuotaSlice from "./slicers/CountQuotaSlice.ts"
+/** @since 0.2.0 */
+export * as CountRequirementError from "./CountRequirementError.ts"
+/** @since 0.2.0 */
+export * as CountRequirementShortfall from "./CountRequirementShortfall.ts"
+/** @since 0.2.0 */
 export * as DecayScorer from "./scorers/DecayScorer.ts"
 /** @since 0.2.0 */
 export * as Deduplicate from "./Deduplicate.ts"

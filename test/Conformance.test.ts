@@ -63,6 +63,10 @@ slicer = "count_quota"
 [config]
 inner_slicer = "greedy"
 
+[[config.entries]]
+kind = "tool"
+cap_count = 1
+
 [budget]
 target_tokens = 10
 
@@ -72,8 +76,15 @@ tokens = 1
 score = 0.5
 kind = "tool"
 
+[[scored_items]]
+content = "y"
+tokens = 1
+score = 0.4
+kind = "tool"
+
 [expected]
 selected_contents = ["x"]
+cap_excluded_count = 1
 `
 
 const typoVector = `
@@ -100,38 +111,26 @@ layer(NodeServices.layer)("Conformance — the vectors", (it) => {
       assert.isTrue(existsSync(sharedVectors), `the shared vectors are missing: ${sharedVectors}`)
     }))
 
-  it.effect(
-    "../shared/conformance: every vector of every stage runs, 0 failed, only the quota slicers skipped",
-    () =>
-      Effect.gen(function*() {
-        const report = yield* Conformance.run([sharedVectors])
-        assert.strictEqual(report.failed, 0, lines(report))
-        const counts = new Map<string, { passed: number; skipped: number }>()
-        for (const outcome of report.outcomes) {
-          assert.notStrictEqual(outcome._tag, "Broken", Conformance.formatOutcome(outcome))
-          if (outcome._tag === "Broken") continue
-          const c = counts.get(outcome.stage) ?? { passed: 0, skipped: 0 }
-          if (outcome._tag === "Passed") c.passed++
-          if (outcome._tag === "Skipped") {
-            c.skipped++
-            assert.strictEqual(outcome.stage, "slicing", Conformance.formatOutcome(outcome))
-            assert.strictEqual(outcome.reason, "not implemented yet (quota slicers)")
-            assert.match(outcome.file, /\/(quota|count-quota|count-constrained-knapsack)-[^/]*\.toml$/)
-          }
-          counts.set(outcome.stage, c)
-        }
-        // Counted from the folder: scoring 28 required + 4 optional; slicing 5 greedy/knapsack
-        // required + 1 optional greedy, and 11 quota vectors; pipeline 10 + 4; placing 4; place 16.
-        assert.deepStrictEqual(Object.fromEntries(counts), {
-          scoring: { passed: 32, skipped: 0 },
-          slicing: { passed: 6, skipped: 11 },
-          pipeline: { passed: 14, skipped: 0 },
-          placing: { passed: 4, skipped: 0 },
-          place: { passed: 16, skipped: 0 }
-        })
-        assert.deepStrictEqual([report.passed, report.failed, report.skipped], [72, 0, 11])
-      })
-  )
+  it.effect("../shared/conformance: every one of the 67 Cupel vectors passed (and the 16 place vectors), 0 failed, 0 skipped", () =>
+    Effect.gen(function*() {
+      const report = yield* Conformance.run([sharedVectors])
+      assert.strictEqual(report.failed, 0, lines(report))
+      assert.strictEqual(report.skipped, 0, lines(report))
+      const counts = new Map<string, number>()
+      let cupel = 0
+      for (const outcome of report.outcomes) {
+        assert.strictEqual(outcome._tag, "Passed", Conformance.formatOutcome(outcome))
+        if (outcome._tag !== "Passed") continue
+        counts.set(outcome.stage, (counts.get(outcome.stage) ?? 0) + 1)
+        if (outcome.file.includes("/cupel/")) cupel++
+      }
+      // Counted from the folder: scoring 28 required + 4 optional; slicing 16 required (5
+      // greedy/knapsack, 1 quota, 5 count-quota, 5 count-constrained-knapsack) + 1 optional greedy;
+      // pipeline 10 + 4; placing 4 — 67 Cupel vectors; and the 16 place vectors.
+      assert.deepStrictEqual(Object.fromEntries(counts), { scoring: 32, slicing: 17, pipeline: 14, placing: 4, place: 16 })
+      assert.strictEqual(cupel, 67)
+      assert.deepStrictEqual([report.passed, report.failed, report.skipped], [83, 0, 0])
+    }))
 
   it.effect("the example vector in docs/conformance.md passes", () =>
     Effect.gen(function*() {
@@ -195,7 +194,7 @@ layer(NodeServices.layer)("Conformance — failure reporting", (it) => {
       assert.notInclude(line, "\n")
     }))
 
-  it.effect("quota slicer vectors are skipped with their reason, never passed; an unknown stage fails", () =>
+  it.effect("vectors are found in nested folders (a count_quota vector passes); other files are ignored; an unknown stage fails", () =>
     Effect.gen(function*() {
       const dir = yield* folderWith({
         "nested/quota.toml": quotaVector,
@@ -203,14 +202,25 @@ layer(NodeServices.layer)("Conformance — failure reporting", (it) => {
         "notes.txt": "not a vector: only .toml files are collected from folders"
       })
       const report = yield* Conformance.run([dir])
-      assert.deepStrictEqual([report.passed, report.failed, report.skipped], [0, 1, 1])
-      const skipped = report.outcomes.find((o) => o._tag === "Skipped")
-      assert.isDefined(skipped)
-      assert.match(Conformance.formatOutcome(skipped!), /^SKIP .*quota\.toml "a quota vector" \(not implemented yet \(quota slicers\)\)$/)
+      assert.deepStrictEqual([report.passed, report.failed, report.skipped], [1, 1, 0], lines(report))
+      const passed = report.outcomes.find((o) => o._tag === "Passed")
+      assert.match(Conformance.formatOutcome(passed!), /^PASS .*nested\/quota\.toml "a quota vector"$/)
       const typo = report.outcomes.find((o) => o._tag === "Broken")
       assert.include(Conformance.formatOutcome(typo!), `test.stage: unknown stage "plcae"`)
-      // Skipped lines are printed without --verbose: a skip is never silent.
-      assert.include(Conformance.formatReport(report).join("\n"), "SKIP ")
+    }))
+
+  it.effect("a skipped vector (a component not implemented) is printed without --verbose: a skip is never silent", () =>
+    Effect.sync(() => {
+      const outcome: Conformance.Outcome = {
+        _tag: "Skipped",
+        file: "x.toml",
+        name: "a future slicer",
+        stage: "slicing",
+        reason: "not implemented yet"
+      }
+      const text = Conformance.formatReport({ outcomes: [outcome], passed: 0, failed: 0, skipped: 1 })
+      assert.include(text.join("\n"), `SKIP x.toml "a future slicer" (not implemented yet)`)
+      assert.strictEqual(text.at(-1), "0 passed, 0 failed, 1 skipped")
     }))
 
   it.effect("a path that does not exist, and a folder without vectors, are failures", () =>

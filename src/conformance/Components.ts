@@ -23,7 +23,7 @@
  *
  * @since 0.2.0
  */
-import { Data, type DateTime, Duration, Effect, type Layer, Schema } from "effect"
+import { Data, type DateTime, Duration, Effect, type Layer, Result, Schema } from "effect"
 import type { InvalidConfigError } from "../InvalidConfigError.ts"
 import type * as OverflowStrategy from "../OverflowStrategy.ts"
 import type * as Placer from "../Placer.ts"
@@ -42,9 +42,12 @@ import * as ReflexiveScorer from "../scorers/ReflexiveScorer.ts"
 import * as ScaledScorer from "../scorers/ScaledScorer.ts"
 import * as TagScorer from "../scorers/TagScorer.ts"
 import type * as Slicer from "../Slicer.ts"
+import * as CountConstrainedKnapsackSlice from "../slicers/CountConstrainedKnapsackSlice.ts"
+import * as CountQuotaSlice from "../slicers/CountQuotaSlice.ts"
 import * as GreedySlice from "../slicers/GreedySlice.ts"
 import * as KnapsackSlice from "../slicers/KnapsackSlice.ts"
-import { decodeAll, decodeAt, VectorInstant, type VectorProblems } from "./Vector.ts"
+import * as QuotaSlice from "../slicers/QuotaSlice.ts"
+import { decodeAll, decodeAt, VectorInstant, VectorProblems } from "./Vector.ts"
 
 // ---------------------------------------------------------------------------------------------
 // Placers and overflow strategies
@@ -389,6 +392,38 @@ export const SlicerName = Schema.Literals(["greedy", "knapsack", "quota", "count
 export type SlicerName = typeof SlicerName.Type
 
 /**
+ * How a vector writes a count quota's scarcity behavior: lower case.
+ *
+ * @since 0.2.0
+ * @category names
+ */
+export const ScarcityName = Schema.Literals(["degrade", "throw"])
+
+/**
+ * One count-quota entry as decoded: `require_count` (default 0) and `cap_count` (default: no cap).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface CountEntrySpec {
+  readonly kind: string
+  readonly requireCount: number
+  readonly capCount: number | undefined
+}
+
+/**
+ * One percentage quota as decoded: `require` (default 0) and `cap` (default 100).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface QuotaSpec {
+  readonly kind: string
+  readonly require: number | undefined
+  readonly cap: number | undefined
+}
+
+/**
  * A decoded slicer configuration.
  *
  * @since 0.2.0
@@ -397,7 +432,19 @@ export type SlicerName = typeof SlicerName.Type
 export type SlicerSpec =
   | { readonly type: "greedy" }
   | { readonly type: "knapsack"; readonly bucketSize: number }
-  | { readonly type: "quota" | "count_quota" | "count_constrained_knapsack" }
+  | { readonly type: "quota"; readonly inner: SlicerSpec; readonly quotas: ReadonlyArray<QuotaSpec> }
+  | {
+    readonly type: "count_quota"
+    readonly inner: SlicerSpec
+    readonly entries: ReadonlyArray<CountEntrySpec>
+    readonly scarcity: CountQuotaSlice.ScarcityBehavior
+  }
+  | {
+    readonly type: "count_constrained_knapsack"
+    readonly bucketSize: number
+    readonly entries: ReadonlyArray<CountEntrySpec>
+    readonly scarcity: CountQuotaSlice.ScarcityBehavior
+  }
 
 /**
  * The knapsack's bucket size when `bucket_size` is absent (format.md: 100).
@@ -408,10 +455,66 @@ export type SlicerSpec =
 export const defaultBucketSize = KnapsackSlice.defaultBucketSize
 
 const KnapsackConfig = Schema.Struct({ bucket_size: Schema.optionalKey(Schema.Number) })
+const InnerSlicerConfig = Schema.Struct({ inner_slicer: Schema.optionalKey(Schema.Union([SlicerName, AnyTable])) })
+const InnerSlicerHead = Schema.Struct({ type: SlicerName })
+const QuotaConfig = Schema.Struct({
+  quotas: Schema.Array(Schema.Struct({
+    kind: Schema.String,
+    require: Schema.optionalKey(Schema.Number),
+    cap: Schema.optionalKey(Schema.Number)
+  }))
+})
+const CountQuotaConfig = Schema.Struct({
+  scarcity_behavior: Schema.optionalKey(ScarcityName),
+  entries: Schema.Array(Schema.Struct({
+    kind: Schema.String,
+    require_count: Schema.optionalKey(Schema.Number),
+    cap_count: Schema.optionalKey(Schema.Number)
+  }))
+})
+const KnapsackInner = Schema.Struct({ inner_slicer: Schema.optionalKey(Schema.Literal("knapsack")) })
+
+const decodeCountQuota = (table: unknown, path: ReadonlyArray<PropertyKey>) =>
+  Effect.map(decodeAt(CountQuotaConfig, table, path), (c) => ({
+    scarcity: c.scarcity_behavior === "throw" ? "Throw" as const : "Degrade" as const,
+    entries: c.entries.map((e): CountEntrySpec => ({
+      kind: e.kind,
+      requireCount: e.require_count ?? 0,
+      capCount: e.cap_count
+    }))
+  }))
 
 /**
- * Decodes a slicer's configuration from the table it is configured in (`[config]`). The quota
- * slicers' fields are not read: their vectors are skipped.
+ * A decorator's `inner_slicer` (default `greedy`): a name, configured by the fields of the table
+ * it is named in (a knapsack's `bucket_size`), or an inline table with `type` and the inner
+ * slicer's own fields. A quota slicer named as a string would read the decorator's own table
+ * again: it must have a table of its own.
+ */
+const decodeInner = (table: unknown, path: ReadonlyArray<PropertyKey>): Effect.Effect<SlicerSpec, VectorProblems> =>
+  Effect.gen(function*() {
+    const { inner_slicer } = yield* decodeAt(InnerSlicerConfig, table, path)
+    const innerPath = [...path, "inner_slicer"]
+    if (inner_slicer === undefined) return { type: "greedy" as const }
+    if (typeof inner_slicer === "string") {
+      if (inner_slicer === "greedy" || inner_slicer === "knapsack") return yield* decodeSlicer(inner_slicer, table, path)
+      return yield* new VectorProblems({
+        problems: [`${innerPath.join(".")}: a ${inner_slicer} slicer as the inner slicer needs a table of its own (type and fields)`]
+      })
+    }
+    const head = yield* decodeAt(InnerSlicerHead, inner_slicer, innerPath)
+    return yield* decodeSlicer(head.type, inner_slicer, innerPath)
+  })
+
+/**
+ * Decodes a slicer's configuration from the table it is configured in (`[config]`):
+ *
+ * | slicer | fields |
+ * |---|---|
+ * | `greedy` | none |
+ * | `knapsack` | `bucket_size` (default 100) |
+ * | `quota` | `inner_slicer` (default `greedy`), `[[quotas]]` (`kind`, `require`, `cap`: percentages) |
+ * | `count_quota` | `inner_slicer` (default `greedy`), `scarcity_behavior` (`degrade` default, `throw`), `[[entries]]` (`kind`, `require_count` default 0, `cap_count` default none) |
+ * | `count_constrained_knapsack` | `bucket_size`, `scarcity_behavior`, `[[entries]]`; `inner_slicer` may only say `knapsack` |
  *
  * @since 0.2.0
  * @category decoding
@@ -430,14 +533,54 @@ export const decodeSlicer = (
         (c): SlicerSpec => ({ type, bucketSize: c.bucket_size ?? defaultBucketSize })
       )
     case "quota":
+      return Effect.map(
+        together(decodeInner(table, path), decodeAt(QuotaConfig, table, path)),
+        ([inner, config]): SlicerSpec => ({
+          type,
+          inner,
+          quotas: config.quotas.map((q) => ({ kind: q.kind, require: q.require, cap: q.cap }))
+        })
+      )
     case "count_quota":
+      return Effect.map(
+        together(decodeInner(table, path), decodeCountQuota(table, path)),
+        ([inner, config]): SlicerSpec => ({ type, inner, ...config })
+      )
     case "count_constrained_knapsack":
-      return Effect.succeed({ type })
+      return Effect.map(
+        together(
+          decodeAt(KnapsackConfig, table, path),
+          together(decodeAt(KnapsackInner, table, path), decodeCountQuota(table, path))
+        ),
+        ([knapsack, [, config]]): SlicerSpec => ({
+          type,
+          bucketSize: knapsack.bucket_size ?? defaultBucketSize,
+          ...config
+        })
+      )
   }
 }
 
+/** Two independent decoders, reporting the problems of both. */
+const together = <A, B>(
+  first: Effect.Effect<A, VectorProblems>,
+  second: Effect.Effect<B, VectorProblems>
+): Effect.Effect<readonly [A, B], VectorProblems> =>
+  Effect.flatMap(Effect.all([Effect.result(first), Effect.result(second)]), ([a, b]) =>
+    Result.isSuccess(a) && Result.isSuccess(b)
+      ? Effect.succeed([a.success, b.success] as const)
+      : Effect.fail(
+        new VectorProblems({
+          problems: [
+            ...(Result.isFailure(a) ? a.failure.problems : []),
+            ...(Result.isFailure(b) ? b.failure.problems : [])
+          ]
+        })
+      ))
+
 /**
- * Builds a slicer; the quota slicers are {@link ComponentUnavailable}.
+ * Builds a slicer. Fails with the slicer's `InvalidConfigError` when its configuration breaks a
+ * rule of its chapter (a knapsack inside a count quota, a require above its cap…).
  *
  * @since 0.2.0
  * @category constructors
@@ -451,8 +594,17 @@ export const buildSlicer = (
     case "knapsack":
       return KnapsackSlice.make({ bucketSize: spec.bucketSize })
     case "quota":
+      return Effect.flatMap(buildSlicer(spec.inner), (inner) => QuotaSlice.make({ inner, quotas: spec.quotas }))
     case "count_quota":
+      return Effect.flatMap(
+        buildSlicer(spec.inner),
+        (inner) => CountQuotaSlice.make({ inner, entries: spec.entries, scarcity: spec.scarcity })
+      )
     case "count_constrained_knapsack":
-      return Effect.fail(new ComponentUnavailable({ reason: "not implemented yet (quota slicers)" }))
+      return CountConstrainedKnapsackSlice.make({
+        entries: spec.entries,
+        scarcity: spec.scarcity,
+        bucketSize: spec.bucketSize
+      })
   }
 }

@@ -7,13 +7,15 @@
  * from `[config]`, and slices against `[budget]` (`target_tokens`; `max_tokens` defaults to it).
  * The selected contents are compared with `[expected] selected_contents` as a set.
  *
- * The quota slicers (`quota`, `count_quota`, `count_constrained_knapsack`) are not implemented
- * yet: their vectors are skipped, with that reason.
+ * The count-quota vectors may also expect `shortfall_count` (the kinds whose `require_count`
+ * could not be met: the selection's shortfalls) and `cap_excluded_count` (the items a
+ * `cap_count` dropped: the selection's `CountCapExceeded` reasons); both are checked when given.
  *
  * @since 0.2.0
  */
 import { Effect, Result, Schema, SchemaTransformation } from "effect"
 import * as ContextBudget from "../ContextBudget.ts"
+import type { CountRequirementShortfall } from "../CountRequirementShortfall.ts"
 import { showSet } from "../internal/conformanceMessages.ts"
 import type * as ScoredItem from "../ScoredItem.ts"
 import type * as Slicer from "../Slicer.ts"
@@ -36,6 +38,8 @@ export interface SlicingVector {
   readonly budget: Slicer.Budget
   readonly sorted: ReadonlyArray<ScoredItem.ScoredItem>
   readonly selectedContents: ReadonlyArray<string>
+  readonly shortfallCount: number | undefined
+  readonly capExcludedCount: number | undefined
 }
 
 /** `[budget]` of a slicing vector: the slicer's budget, validated as a `ContextBudget` is. */
@@ -60,7 +64,11 @@ const SlicingVectorToml = Schema.Struct({
   config: Schema.Record(Schema.String, Schema.Unknown).pipe(Schema.withDecodingDefaultKey(Effect.succeed({}))),
   budget: SlicingBudget,
   scored_items: defaultEmpty(ScoredVectorItem),
-  expected: Schema.Struct({ selected_contents: Schema.Array(Schema.String) })
+  expected: Schema.Struct({
+    selected_contents: Schema.Array(Schema.String),
+    shortfall_count: Schema.optionalKey(Schema.Number),
+    cap_excluded_count: Schema.optionalKey(Schema.Number)
+  })
 })
 
 /**
@@ -80,9 +88,13 @@ export const decode = (file: string, table: unknown): Effect.Effect<SlicingVecto
       slicer,
       budget: v.budget,
       sorted: Sort.sort(v.scored_items),
-      selectedContents: v.expected.selected_contents
+      selectedContents: v.expected.selected_contents,
+      shortfallCount: v.expected.shortfall_count,
+      capExcludedCount: v.expected.cap_excluded_count
     }
   })
+
+const showShortfall = (s: CountRequirementShortfall): string => `${s.kind}: ${s.satisfiedCount} of ${s.requiredCount}`
 
 /**
  * Runs a `slicing` vector.
@@ -106,6 +118,31 @@ export const run = Effect.fn("Conformance.runSlicing")(function*(vector: Slicing
       actual: describeError(sliced.failure)
     }])
   }
-  const selected = Array.from(sliced.success.selected, (index) => vector.sorted[index]?.item.content ?? `<index ${index}>`)
-  return judge(vector, "slicing", compareSet(field, vector.selectedContents, selected))
+  const selection = sliced.success
+  const selected = Array.from(selection.selected, (index) => vector.sorted[index]?.item.content ?? `<index ${index}>`)
+  const mismatches = compareSet(field, vector.selectedContents, selected)
+  if (vector.shortfallCount !== undefined) {
+    const shortfalls = selection.shortfalls ?? []
+    if (shortfalls.length !== vector.shortfallCount) {
+      mismatches.push({
+        field: "shortfall_count",
+        expected: String(vector.shortfallCount),
+        actual: `${shortfalls.length}${shortfalls.length === 0 ? "" : ` (${shortfalls.map(showShortfall).join(", ")})`}`
+      })
+    }
+  }
+  if (vector.capExcludedCount !== undefined) {
+    const capped: Array<string> = []
+    for (const [index, reason] of selection.reasons ?? []) {
+      if (reason._tag === "CountCapExceeded") capped.push(vector.sorted[index]?.item.content ?? `<index ${index}>`)
+    }
+    if (capped.length !== vector.capExcludedCount) {
+      mismatches.push({
+        field: "cap_excluded_count",
+        expected: String(vector.capExcludedCount),
+        actual: `${capped.length}${capped.length === 0 ? "" : ` (${showSet(capped)})`}`
+      })
+    }
+  }
+  return judge(vector, "slicing", mismatches)
 })

@@ -135,4 +135,31 @@ describe("Conformance — pipeline vectors", () => {
       const none = yield* Effect.flip(parse(pipeline(right).replace(`[[config.scorers]]\ntype = "recency"\nweight = 1.0`, "")))
       assert.include(none.message, "config.scorers: is required but missing")
     }))
+
+  it.effect("a count-quota slicer is configured from [config] and its CountCapExceeded reason (kind, cap, count) is checked", () =>
+    Effect.gen(function*() {
+      const vector = pipeline(
+        `
+[[expected_output]]
+content = "new"
+
+[[expected.diagnostics.excluded]]
+content = "old"
+score_approx = 0.0
+exclusion_reason = "CountCapExceeded"
+kind = "message"
+cap = 1
+count = 1
+`,
+        `
+[[config.entries]]
+kind = "message"
+cap_count = 1
+`
+      ).replace(`slicer = "greedy"`, `slicer = "count_quota"`).replace("target_tokens = 200", "target_tokens = 500")
+      const outcome = yield* runText(vector)
+      assert.strictEqual(outcome._tag, "Passed", Conformance.formatOutcome(outcome))
+      const wrong = yield* line(vector.replace("\ncount = 1", "\ncount = 2"))
+      assert.include(wrong, `diagnostics.excluded[0] "old" count: expected 2, got 1`)
+    }))
 })

@@ -42,6 +42,61 @@ score = 0.2
 selected_contents = ${selected}
 `
 
+/** The same items under a quota slicer: "tool" entries and quotas, with the other fields given. */
+const quota = (slicer: string, selected: string, config = "", expected = "", requireCount = 1) => `
+[test]
+name = "${slicer}"
+stage = "slicing"
+slicer = "${slicer}"
+
+[config]
+bucket_size = 50
+${config}
+
+[[config.entries]]
+kind = "tool"
+require_count = ${requireCount}
+cap_count = ${Math.max(2, requireCount)}
+
+[[config.entries]]
+kind = "doc"
+
+[[config.quotas]]
+kind = "tool"
+require = 10.0
+cap = 60.0
+
+[budget]
+target_tokens = 150
+
+[[scored_items]]
+content = "small"
+tokens = 10
+score = 0.2
+kind = "Tool"
+
+[[scored_items]]
+content = "zero"
+tokens = 0
+score = 0.1
+
+[[scored_items]]
+content = "big"
+tokens = 120
+score = 0.9
+kind = "tool"
+
+[[scored_items]]
+content = "tie"
+tokens = 10
+score = 0.2
+kind = "tool"
+
+[expected]
+selected_contents = ${selected}
+${expected}
+`
+
 describe("Conformance — slicing vectors", () => {
   it.effect("scored items are put in score order first, as the Sort stage does (descending, stable)", () =>
     Effect.gen(function*() {
@@ -75,13 +130,86 @@ describe("Conformance — slicing vectors", () => {
       assert.deepStrictEqual(vector._tag === "SlicingVector" && vector.slicer, { type: "knapsack", bucketSize: 50 })
     }))
 
-  it.effect("every quota slicer is skipped with the reason, never passed or failed", () =>
+  it.effect("the quota slicers run: count_quota and count_constrained_knapsack read their entries, quota its quotas", () =>
     Effect.gen(function*() {
-      for (const slicer of ["quota", "count_quota", "count_constrained_knapsack"]) {
-        const outcome = yield* runText(greedy(`["nothing"]`, "target_tokens = 150", `slicer = "${slicer}"`))
-        assert.strictEqual(outcome._tag, "Skipped")
-        assert.strictEqual(outcome._tag === "Skipped" && outcome.reason, "not implemented yet (quota slicers)")
+      // quota: tool gets 15 + 135 = 150 tokens, clamped to its 60% cap (90): big (120) does not fit.
+      // count_quota: big committed; greedy takes zero, small, tie in the 30 left; tie is over the cap of 2.
+      // count_constrained_knapsack: big committed; 30 tokens are no bucket of 50: only the zero-token item.
+      const expected = [
+        ["quota", `["small", "tie"]`],
+        ["count_quota", `["big", "zero", "small"]`],
+        ["count_constrained_knapsack", `["big", "zero"]`]
+      ] as const
+      for (const [slicer, selected] of expected) {
+        const outcome = yield* runText(quota(slicer, selected))
+        assert.strictEqual(outcome._tag, "Passed", Conformance.formatOutcome(outcome))
       }
+    }))
+
+  it.effect("count quotas: every field is decoded, with its defaults", () =>
+    Effect.gen(function*() {
+      const vector = yield* parse(quota("count_quota", `[]`))
+      assert.deepStrictEqual(vector._tag === "SlicingVector" && vector.slicer, {
+        type: "count_quota",
+        inner: { type: "greedy" },
+        scarcity: "Degrade",
+        entries: [{ kind: "tool", requireCount: 1, capCount: 2 }, { kind: "doc", requireCount: 0, capCount: undefined }]
+      })
+      const knapsack = yield* parse(quota("count_constrained_knapsack", `[]`, `scarcity_behavior = "throw"`))
+      assert.deepStrictEqual(knapsack._tag === "SlicingVector" && knapsack.slicer, {
+        type: "count_constrained_knapsack",
+        bucketSize: 50,
+        scarcity: "Throw",
+        entries: [{ kind: "tool", requireCount: 1, capCount: 2 }, { kind: "doc", requireCount: 0, capCount: undefined }]
+      })
+      const percent = yield* parse(quota("quota", `[]`, `inner_slicer = "knapsack"`))
+      assert.deepStrictEqual(percent._tag === "SlicingVector" && percent.slicer, {
+        type: "quota",
+        inner: { type: "knapsack", bucketSize: 50 },
+        quotas: [{ kind: "tool", require: 10, cap: 60 }]
+      })
+      const nested = yield* parse(quota("quota", `[]`, `inner_slicer = { type = "count_quota", entries = [] }`))
+      assert.deepStrictEqual(nested._tag === "SlicingVector" && nested.slicer, {
+        type: "quota",
+        inner: { type: "count_quota", inner: { type: "greedy" }, scarcity: "Degrade", entries: [] },
+        quotas: [{ kind: "tool", require: 10, cap: 60 }]
+      })
+    }))
+
+  it.effect("shortfall_count and cap_excluded_count are checked, and a mismatch names what was found", () =>
+    Effect.gen(function*() {
+      const right = yield* runText(quota("count_quota", `["big", "zero", "small"]`, "", "shortfall_count = 0\ncap_excluded_count = 1"))
+      assert.strictEqual(right._tag, "Passed", Conformance.formatOutcome(right))
+      const wrong = yield* runText(quota("count_quota", `["big", "zero", "small"]`, `scarcity_behavior = "degrade"`, "shortfall_count = 1\ncap_excluded_count = 0", 2))
+      assert.strictEqual(wrong._tag, "Failed")
+      const line = Conformance.formatOutcome(wrong)
+      assert.include(line, "shortfall_count: expected 1, got 0")
+      assert.include(line, `cap_excluded_count: expected 0, got 1 ({"tie"})`)
+      const short = yield* runText(quota("count_quota", `["big", "zero", "small"]`, "", "shortfall_count = 0", 5))
+      assert.include(Conformance.formatOutcome(short), "shortfall_count: expected 0, got 1 (tool: 3 of 5)")
+    }))
+
+  it.effect("a quota slicer's construction error fails the vector, quoting the rule", () =>
+    Effect.gen(function*() {
+      const outcome = yield* runText(quota("count_quota", `[]`, `inner_slicer = "knapsack"`))
+      assert.strictEqual(outcome._tag, "Failed")
+      assert.include(Conformance.formatOutcome(outcome), "must not be a KnapsackSlice")
+    }))
+
+  it.effect("a quota slicer's fields are checked: wrong types and values are named", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(
+        parse(quota("count_constrained_knapsack", `[]`, `scarcity_behavior = "panic"\ninner_slicer = "greedy"`).replace(`require_count = 1`, `require_count = "one"`))
+      )
+      assert.strictEqual(error._tag, "InvalidVectorError")
+      if (error._tag !== "InvalidVectorError") return
+      assert.sameMembers([...error.problems], [
+        `config.inner_slicer: Expected "knapsack", got "greedy"`,
+        `config.scarcity_behavior: Expected "degrade" | "throw", got "panic"`,
+        `config.entries[0].require_count: Expected a number, got "one"`
+      ])
+      const inner = yield* Effect.flip(parse(quota("quota", `[]`, `inner_slicer = "count_quota"`)))
+      assert.include(inner.message, "config.inner_slicer: a count_quota slicer as the inner slicer needs a table of its own")
     }))
 
   it.effect("decoding errors name the field: slicer, budget, scored item, expectation", () =>
