@@ -61,3 +61,32 @@ export const untimedVariant = (
       ? { item: new ContextItem.ContextItem({ content: entry.item.content, tokens: entry.item.tokens }), score: entry.score }
       : entry
   )
+
+/** The three kinds the pipeline inputs draw from, in the order `next() % 3` indexes them. */
+export const pipelineKinds = ["Message", "Document", "ToolOutput"] as const
+
+/**
+ * `n` candidate items for the whole pipeline (issue 11), from the same generator and seed. For
+ * item `i`, four draws in this order: `tokens = 1 + next() % 500`,
+ * `timestamp = 1_700_000_000_000 + next() % 1_000_000_000` (epoch milliseconds, UTC),
+ * `priority = next() % 10`, `kind = ["Message", "Document", "ToolOutput"][next() % 3]`; and
+ * `content = "item-" + i`. Every item has a timestamp and a priority; none is pinned.
+ */
+export const generateCandidates = (n: number): Array<ContextItem.ContextItem> => {
+  const next = xorshift32()
+  const items = new Array<ContextItem.ContextItem>(n)
+  for (let i = 0; i < n; i++) {
+    const tokens = 1 + (next() % 500)
+    const epochMillis = 1_700_000_000_000 + (next() % 1_000_000_000)
+    const priority = next() % 10
+    const kind = pipelineKinds[next() % 3]!
+    items[i] = new ContextItem.ContextItem({
+      content: "item-" + i,
+      tokens,
+      kind,
+      priority,
+      timestamp: Timestamp.fromEpochMillis(epochMillis)
+    })
+  }
+  return items
+}

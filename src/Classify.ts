@@ -51,33 +51,13 @@ export const classify: (
 ) => Effect.Effect<Classified, PinnedBudgetError | TokenTotalError | InvalidItemError> = Effect.fn(
   "cupel.stage.classify"
 )(function*(items: ReadonlyArray<ContextItem>, budget: ContextBudget) {
-  const pinned: Array<ContextItem> = []
-  const scoreable: Array<ContextItem> = []
-  const negative: Array<ContextItem> = []
-  let pinnedTokens = 0
-  let totalTokens = 0
-  for (let i = 0; i < items.length; i++) {
-    const item = items[i]!
-    const tokens = item.tokens
-    if (!Number.isSafeInteger(tokens)) {
-      return yield* new InvalidItemError({
-        problem: "NonIntegerTokens",
-        list: "candidates",
-        index: i,
-        content: item.content,
-        tokens
-      })
-    }
-    totalTokens += tokens
-    if (!isSafeTotal(totalTokens)) return yield* new TokenTotalError({ what: "candidates", count: i + 1 })
-    // The negative-token check comes first: a pinned item with negative tokens is excluded.
-    if (tokens < 0) negative.push(item)
-    else if (item.pinned) {
-      pinned.push(item)
-      pinnedTokens += tokens
-      if (!isSafeTotal(pinnedTokens)) return yield* new TokenTotalError({ what: "pinned items", count: pinned.length })
-    } else scoreable.push(item)
-  }
+  const scanned = scan(items)
+  if (!scanned.ok) return yield* Effect.fail(scanned.error)
+  const { pinnedTokens, totalTokens } = scanned
+  const { negative, pinned, scoreable } = scanned.pinnedCount === 0 && scanned.negativeCount === 0
+    // Nothing to set apart: the scoreable items are the candidates themselves (read only).
+    ? { pinned: [], scoreable: items, negative: [] }
+    : split(items, scanned.pinnedCount, scanned.negativeCount)
   const availableTokens = budget.maxTokens - budget.outputReserve
   if (pinnedTokens > availableTokens) {
     return yield* new PinnedBudgetError({ pinnedTokens, availableTokens, pinnedCount: pinned.length })
@@ -90,3 +70,75 @@ export const classify: (
   })
   return { pinned, scoreable, negative, pinnedTokens, totalTokens }
 })
+
+/** What the checking pass found: the totals and counts, or the first reason to refuse. */
+type Scan =
+  | {
+    readonly ok: true
+    readonly pinnedTokens: number
+    readonly totalTokens: number
+    readonly pinnedCount: number
+    readonly negativeCount: number
+  }
+  | { readonly ok: false; readonly error: InvalidItemError | TokenTotalError }
+
+/**
+ * The checks and sums, in one pass and in the order the chapter's loop meets them, without
+ * building any list. A plain function rather than part of the generator, where V8 keeps the
+ * running sums boxed and optimises the loop less well.
+ */
+const scan = (items: ReadonlyArray<ContextItem>): Scan => {
+  let pinnedTokens = 0
+  let totalTokens = 0
+  let pinnedCount = 0
+  let negativeCount = 0
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i]!
+    const tokens = item.tokens
+    if (!Number.isSafeInteger(tokens)) {
+      return {
+        ok: false,
+        error: new InvalidItemError({
+          problem: "NonIntegerTokens",
+          list: "candidates",
+          index: i,
+          content: item.content,
+          tokens
+        })
+      }
+    }
+    totalTokens += tokens
+    if (!isSafeTotal(totalTokens)) return { ok: false, error: new TokenTotalError({ what: "candidates", count: i + 1 }) }
+    // The negative-token check comes first: a pinned item with negative tokens is excluded.
+    if (tokens < 0) negativeCount++
+    else if (item.pinned) {
+      pinnedCount++
+      pinnedTokens += tokens
+      if (!isSafeTotal(pinnedTokens)) {
+        return { ok: false, error: new TokenTotalError({ what: "pinned items", count: pinnedCount }) }
+      }
+    }
+  }
+  return { ok: true, pinnedTokens, totalTokens, pinnedCount, negativeCount }
+}
+
+/** The three lists, each in input order, sized by the checking pass. */
+const split = (
+  items: ReadonlyArray<ContextItem>,
+  pinnedCount: number,
+  negativeCount: number
+): { pinned: Array<ContextItem>; scoreable: Array<ContextItem>; negative: Array<ContextItem> } => {
+  const pinned = new Array<ContextItem>(pinnedCount)
+  const negative = new Array<ContextItem>(negativeCount)
+  const scoreable = new Array<ContextItem>(items.length - pinnedCount - negativeCount)
+  let p = 0
+  let g = 0
+  let s = 0
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i]!
+    if (item.tokens < 0) negative[g++] = item
+    else if (item.pinned) pinned[p++] = item
+    else scoreable[s++] = item
+  }
+  return { pinned, scoreable, negative }
+}

@@ -17,6 +17,7 @@ import type { ExcludedItem } from "./ExcludedItem.ts"
 import * as ExclusionReason from "./ExclusionReason.ts"
 import type { IncludedItem } from "./IncludedItem.ts"
 import * as InclusionReason from "./InclusionReason.ts"
+import * as Groups from "./internal/groups.ts"
 import { orderByScoreDescending } from "./internal/sortByScore.ts"
 import { isSafeTotal } from "./internal/tokens.ts"
 import type { InvalidItemError } from "./InvalidItemError.ts"
@@ -92,6 +93,9 @@ export type Services = Scorer.Scorer | Slicer.Slicer | Placer.Placer | OverflowN
  * with `cupel.stage.item_count_in` / `_out` (spec `integrations/opentelemetry.md`). Stage
  * durations in the report are read from Effect's `Clock`. Inputs are never modified.
  *
+ * Items that share a `group` id (`ContextItem.group`) are one unit: selected or excluded
+ * together, their tokens counted together, adjacent and in input order in the window.
+ *
  * @example
  * ```ts
  * import { Effect, Layer } from "effect"
@@ -117,7 +121,16 @@ export type Services = Scorer.Scorer | Slicer.Slicer | Placer.Placer | OverflowN
  * @since 0.2.0
  * @category running
  */
-export const run: (
+export const run = (
+  items: ReadonlyArray<ContextItem>,
+  budget: ContextBudget,
+  options?: Options
+): Effect.Effect<PipelineResult, PipelineError, Services> =>
+  // Items sharing a `group` run as one unit each (src/internal/groups.ts); without groups the
+  // stages below run on the items as given.
+  Groups.hasGroups(items) ? Groups.runGrouped(items, budget, options, runItems) : runItems(items, budget, options)
+
+const runItems: (
   items: ReadonlyArray<ContextItem>,
   budget: ContextBudget,
   options?: Options
@@ -161,34 +174,19 @@ export const run: (
   stageDone("Deduplicate", kept.length)
 
   // 4. Sort: the kept items by score; its time counts towards Slice's event, as Sort has none.
-  const keptScores = new Float64Array(kept.length)
-  for (let k = 0; k < kept.length; k++) keptScores[k] = scores[kept[k]!]!
-  const byScore = Sort.order(keptScores)
-  const sorted = new Array<ScoredItem>(kept.length)
-  for (let k = 0; k < sorted.length; k++) {
-    const position = byScore[k]!
-    sorted[k] = { item: scoreable[kept[position]!]!, score: keptScores[position]! }
-  }
+  const { sorted, tokens: sortedTokens } = sortKept(scoreable, scores, kept)
 
   // 5. Slice
   const effective = yield* Slice.effectiveBudget(budget, pinnedTokens)
   const selection = yield* Slice.slice(sorted, effective)
-  const selected = new Uint8Array(sorted.length)
   const selectedIndices = selection.selected
-  for (let k = 0; k < selectedIndices.length; k++) selected[selectedIndices[k]!] = 1
+  const selected = markSelected(sorted.length, selectedIndices)
   stageDone("Slice", selectedIndices.length)
 
   // 6. Place: the sliced items in sorted order (score descending), which Truncate walks.
-  const sliced = new Array<ScoredItem>(selectedIndices.length)
-  let slicedTokens = 0
-  for (let k = 0, s = 0; k < sorted.length; k++) {
-    if (selected[k] === 1) {
-      const entry = sorted[k]!
-      sliced[s++] = entry
-      slicedTokens += entry.item.tokens
-      if (!isSafeTotal(slicedTokens)) return yield* new TokenTotalError({ what: "sliced items", count: s })
-    }
-  }
+  const slicedList = slicedInOrder(sorted, selected, selectedIndices.length)
+  if (typeof slicedList === "number") return yield* new TokenTotalError({ what: "sliced items", count: slicedList })
+  const { sliced, slicedTokens } = slicedList
   const placement = yield* Place.place({ pinned, scored: sliced, budget, overflowStrategy }).pipe(
     Effect.tap((result) =>
       Effect.annotateCurrentSpan({
@@ -204,37 +202,26 @@ export const run: (
 
   // The report.
   const included = includedItems(placement.placed, sliced)
-  const excluded: Array<ExcludedItem> = []
-  for (const item of classified.negative) {
-    excluded.push({ item, score: 0, reason: { _tag: "NegativeTokens", tokens: item.tokens } })
-  }
-  for (const { index, survivor } of deduplicated.removed) {
-    excluded.push({
-      item: scoreable[index]!,
-      score: scores[index]!,
-      reason: { _tag: "Deduplicated", deduplicatedAgainst: scoreable[survivor]!.content }
-    })
-  }
-  const availableTokens = effective.targetTokens - slicedTokens
-  // An item that would have fitted the budget without the pinned items was displaced by them.
-  const displacedBy = pinned.length > 0 ? ExclusionReason.pinnedOverride(pinned[0]!.content) : undefined
-  const roomWithoutPinned = budget.targetTokens - budget.outputReserve
-  for (let k = 0; k < sorted.length; k++) {
-    if (selected[k] === 1) continue
-    const entry = sorted[k]!
-    const tokens = entry.item.tokens
-    const reason = selection.reasons?.get(k) ??
-      (displacedBy !== undefined && tokens > effective.targetTokens && tokens <= roomWithoutPinned
-        ? displacedBy
-        : ExclusionReason.budgetExceeded(tokens, availableTokens))
-    excluded.push({ item: entry.item, score: entry.score, reason })
-  }
-  for (const entry of placement.excluded) excluded.push(entry)
+  const excluded = excludedItems({
+    negative: classified.negative,
+    removed: deduplicated.removed,
+    scoreable,
+    scores,
+    sorted,
+    sortedTokens,
+    selected,
+    reasons: selection.reasons,
+    budget,
+    effectiveTarget: effective.targetTokens,
+    availableTokens: effective.targetTokens - slicedTokens,
+    firstPinned: pinned.length > 0 ? pinned[0] : undefined,
+    placementExcluded: placement.excluded
+  })
 
   const report = {
     events,
     included,
-    excluded: byScoreDescending(excluded),
+    excluded,
     totalCandidates: items.length,
     totalTokensConsidered: classified.totalTokens,
     countRequirementShortfalls: selection.shortfalls ?? []
@@ -273,11 +260,228 @@ const includedItems = (
   return included
 }
 
-const byScoreDescending = (excluded: ReadonlyArray<ExcludedItem>): Array<ExcludedItem> => {
-  const scores = new Float64Array(excluded.length)
-  for (let i = 0; i < excluded.length; i++) scores[i] = excluded[i]!.score
+/**
+ * A sorted entry: a `ScoredItem` for the slicer and Place, and, once the slicer has left it
+ * out, the report's `ExcludedItem` for it — the same object, its `reason` set then. A million
+ * candidates are then a million objects, not two million, which at that size is most of the
+ * garbage collector's work. The objects are the pipeline's own, made in this run; `reason` is
+ * set once, before the report is returned.
+ */
+interface Entry {
+  readonly item: ContextItem
+  readonly score: number
+  reason: ExclusionReason.ExclusionReason | undefined
+}
+
+const hasReason = (entry: Entry): entry is Entry & { readonly reason: ExclusionReason.ExclusionReason } =>
+  entry.reason !== undefined
+
+/**
+ * The kept items with their scores, score descending (ties by position). When deduplication
+ * kept every item, the scores are sorted as they are; otherwise the kept ones are gathered.
+ * Plain functions from here on: V8 optimises loops in a generator less well, and keeps their
+ * numbers boxed.
+ */
+const sortKept = (
+  scoreable: ReadonlyArray<ContextItem>,
+  scores: ArrayLike<number>,
+  kept: ArrayLike<number>
+): { readonly sorted: Array<Entry>; readonly tokens: Float64Array } => {
+  const m = kept.length
+  const all = m === scoreable.length
+  // The tokens in sorted order, for the report's reasons: read here in input order, where the
+  // items lie in memory as they were made, and gathered from a dense array, rather than read
+  // through each entry later, in score order, a cache miss per item on large inputs.
+  const tokensByIndex = new Float64Array(scoreable.length)
+  for (let i = 0; i < scoreable.length; i++) tokensByIndex[i] = scoreable[i]!.tokens
+  const tokens = new Float64Array(m)
+  let keptScores = scores
+  if (!all) {
+    const gathered = new Float64Array(m)
+    for (let k = 0; k < m; k++) gathered[k] = scores[kept[k]!]!
+    keptScores = gathered
+  }
+  const byScore = Sort.order(keptScores)
+  const sorted = new Array<Entry>(m)
+  for (let k = 0; k < m; k++) {
+    const position = byScore[k]!
+    const index = all ? position : kept[position]!
+    sorted[k] = { item: scoreable[index]!, score: keptScores[position]!, reason: undefined }
+    tokens[k] = tokensByIndex[index]!
+  }
+  return { sorted, tokens }
+}
+
+/** One byte per sorted position: 1 where the slicer selected it. */
+const markSelected = (n: number, indices: ArrayLike<number>): Uint8Array => {
+  const selected = new Uint8Array(n)
+  for (let k = 0; k < indices.length; k++) selected[indices[k]!] = 1
+  return selected
+}
+
+/**
+ * The selected entries in sorted order and their tokens; or, when their total leaves the safe
+ * integers, how many had been added.
+ */
+const slicedInOrder = (
+  sorted: ReadonlyArray<Entry>,
+  selected: Uint8Array,
+  count: number
+): { readonly sliced: Array<ScoredItem>; readonly slicedTokens: number } | number => {
+  const sliced = new Array<ScoredItem>(count)
+  let slicedTokens = 0
+  for (let k = 0, s = 0; k < sorted.length; k++) {
+    if (selected[k] === 1) {
+      const entry = sorted[k]!
+      // A plain ScoredItem for Place and the placer: the entry itself carries `reason`.
+      sliced[s++] = { item: entry.item, score: entry.score }
+      slicedTokens += entry.item.tokens
+      if (!isSafeTotal(slicedTokens)) return s
+    }
+  }
+  return { sliced, slicedTokens }
+}
+
+/**
+ * The report's excluded list: score descending, ties in the order the items were excluded
+ * (Classify's, then Deduplicate's, Slice's and Place's). Each stage's exclusions form a run;
+ * Slice's run is in sorted order, so already score descending, and so are Place's (Truncate
+ * walks the sorted items) and Classify's (all 0). A run that is not (Deduplicate's, which is
+ * in index order) is sorted stably on its own, and the runs are merged, ties to the earlier run:
+ * a stable sort of the whole list, in linear time when only Slice excludes.
+ *
+ * An item the slicer left out is `PinnedOverride` when pinned items exist, it is larger than
+ * the effective target and no larger than `targetTokens − outputReserve` (it would have fitted
+ * but for the pinned items); otherwise `BudgetExceeded`. Those reasons are plain immutable data,
+ * and equal ones are shared: one object per token count.
+ */
+const excludedItems = (input: {
+  readonly negative: ReadonlyArray<ContextItem>
+  readonly removed: Deduplicate.Deduplicated["removed"]
+  readonly scoreable: ReadonlyArray<ContextItem>
+  readonly scores: ArrayLike<number>
+  readonly sorted: ReadonlyArray<Entry>
+  readonly sortedTokens: Float64Array
+  readonly selected: Uint8Array
+  readonly reasons: ReadonlyMap<number, ExclusionReason.ExclusionReason> | undefined
+  readonly budget: ContextBudget
+  readonly effectiveTarget: number
+  readonly availableTokens: number
+  readonly firstPinned: ContextItem | undefined
+  readonly placementExcluded: ReadonlyArray<ExcludedItem>
+}): Array<ExcludedItem> => {
+  const { removed, scoreable, scores, selected, sorted, sortedTokens } = input
+  // Every run is a new array: the report may own whichever is returned.
+  const runs: Array<Array<ExcludedItem>> = []
+
+  if (input.negative.length > 0) {
+    runs.push(input.negative.map((item) => ({ item, score: 0, reason: { _tag: "NegativeTokens", tokens: item.tokens } })))
+  }
+
+  if (removed.length > 0) {
+    const deduplicated = new Array<ExcludedItem>(removed.length)
+    for (let k = 0; k < removed.length; k++) {
+      const { index, survivor } = removed[k]!
+      deduplicated[k] = {
+        item: scoreable[index]!,
+        score: scores[index]!,
+        reason: { _tag: "Deduplicated", deduplicatedAgainst: scoreable[survivor]!.content }
+      }
+    }
+    runs.push(deduplicated)
+  }
+
+  const sliceExcluded = sorted.length - countSelected(selected)
+  if (sliceExcluded > 0) {
+    const displacedBy = input.firstPinned === undefined
+      ? undefined
+      : ExclusionReason.pinnedOverride(input.firstPinned.content)
+    const roomWithoutPinned = input.budget.targetTokens - input.budget.outputReserve
+    const { availableTokens, effectiveTarget, reasons } = input
+    const shared = new BudgetExceededReasons(availableTokens)
+    const run = new Array<ExcludedItem>(sliceExcluded)
+    for (let k = 0, e = 0; k < sorted.length; k++) {
+      if (selected[k] === 1) continue
+      const entry = sorted[k]!
+      const tokens = sortedTokens[k]!
+      const reason = reasons?.get(k) ??
+        (displacedBy !== undefined && tokens > effectiveTarget && tokens <= roomWithoutPinned
+          ? displacedBy
+          : shared.get(tokens))
+      entry.reason = reason
+      if (hasReason(entry)) run[e++] = entry
+    }
+    runs.push(run)
+  }
+
+  if (input.placementExcluded.length > 0) runs.push([...input.placementExcluded])
+  return mergeRuns(runs)
+}
+
+const countSelected = (selected: Uint8Array): number => {
+  let count = 0
+  for (let k = 0; k < selected.length; k++) count += selected[k]!
+  return count
+}
+
+/** `BudgetExceeded` reasons with one `availableTokens`, one object per small token count. */
+class BudgetExceededReasons {
+  private readonly byTokens: Array<ExclusionReason.BudgetExceeded | undefined> = []
+  private readonly availableTokens: number
+  constructor(availableTokens: number) {
+    this.availableTokens = availableTokens
+  }
+  get(tokens: number): ExclusionReason.BudgetExceeded {
+    if (!(tokens >= 0 && tokens < 65536)) return ExclusionReason.budgetExceeded(tokens, this.availableTokens)
+    let reason = this.byTokens[tokens]
+    if (reason === undefined) {
+      reason = ExclusionReason.budgetExceeded(tokens, this.availableTokens)
+      this.byTokens[tokens] = reason
+    }
+    return reason
+  }
+}
+
+/** Whether no entry scores higher than the one before it. */
+const isDescending = (run: Array<ExcludedItem>): boolean => {
+  for (let k = 1; k < run.length; k++) if (run[k]!.score > run[k - 1]!.score) return false
+  return true
+}
+
+const sortedRun = (run: Array<ExcludedItem>): Array<ExcludedItem> => {
+  if (isDescending(run)) return run
+  const scores = new Float64Array(run.length)
+  for (let i = 0; i < run.length; i++) scores[i] = run[i]!.score
   const order = orderByScoreDescending(scores)
-  const sorted = new Array<ExcludedItem>(excluded.length)
-  for (let k = 0; k < sorted.length; k++) sorted[k] = excluded[order[k]!]!
+  const sorted = new Array<ExcludedItem>(run.length)
+  for (let k = 0; k < sorted.length; k++) sorted[k] = run[order[k]!]!
   return sorted
+}
+
+/** A stable merge of runs, each sorted first if it needs to be; ties go to the earlier run. */
+const mergeRuns = (unsorted: Array<Array<ExcludedItem>>): Array<ExcludedItem> => {
+  const runs = unsorted.map(sortedRun)
+  if (runs.length <= 1) return runs[0] ?? []
+  let total = 0
+  for (const run of runs) total += run.length
+  const merged = new Array<ExcludedItem>(total)
+  const next = new Array<number>(runs.length).fill(0)
+  for (let k = 0; k < total; k++) {
+    let best = -1
+    let bestScore = 0
+    for (let r = 0; r < runs.length; r++) {
+      const run = runs[r]!
+      const at = next[r]!
+      if (at === run.length) continue
+      const score = run[at]!.score
+      // Strictly greater: on a tie the earlier run's entry comes first.
+      if (best < 0 || score > bestScore) {
+        best = r
+        bestScore = score
+      }
+    }
+    merged[k] = runs[best]![next[best]!]!
+    next[best] = next[best]! + 1
+  }
+  return merged
 }

@@ -81,6 +81,8 @@ export * as PlaceResult from "./PlaceResult.ts"
 /** @since 0.2.0 */
 export * as PriorityScorer from "./scorers/PriorityScorer.ts"
 /** @since 0.2.0 */
+export * as PromptWindow from "./ai/PromptWindow.ts"
+/** @since 0.2.0 */
 export * as QuotaSlice from "./slicers/QuotaSlice.ts"
 /** @since 0.2.0 */
 export * as RecencyScorer from "./scorers/RecencyScorer.ts"
@@ -96,6 +98,8 @@ export * as ScoredItem from "./ScoredItem.ts"
 export * as Scorer from "./Scorer.ts"
 /** @since 0.2.0 */
 export * as ScorerError from "./ScorerError.ts"
+/** @since 0.2.0 */
+export * as SectionedPlacer from "./placers/SectionedPlacer.ts"
 /** @since 0.2.0 */
 export * as SelectionReport from "./SelectionReport.ts"
 /** @since 0.2.0 */
@@ -113,8 +117,12 @@ export * as TagScorer from "./scorers/TagScorer.ts"
 /** @since 0.1.0 */
 export * as Timestamp from "./Timestamp.ts"
 /** @since 0.2.0 */
+export * as TokenCounter from "./ai/TokenCounter.ts"
+/** @since 0.2.0 */
 export * as TokenTotalError from "./TokenTotalError.ts"
 /** @since 0.2.0 */
 export * as TraceEvent from "./TraceEvent.ts"
 /** @since 0.1.0 */
 export * as UShapedPlacer from "./placers/UShapedPlacer.ts"
+/** @since 0.2.0 */
+export * as WindowedLanguageModel from "./ai/WindowedLanguageModel.ts"

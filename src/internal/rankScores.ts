@@ -3,29 +3,64 @@
  *
  * Their chapters score an item by counting, over the whole list, the keyed items whose key is
  * strictly smaller than its own: O(n) per item, O(n²) per list. That count is the item's
- * position in the sorted keys when it is searched for with a strict `<` (a lower bound), so one
- * native sort and one binary search per item give the same integers, and the same quotient
- * `rank / (count - 1)`, in O(n log n).
+ * position in the sorted keys when it is searched for with a strict `<` (a lower bound), so the
+ * same integers, and the same quotient `rank / (count - 1)`, come from any stable order of the
+ * keys:
+ *
+ * - small lists: one native sort of the keys and a binary search per item;
+ * - whole-number keys in a range no wider than a few times the list (priorities): a count per
+ *   value and a prefix sum, two linear passes;
+ * - other large lists (timestamps): the library's radix sort of the keyed items' indices, then
+ *   one pass in that order, where each run of equal keys gets the position of its first.
  *
  * @internal
  */
+import { type Layout, sortKeys, sortWholeNumbers, toKeys } from "./radix.ts"
+import { fresh } from "./scratch.ts"
+
+/** From this many keyed items up, the linear paths win over sort and binary search. */
+const linearThreshold = 1024
+
+const inOrder: Layout = { uShape: false, inverse: false }
 
 /**
  * Scores `keys[i]` (NaN where the item has no key) by rank among the keyed items: 0 for items
  * without a key, 1 when at most one item has a key, otherwise `rank / (count - 1)` where `rank`
  * counts the keys strictly smaller. Keys are compared with `<` only, so `-0` and `+0` tie, as
- * they do in the chapters' comparisons.
+ * they do in the chapters' comparisons. `keys` is read only.
  */
 export const rankScores = (keys: Float64Array): Float64Array => {
   const n = keys.length
   let count = 0
-  for (let i = 0; i < n; i++) if (keys[i] === keys[i]) count++
+  let least = Infinity
+  let most = -Infinity
+  let whole = true
+  for (let i = 0; i < n; i++) {
+    const key = keys[i]!
+    if (key !== key) continue
+    count++
+    if (key < least) least = key
+    if (key > most) most = key
+    whole = whole && Math.floor(key) === key
+  }
   const scores = new Float64Array(n)
   if (count === 0) return scores
   if (count === 1) {
     for (let i = 0; i < n; i++) if (keys[i] === keys[i]) scores[i] = 1
     return scores
   }
+  if (count < linearThreshold) return bySearch(keys, count, scores)
+  // Whole numbers within ±2^53 subtract exactly; a span of at most 4 counts per keyed item
+  // keeps the counts (4 bytes each) within the size of the scores.
+  if (whole && most - least <= 4 * count && least >= -Number.MAX_SAFE_INTEGER && most <= Number.MAX_SAFE_INTEGER) {
+    return byCounting(keys, count, least, most - least, scores)
+  }
+  return byOrder(keys, count, whole, scores)
+}
+
+/** A native sort of the keyed keys and a lower-bound search for each. */
+const bySearch = (keys: Float64Array, count: number, scores: Float64Array): Float64Array => {
+  const n = keys.length
   const sorted = new Float64Array(count)
   let k = 0
   for (let i = 0; i < n; i++) {
@@ -48,4 +83,82 @@ export const rankScores = (keys: Float64Array): Float64Array => {
     scores[i] = lo / denominator
   }
   return scores
+}
+
+/**
+ * Whole-number keys in `[least, least + span]`: `below[v]` counts the keyed items whose key is
+ * smaller than `least + v` once the counts are summed, which is the rank of every item with
+ * that key.
+ */
+const byCounting = (
+  keys: Float64Array,
+  count: number,
+  least: number,
+  span: number,
+  scores: Float64Array
+): Float64Array => {
+  const n = keys.length
+  const below = new Uint32Array(span + 1)
+  for (let i = 0; i < n; i++) {
+    const key = keys[i]!
+    if (key !== key) continue
+    const v = key - least
+    below[v] = below[v]! + 1
+  }
+  let sum = 0
+  for (let v = 0; v <= span; v++) {
+    const c = below[v]!
+    below[v] = sum
+    sum += c
+  }
+  const denominator = count - 1
+  for (let i = 0; i < n; i++) {
+    const key = keys[i]!
+    if (key === key) scores[i] = below[key - least]! / denominator
+  }
+  return scores
+}
+
+/**
+ * The keyed items' indices in ascending key order (a stable radix sort), then one pass: an item
+ * whose key equals the previous one's shares its rank, any other gets its position.
+ */
+const byOrder = (keys: Float64Array, count: number, whole: boolean, scores: Float64Array): Float64Array => {
+  const n = keys.length
+  // The sorts consume their values: the keyed keys, copied, with their indices when some items
+  // have no key (without ids, an entry's id is its position).
+  const values = new Float64Array(count)
+  let ids: Uint32Array | undefined
+  if (count === n) values.set(keys)
+  else {
+    ids = new Uint32Array(count)
+    let k = 0
+    for (let i = 0; i < n; i++) {
+      const key = keys[i]!
+      if (key !== key) continue
+      values[k] = key
+      ids[k++] = i
+    }
+  }
+  const out = new Uint32Array(count)
+  const order = (whole ? sortWholeNumbers(values, count, ids, inOrder, fresh, out) : undefined) ??
+    sortKeys(toKeys(values, count, false), count, ids, inOrder, fresh, out)
+  assignRanks(keys, order, count, scores)
+  return scores
+}
+
+const assignRanks = (keys: Float64Array, order: Uint32Array, count: number, scores: Float64Array): void => {
+  const denominator = count - 1
+  let previous = keys[order[0]!]!
+  let rank = 0
+  for (let r = 0; r < count; r++) {
+    const id = order[r]!
+    const key = keys[id]!
+    // `!==` treats -0 and +0 as equal, as `<` does.
+    if (key !== previous) {
+      rank = r
+      previous = key
+    }
+    scores[id] = rank / denominator
+  }
 }

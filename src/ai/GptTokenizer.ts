@@ -1,0 +1,95 @@
+/**
+ * GptTokenizer: an offline `effect/ai` `Tokenizer` built on the `gpt-tokenizer` package.
+ *
+ * Import it by path — `effect-cupel/ai/GptTokenizer` — and install `gpt-tokenizer` (an
+ * optional peer dependency): nothing else in effect-cupel loads it, and only the encoding you
+ * choose is loaded, when the layer is built.
+ *
+ * A prompt is tokenized as the chat format sends it: each message framed as
+ * `<|im_start|>role<|im_sep|>text<|im_end|>`, then the reply priming
+ * `<|im_start|>assistant<|im_sep|>`; the text of a message is `PromptWindow.render`'s — its
+ * text and reasoning, each tool call's name and arguments as JSON, each tool result's output.
+ * The counts are those of the OpenAI chat format; other providers frame messages differently,
+ * by a few tokens per message.
+ *
+ * @since 0.2.0
+ */
+import { Effect, Layer } from "effect"
+import type { AiError, Prompt } from "effect/ai"
+import { Tokenizer } from "effect/ai"
+import { render } from "./PromptWindow.ts"
+import * as TokenCounter from "./TokenCounter.ts"
+
+/**
+ * The encodings on offer: `o200k_base` (GPT-4o and later; the default) and `cl100k_base`
+ * (GPT-4, GPT-3.5).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Encoding = "o200k_base" | "cl100k_base"
+
+/** The chat encoder of an encoding, loaded on demand. */
+const load = (encoding: Encoding) =>
+  encoding === "o200k_base"
+    ? Effect.promise(() => import("gpt-tokenizer/encoding/o200k_base")).pipe(
+      Effect.map((m) => (chat: ReadonlyArray<{ role: string; content: string }>) =>
+        m.encodeChat(chat, "gpt-4o", { disallowedSpecial: new Set() })
+      )
+    )
+    : Effect.promise(() => import("gpt-tokenizer/encoding/cl100k_base")).pipe(
+      Effect.map((m) => (chat: ReadonlyArray<{ role: string; content: string }>) =>
+        m.encodeChat(chat, "gpt-4", { disallowedSpecial: new Set() })
+      )
+    )
+
+/**
+ * A `Tokenizer` service for an encoding. Text that looks like a special token
+ * (`<|im_end|>`) inside a message is counted as text, never as a special token.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const make = (encoding: Encoding = "o200k_base"): Effect.Effect<Tokenizer.Service> =>
+  Effect.map(load(encoding), (encodeChat) =>
+    Tokenizer.make({
+      tokenize: (prompt) =>
+        Effect.sync(() => encodeChat(prompt.content.map((message) => ({ role: message.role, content: render(message) }))))
+    }))
+
+/**
+ * The `Tokenizer` service for an encoding.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerTokenizer = (encoding: Encoding = "o200k_base"): Layer.Layer<Tokenizer.Tokenizer> =>
+  Layer.effect(Tokenizer.Tokenizer, make(encoding))
+
+/**
+ * The `Tokenizer` service for an encoding and the `TokenCounter` that counts through it, each
+ * message once.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerEncoding = (encoding: Encoding): Layer.Layer<Tokenizer.Tokenizer | TokenCounter.TokenCounter> =>
+  TokenCounter.layerTokenizer.pipe(Layer.orDie, Layer.provideMerge(layerTokenizer(encoding)))
+
+/**
+ * `o200k_base`: the `Tokenizer` and the `TokenCounter`. (Building it cannot fail: this
+ * tokenizer never does.)
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layer: Layer.Layer<Tokenizer.Tokenizer | TokenCounter.TokenCounter> = layerEncoding("o200k_base")
+
+/**
+ * The tokens of a prompt, as sent: a convenience over the `Tokenizer` service.
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const count = (prompt: Prompt.RawInput): Effect.Effect<number, AiError.AiError, Tokenizer.Tokenizer> =>
+  Effect.flatMap(Tokenizer.Tokenizer, (t) => t.tokenize(prompt)).pipe(Effect.map((tokens) => tokens.length))

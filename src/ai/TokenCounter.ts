@@ -1,0 +1,81 @@
+/**
+ * TokenCounter: how many tokens each `effect/ai` prompt message costs.
+ *
+ * The bridge between prompts and the pipeline (`PromptWindow`) asks this service for the
+ * tokens of every message. {@link layerTokenizer} counts through `effect/ai`'s own `Tokenizer`
+ * service, so any tokenizer layer works — the offline `effect-cupel/ai/GptTokenizer` layer, or
+ * a provider's. It counts each message once: messages are immutable values, and an agent's
+ * history keeps the same message objects from one model call to the next, so the counts are
+ * remembered per message object (weakly: a message no longer referenced takes its count with
+ * it). The memory belongs to the layer: each build of it starts empty.
+ *
+ * @since 0.2.0
+ */
+import { Context, Effect, Layer } from "effect"
+import type { AiError } from "effect/ai"
+import { Prompt, Tokenizer } from "effect/ai"
+
+/**
+ * The token counting service.
+ *
+ * - `count` — the tokens a provider is sent for one message, its framing included.
+ * - `requestOverhead` — the tokens a request costs besides its messages (a chat format's
+ *   reply priming, say), which the window's budget must leave room for.
+ *
+ * @since 0.2.0
+ * @category services
+ */
+export class TokenCounter extends Context.Service<TokenCounter, {
+  readonly count: (message: Prompt.Message) => Effect.Effect<number, AiError.AiError>
+  readonly requestOverhead: number
+}>()("effect-cupel/ai/TokenCounter") {}
+
+/**
+ * Counts through the current `Tokenizer`: a message costs what tokenizing a prompt of that
+ * message alone costs, less what tokenizing the empty prompt costs (measured once, when the
+ * layer is built, and offered as `requestOverhead`). For a tokenizer that encodes a chat
+ * message by message — as the GPT layer does — the counts then add up exactly to the
+ * tokenization of any prompt made of those messages.
+ *
+ * Each message object is tokenized at most once per build of the layer.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerTokenizer: Layer.Layer<TokenCounter, AiError.AiError, Tokenizer.Tokenizer> = Layer.effect(
+  TokenCounter,
+  Effect.gen(function*() {
+    const tokenizer = yield* Tokenizer.Tokenizer
+    const requestOverhead = (yield* tokenizer.tokenize(Prompt.empty)).length
+    const counted = new WeakMap<Prompt.Message, number>()
+    const count = (message: Prompt.Message): Effect.Effect<number, AiError.AiError> => {
+      const known = counted.get(message)
+      if (known !== undefined) return Effect.succeed(known)
+      return Effect.map(tokenizer.tokenize(Prompt.fromMessages([message])), (tokens) => {
+        const n = Math.max(0, tokens.length - requestOverhead)
+        counted.set(message, n)
+        return n
+      })
+    }
+    return TokenCounter.of({ count, requestOverhead })
+  })
+)
+
+/**
+ * A counter from a plain function (an estimate such as characters / 4, or a test's fixed
+ * counts). Not cached: the function is expected to be cheap.
+ *
+ * @example
+ * ```ts
+ * import * as PromptWindow from "effect-cupel/ai/PromptWindow"
+ * import * as TokenCounter from "effect-cupel/ai/TokenCounter"
+ *
+ * // About four characters a token, and four for the message's framing.
+ * const roughly = TokenCounter.make((message) => Math.ceil(PromptWindow.render(message).length / 4) + 4)
+ * ```
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const make = (count: (message: Prompt.Message) => number, requestOverhead = 0): Layer.Layer<TokenCounter> =>
+  Layer.succeed(TokenCounter, TokenCounter.of({ count: (message) => Effect.sync(() => count(message)), requestOverhead }))

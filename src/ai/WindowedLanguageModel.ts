@@ -1,0 +1,311 @@
+/**
+ * WindowedLanguageModel: every model call's prompt fitted to the context window first.
+ *
+ * {@link layer} wraps the current `effect/ai` `LanguageModel`: each `generateText`,
+ * `generateObject` and `streamText` call runs its prompt through the pipeline
+ * (`PromptWindow.fit`) with the budget of the model — its context window less the output
+ * reserve and the request's own overhead — and sends the fitted prompt on. Agent loops and
+ * `Chat` call the model again at every step, so the budget is applied again at every step:
+ * the history grows, the window does not.
+ *
+ * - Tool calls and their results, approval requests and their responses stay together (or go
+ *   together): the model never receives one without the other.
+ * - With the default placer (`SectionedPlacer.conversation`) the system prompt comes first,
+ *   then any documents, then the conversation in its order.
+ * - A prompt that cannot fit — pinned messages beyond the window, or the `Throw` strategy's
+ *   overflow — fails the call with an `AiError` whose reason is an `InvalidRequestError`
+ *   (`parameter: "prompt"`), in the call's own error channel: `LanguageModel`'s methods can
+ *   fail with `AiError` only. {@link windowFailure} reads the pipeline error's tag back.
+ * - Each call's selection report is published to {@link WindowReports} (a `PubSub`) and its
+ *   figures are the attributes of the span `cupel.window`.
+ *
+ * @since 0.2.0
+ */
+import { Context, Effect, Layer, PubSub, type Schema, Stream } from "effect"
+import { AiError, LanguageModel, type Prompt, type Response, type Tool } from "effect/ai"
+import type { NoExcessProperties } from "effect/Types"
+import * as ContextBudget from "../ContextBudget.ts"
+import * as OverflowNotifier from "../OverflowNotifier.ts"
+import type { OverflowStrategy } from "../OverflowStrategy.ts"
+import type { PipelineError } from "../Pipeline.ts"
+import type { PipelineResult } from "../PipelineResult.ts"
+import type * as Placer from "../Placer.ts"
+import * as SectionedPlacer from "../placers/SectionedPlacer.ts"
+import * as Scorer from "../Scorer.ts"
+import * as RecencyScorer from "../scorers/RecencyScorer.ts"
+import * as Slicer from "../Slicer.ts"
+import * as GreedySlice from "../slicers/GreedySlice.ts"
+import * as PromptWindow from "./PromptWindow.ts"
+import { TokenCounter } from "./TokenCounter.ts"
+
+/**
+ * Options of the layer.
+ *
+ * - `contextWindow` — the model's context window, in tokens (prompt and output together).
+ * - `outputReserve` — the tokens kept free for the model's answer.
+ * - `overflowStrategy` — `"Throw"` (default), `"Truncate"` or `"Proceed"`.
+ * - `deduplication` — drop messages with the same text (default `false` here: a conversation
+ *   may well repeat itself).
+ * - `scorer` / `slicer` — default recency and greedy; `placer` — default
+ *   `SectionedPlacer.conversation`; `notifier` — default `OverflowNotifier.layerLog`.
+ * - and `PromptWindow`'s options: `annotate` (kind, pinning, priority… per message),
+ *   `documents`, `startMillis`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Options extends PromptWindow.Options {
+  readonly contextWindow: number
+  readonly outputReserve: number
+  readonly overflowStrategy?: OverflowStrategy | undefined
+  readonly deduplication?: boolean | undefined
+  readonly scorer?: Scorer.Definition | undefined
+  readonly slicer?: Slicer.Definition | undefined
+  readonly placer?: Layer.Layer<Placer.Placer> | undefined
+  readonly notifier?: Layer.Layer<OverflowNotifier.OverflowNotifier> | undefined
+}
+
+/**
+ * What one model call was sent, and why.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface CallReport {
+  readonly method: "generateText" | "generateObject" | "streamText"
+  /** The prompt the model received. */
+  readonly prompt: Prompt.Prompt
+  /** The messages of the prompt the caller gave. */
+  readonly candidates: number
+  /** The pipeline's result: window, selection report, totals. */
+  readonly result: PipelineResult
+  readonly budget: ContextBudget.ContextBudget
+}
+
+/**
+ * The reports of the calls, published as they are made. Subscribe (in a scope) before the
+ * calls whose reports you want.
+ *
+ * @since 0.2.0
+ * @category services
+ */
+export class WindowReports extends Context.Service<WindowReports, PubSub.PubSub<CallReport>>()(
+  "effect-cupel/ai/WindowReports"
+) {}
+
+/**
+ * The module name on the `AiError`s this layer raises.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const errorModule = "effect-cupel/WindowedLanguageModel"
+
+/**
+ * The tag of the pipeline error (`"OverflowError"`, `"PinnedBudgetError"`…) behind an
+ * `AiError` raised by this layer; `undefined` for any other `AiError`.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export const windowFailure = (error: AiError.AiError): string | undefined => {
+  if (error.module !== errorModule || error.reason._tag !== "InvalidRequestError") return undefined
+  const tag = error.reason.metadata["cupelError"]
+  return typeof tag === "string" ? tag : undefined
+}
+
+const toAiError = (method: string) => (error: PipelineError | AiError.AiError): AiError.AiError =>
+  AiError.isAiError(error) ? error : AiError.make({
+    module: errorModule,
+    method,
+    reason: new AiError.InvalidRequestError({
+      parameter: "prompt",
+      constraint: "the prompt must fit the context window",
+      description: error.message,
+      metadata: { cupelError: error._tag }
+    })
+  })
+
+type AnyTools = Record<string, Tool.Any>
+type WithoutToolkit = Omit<LanguageModel.GenerateTextOptions<{}>, "toolkit"> & { readonly toolkit?: undefined }
+type WithToolkit<Tools extends AnyTools> = LanguageModel.GenerateTextOptions<Tools> & {
+  readonly toolkit: LanguageModel.ToolkitInput<Tools>
+}
+type ToolkitOf<Options> = LanguageModel.GenerateTextOptions<LanguageModel.ExtractTools<Options>> & {
+  readonly toolkit: Options["toolkit" & keyof Options]
+}
+
+/**
+ * Wraps a language model so that each call's prompt is first fitted by `fit`.
+ *
+ * `LanguageModel`'s methods are generic and overloaded; the functions below repeat the
+ * overloads, so each keeps its exact type for callers, and share one implementation that
+ * swaps the prompt and hands the options, otherwise untouched, to the wrapped model. The
+ * implementation's own signature is erased (TypeScript checks overloads against it loosely):
+ * it returns exactly what the wrapped model returns, and fails with `AiError` only.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const wrap = (
+  inner: LanguageModel.LanguageModel,
+  fit: (prompt: Prompt.RawInput, method: CallReport["method"]) => Effect.Effect<Prompt.Prompt, AiError.AiError>
+): LanguageModel.LanguageModel => {
+  function generateText<Options extends NoExcessProperties<WithoutToolkit, Options>>(
+    options: Options & WithoutToolkit
+  ): Effect.Effect<
+    LanguageModel.GenerateTextResponse<{}, LanguageModel.ExtractToolParametersModeWithoutToolkit<Options>>,
+    LanguageModel.ExtractError<Options>,
+    LanguageModel.ExtractServices<Options>
+  >
+  function generateText<Tools extends AnyTools, Options extends NoExcessProperties<WithToolkit<Tools>, Options>>(
+    options: Options & WithToolkit<Tools>
+  ): Effect.Effect<
+    LanguageModel.GenerateTextResponse<Tools, LanguageModel.ExtractToolParametersMode<Options>>,
+    LanguageModel.ExtractError<Options>,
+    LanguageModel.ExtractServices<Options>
+  >
+  function generateText<
+    Options extends
+      & { readonly toolkit: LanguageModel.ToolkitOption<AnyTools> }
+      & NoExcessProperties<LanguageModel.GenerateTextOptions<AnyTools>, Options>
+  >(
+    options: Options & ToolkitOf<Options>
+  ): Effect.Effect<
+    LanguageModel.GenerateTextResponse<LanguageModel.ExtractTools<Options>, LanguageModel.ExtractToolParametersMode<Options>>,
+    LanguageModel.ExtractError<Options>,
+    LanguageModel.ExtractServices<Options>
+  >
+  function generateText(options: { readonly prompt: Prompt.RawInput }): Effect.Effect<unknown, unknown, unknown> {
+    return Effect.flatMap(fit(options.prompt, "generateText"), (prompt) => inner.generateText({ ...options, prompt }))
+  }
+
+  function generateObject<
+    ObjectEncoded extends Record<string, unknown>,
+    StructuredOutputSchema extends Schema.Encoder<ObjectEncoded, unknown>,
+    Options extends NoExcessProperties<LanguageModel.GenerateObjectOptions<AnyTools, StructuredOutputSchema>, Options>,
+    Tools extends AnyTools = {}
+  >(options: Options & LanguageModel.GenerateObjectOptions<Tools, StructuredOutputSchema>): Effect.Effect<
+    LanguageModel.GenerateObjectResponse<
+      Tools,
+      StructuredOutputSchema["Type"],
+      LanguageModel.ExtractToolParametersMode<Options>
+    >,
+    LanguageModel.ExtractError<Options>,
+    LanguageModel.ExtractServices<Options> | StructuredOutputSchema["DecodingServices"]
+  >
+  function generateObject(options: {
+    readonly prompt: Prompt.RawInput
+    readonly schema: Schema.Encoder<Record<string, unknown>, unknown>
+  }): Effect.Effect<unknown, unknown, unknown> {
+    return Effect.flatMap(fit(options.prompt, "generateObject"), (prompt) => inner.generateObject({ ...options, prompt }))
+  }
+
+  function streamText<Options extends NoExcessProperties<WithoutToolkit, Options>>(
+    options: Options & WithoutToolkit
+  ): Stream.Stream<
+    Response.StreamPart<{}, LanguageModel.ExtractToolParametersModeWithoutToolkit<Options>>,
+    LanguageModel.ExtractError<Options>,
+    LanguageModel.ExtractServices<Options>
+  >
+  function streamText<Tools extends AnyTools, Options extends NoExcessProperties<WithToolkit<Tools>, Options>>(
+    options: Options & WithToolkit<Tools>
+  ): Stream.Stream<
+    Response.StreamPart<Tools, LanguageModel.ExtractToolParametersMode<Options>>,
+    LanguageModel.ExtractError<Options>,
+    LanguageModel.ExtractServices<Options>
+  >
+  function streamText<
+    Options extends
+      & { readonly toolkit: LanguageModel.ToolkitOption<AnyTools> }
+      & NoExcessProperties<LanguageModel.GenerateTextOptions<AnyTools>, Options>
+  >(
+    options: Options & ToolkitOf<Options>
+  ): Stream.Stream<
+    Response.StreamPart<LanguageModel.ExtractTools<Options>, LanguageModel.ExtractToolParametersMode<Options>>,
+    LanguageModel.ExtractError<Options>,
+    LanguageModel.ExtractServices<Options>
+  >
+  function streamText(options: { readonly prompt: Prompt.RawInput }): Stream.Stream<unknown, unknown, unknown> {
+    return Stream.unwrap(Effect.map(fit(options.prompt, "streamText"), (prompt) => inner.streamText({ ...options, prompt })))
+  }
+
+  return { ...inner, generateText, generateObject, streamText }
+}
+
+/**
+ * Wraps the current `LanguageModel` (provide the provider's layer to this one) and provides
+ * {@link WindowReports}. Needs a `TokenCounter` — `effect-cupel/ai/GptTokenizer`'s `layer`
+ * offline, or `TokenCounter.layerTokenizer` over any `Tokenizer`. Fails to build with a
+ * `SchemaError` if the window less the reserves is negative.
+ *
+ * @example
+ * ```ts
+ * import { Layer } from "effect"
+ * import * as GptTokenizer from "effect-cupel/ai/GptTokenizer"
+ * import * as WindowedLanguageModel from "effect-cupel/ai/WindowedLanguageModel"
+ *
+ * // ProviderModel: your provider's LanguageModel layer.
+ * const Model = WindowedLanguageModel.layer({ contextWindow: 128_000, outputReserve: 4_096 }).pipe(
+ *   Layer.provide([ProviderModel, GptTokenizer.layer])
+ * )
+ * ```
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layer = (
+  options: Options
+): Layer.Layer<
+  LanguageModel.LanguageModel | WindowReports,
+  Schema.SchemaError,
+  LanguageModel.LanguageModel | TokenCounter
+> =>
+  Layer.effectContext(Effect.gen(function*() {
+    const inner = yield* LanguageModel.LanguageModel
+    const counter = yield* TokenCounter
+    const reports = yield* PubSub.unbounded<CallReport>()
+    const budget = yield* ContextBudget.make({
+      maxTokens: options.contextWindow,
+      targetTokens: options.contextWindow - options.outputReserve - counter.requestOverhead,
+      outputReserve: options.outputReserve
+    })
+    const strategies = yield* Layer.build(Layer.mergeAll(
+      Scorer.layer(options.scorer ?? RecencyScorer.make()),
+      Slicer.layer(options.slicer ?? GreedySlice.make()),
+      options.placer ?? SectionedPlacer.conversation,
+      options.notifier ?? OverflowNotifier.layerLog
+    ))
+    const fit = (prompt: Prompt.RawInput, method: CallReport["method"]) =>
+      Effect.gen(function*() {
+        const fitted = yield* PromptWindow.fit(prompt, budget, {
+          ...options,
+          deduplication: options.deduplication ?? false,
+          overflowStrategy: options.overflowStrategy ?? "Throw"
+        })
+        const report = fitted.result.report
+        yield* Effect.annotateCurrentSpan({
+          "cupel.window.method": method,
+          "cupel.window.candidates": report.totalCandidates,
+          "cupel.window.included": report.included.length,
+          "cupel.window.excluded": report.excluded.length,
+          "cupel.window.tokens": fitted.result.totalTokens,
+          "cupel.window.target_tokens": budget.targetTokens,
+          "cupel.window.tokens_over_budget": fitted.result.tokensOverBudget
+        })
+        yield* PubSub.publish(reports, {
+          method,
+          prompt: fitted.prompt,
+          candidates: report.totalCandidates,
+          result: fitted.result,
+          budget
+        })
+        return fitted.prompt
+      }).pipe(
+        Effect.provideContext(strategies),
+        Effect.provideService(TokenCounter, counter),
+        Effect.mapError(toAiError(method)),
+        Effect.withSpan("cupel.window")
+      )
+    return Context.make(LanguageModel.LanguageModel, wrap(inner, fit)).pipe(Context.add(WindowReports, reports))
+  }))

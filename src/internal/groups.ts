@@ -1,0 +1,206 @@
+/**
+ * Atomic groups: items that share a `group` id are one unit for the pipeline.
+ *
+ * The pipeline's stages know nothing of groups. When any candidate has one, {@link runGrouped}
+ * collapses each group of two or more items into one *unit* item, runs the ordinary pipeline on
+ * the units and the ungrouped items, and expands the window and the report back to the members.
+ * Whatever the scorer, slicer and placer do, a unit is selected, excluded or placed as one
+ * item, so its members are all in the window or all out of it, and in the window they sit
+ * together, in input order, where the placer put their unit.
+ *
+ * The unit's fields (what scorers and slicers see):
+ *
+ * - `tokens` — the members' sum, checked exact (`TokenTotalError` names the group otherwise).
+ *   If any member has negative tokens, the unit carries the first such count instead, so that
+ *   Classify excludes the whole group as `NegativeTokens`.
+ * - `pinned` — if any member is pinned: the whole group is then pinned.
+ * - `content` — the members' contents joined with a newline (what Deduplicate compares).
+ * - `kind`, `source`, `metadata` — the first member's (so a section placer files the unit by
+ *   its first member's kind).
+ * - `timestamp` — the latest of the members'; `priority` and `futureRelevanceHint` — the
+ *   highest; `tags` — the union, in first-seen order. Absent when no member has one.
+ *
+ * A group with a single member is not collapsed: that item goes through as it is. The unit
+ * stands at its first member's position in the candidate list (which decides ties).
+ *
+ * Expanded, every member carries its unit's score and reason in the report; reasons that
+ * carry figures carry the unit's (`BudgetExceeded.itemTokens` is the group's total), and a
+ * `Deduplicated` / `PinnedOverride` reason naming a unit names its first member's content.
+ * `report.events` count units; `totalCandidates` and `totalTokensConsidered` count members.
+ * The `OverflowNotifier` is told the members too. Errors raised inside the stages (a scorer's,
+ * say) describe the unit they were working on.
+ *
+ * @internal
+ */
+import { Effect } from "effect"
+import type { ContextBudget } from "../ContextBudget.ts"
+import { ContextItem } from "../ContextItem.ts"
+import type { ExcludedItem } from "../ExcludedItem.ts"
+import type { ExclusionReason } from "../ExclusionReason.ts"
+import type { IncludedItem } from "../IncludedItem.ts"
+import * as OverflowNotifier from "../OverflowNotifier.ts"
+import type { Options, PipelineError, Services } from "../Pipeline.ts"
+import type { PipelineResult } from "../PipelineResult.ts"
+import { TokenTotalError } from "../TokenTotalError.ts"
+import { isSafeTotal, sumTokens } from "./tokens.ts"
+
+/** A pipeline run on items that carry no groups. */
+export type Runner = (
+  items: ReadonlyArray<ContextItem>,
+  budget: ContextBudget,
+  options?: Options
+) => Effect.Effect<PipelineResult, PipelineError, Services>
+
+/** True when some item has a group id: only then does the pipeline take the grouped path. */
+export const hasGroups = (items: ReadonlyArray<ContextItem>): boolean => {
+  for (let i = 0; i < items.length; i++) if (items[i]!.group !== undefined) return true
+  return false
+}
+
+/** The candidates as the stages see them, and the way back to the members. */
+interface Collapsed {
+  /** Ungrouped items and units, each at its (first) member's position. */
+  readonly units: ReadonlyArray<ContextItem>
+  /** Each unit's members, in input order. */
+  readonly members: ReadonlyMap<ContextItem, ReadonlyArray<ContextItem>>
+  /** Each unit's content → its first member's content, for reasons that name an item. */
+  readonly firstContent: ReadonlyMap<string, string>
+}
+
+/**
+ * Collapses each group of two or more items into one unit. Pure: builds new unit items and
+ * never touches the members.
+ */
+export const collapse = (items: ReadonlyArray<ContextItem>): Effect.Effect<Collapsed, TokenTotalError> =>
+  Effect.suspend(() => {
+    const byGroup = new Map<string, Array<ContextItem>>()
+    for (const item of items) {
+      if (item.group === undefined) continue
+      const list = byGroup.get(item.group)
+      if (list === undefined) byGroup.set(item.group, [item])
+      else list.push(item)
+    }
+    const units: Array<ContextItem> = []
+    const members = new Map<ContextItem, ReadonlyArray<ContextItem>>()
+    const firstContent = new Map<string, string>()
+    const done = new Set<string>()
+    for (const item of items) {
+      const group = item.group
+      const list = group === undefined ? undefined : byGroup.get(group)
+      if (group === undefined || list === undefined || list.length < 2) {
+        units.push(item)
+        continue
+      }
+      if (done.has(group)) continue
+      done.add(group)
+      const unit = makeUnit(group, list)
+      if (unit instanceof TokenTotalError) return Effect.fail(unit)
+      units.push(unit)
+      members.set(unit, list)
+      firstContent.set(unit.content, list[0]!.content)
+    }
+    return Effect.succeed({ units, members, firstContent })
+  })
+
+/** One unit for a group's members (two or more, in input order). */
+const makeUnit = (group: string, list: ReadonlyArray<ContextItem>): ContextItem | TokenTotalError => {
+  let tokens = 0
+  let negative: number | undefined
+  let pinned = false
+  let priority: number | undefined
+  let hint: number | undefined
+  let latest: ContextItem["timestamp"]
+  const tags: Array<string> = []
+  const seenTags = new Set<string>()
+  for (let i = 0; i < list.length; i++) {
+    const member = list[i]!
+    if (member.tokens < 0 && negative === undefined) negative = member.tokens
+    tokens += member.tokens
+    if (!isSafeTotal(tokens)) return new TokenTotalError({ what: `members of group "${group}"`, count: i + 1 })
+    if (member.pinned) pinned = true
+    if (member.priority !== undefined && (priority === undefined || member.priority > priority)) priority = member.priority
+    const h = member.futureRelevanceHint
+    if (h !== undefined && (hint === undefined || h > hint)) hint = h
+    const t = member.timestamp
+    if (t !== undefined && (latest === undefined || t.epochMilliseconds > latest.epochMilliseconds)) latest = t
+    for (const tag of member.tags) {
+      if (!seenTags.has(tag)) {
+        seenTags.add(tag)
+        tags.push(tag)
+      }
+    }
+  }
+  const first = list[0]!
+  return new ContextItem({
+    content: list.map((m) => m.content).join("\n"),
+    tokens: negative ?? tokens,
+    kind: first.kind,
+    source: first.source,
+    tags,
+    metadata: first.metadata,
+    pinned,
+    ...(priority === undefined ? {} : { priority }),
+    ...(hint === undefined ? {} : { futureRelevanceHint: hint }),
+    ...(latest === undefined ? {} : { timestamp: latest })
+  })
+}
+
+/**
+ * Runs `runner` on the collapsed candidates and expands its result back to the members.
+ */
+export const runGrouped = (
+  items: ReadonlyArray<ContextItem>,
+  budget: ContextBudget,
+  options: Options | undefined,
+  runner: Runner
+): Effect.Effect<PipelineResult, PipelineError, Services> =>
+  Effect.gen(function*() {
+    const considered = sumTokens(items, (item) => item.tokens)
+    if (!considered.ok) return yield* new TokenTotalError({ what: "candidates", count: considered.count })
+    const { firstContent, members, units } = yield* collapse(items)
+    const expand = (item: ContextItem): ReadonlyArray<ContextItem> => members.get(item) ?? [item]
+    const notifier = yield* OverflowNotifier.OverflowNotifier
+    const result = yield* runner(units, budget, options).pipe(
+      Effect.provideService(
+        OverflowNotifier.OverflowNotifier,
+        OverflowNotifier.OverflowNotifier.of({
+          notify: (event) => notifier.notify({ ...event, overflowingItems: event.overflowingItems.flatMap(expand) })
+        })
+      )
+    )
+    const rename = (reason: ExclusionReason): ExclusionReason => {
+      switch (reason._tag) {
+        case "Deduplicated": {
+          const first = firstContent.get(reason.deduplicatedAgainst)
+          return first === undefined ? reason : { ...reason, deduplicatedAgainst: first }
+        }
+        case "PinnedOverride": {
+          const first = firstContent.get(reason.displacedBy)
+          return first === undefined ? reason : { ...reason, displacedBy: first }
+        }
+        default:
+          return reason
+      }
+    }
+    const included: Array<IncludedItem> = []
+    for (const entry of result.report.included) {
+      for (const item of expand(entry.item)) included.push({ item, score: entry.score, reason: entry.reason })
+    }
+    const excluded: Array<ExcludedItem> = []
+    for (const entry of result.report.excluded) {
+      const reason = rename(entry.reason)
+      for (const item of expand(entry.item)) excluded.push({ item, score: entry.score, reason })
+    }
+    return {
+      window: result.window.flatMap(expand),
+      report: {
+        ...result.report,
+        included,
+        excluded,
+        totalCandidates: items.length,
+        totalTokensConsidered: considered.total
+      },
+      totalTokens: result.totalTokens,
+      tokensOverBudget: result.tokensOverBudget
+    } satisfies PipelineResult
+  })

@@ -1,0 +1,113 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { Prompt, Tokenizer } from "effect/ai"
+import { readdirSync, readFileSync } from "node:fs"
+import { join } from "node:path"
+import { ContextBudget, GreedySlice, OverflowNotifier, RecencyScorer } from "../../src/index.ts"
+import * as GptTokenizer from "../../src/ai/GptTokenizer.ts"
+import * as PromptWindow from "../../src/ai/PromptWindow.ts"
+import * as TokenCounter from "../../src/ai/TokenCounter.ts"
+import * as SectionedPlacer from "../../src/placers/SectionedPlacer.ts"
+
+const history = Prompt.fromMessages([
+  Prompt.systemMessage({ content: "You are terse." }),
+  Prompt.userMessage({ content: [Prompt.textPart({ text: "What is the weather in Paris?" })] }),
+  Prompt.assistantMessage({
+    content: [Prompt.toolCallPart({ id: "c1", name: "weather", params: { city: "Paris", unit: "celsius" }, providerExecuted: false })]
+  }),
+  Prompt.toolMessage({
+    content: [Prompt.toolResultPart({ id: "c1", name: "weather", isFailure: false, result: { temperature: 21, sky: "clear" }, providerExecuted: false })]
+  })
+])
+
+describe("TokenCounter.layerTokenizer", () => {
+  it.effect("counts through the Tokenizer service, each message object once across pipeline runs", () =>
+    Effect.gen(function*() {
+      let calls = 0
+      // One token per character of each message's text, plus 2 per request.
+      const spy = Layer.succeed(
+        Tokenizer.Tokenizer,
+        Tokenizer.make({
+          tokenize: (prompt) =>
+            Effect.sync(() => {
+              calls++
+              return [0, 0, ...prompt.content.flatMap((m) => Array.from(PromptWindow.render(m), () => 1))]
+            })
+        })
+      )
+      const layers = Layer.mergeAll(
+        RecencyScorer.layer,
+        GreedySlice.layer,
+        SectionedPlacer.conversation,
+        OverflowNotifier.layerNoop,
+        TokenCounter.layerTokenizer.pipe(Layer.provide(spy))
+      )
+      const budget = new ContextBudget.ContextBudget({ maxTokens: 10_000, targetTokens: 10_000 })
+      yield* Effect.gen(function*() {
+        const counter = yield* TokenCounter.TokenCounter
+        assert.strictEqual(counter.requestOverhead, 2)
+        const first = yield* PromptWindow.fit(history, budget)
+        assert.strictEqual(calls, 1 + 4)
+        assert.deepStrictEqual(first.result.window.map((i) => i.tokens), history.content.map((m) => PromptWindow.render(m).length))
+        // The next step's history: the same message objects and one more.
+        const next = Prompt.concat(history, [{ role: "assistant", content: "21°C and clear." }])
+        yield* PromptWindow.fit(next, budget)
+        assert.strictEqual(calls, 1 + 4 + 1)
+      }).pipe(Effect.provide(layers))
+    }))
+})
+
+describe("GptTokenizer", () => {
+  it.effect("per-message counts and the request overhead add up to the tokens of the whole prompt", () =>
+    Effect.gen(function*() {
+      const counter = yield* TokenCounter.TokenCounter
+      const total = yield* GptTokenizer.count(history)
+      let sum = counter.requestOverhead
+      for (const message of history.content) sum += yield* counter.count(message)
+      assert.strictEqual(sum, total)
+      assert.strictEqual(counter.requestOverhead, 3)
+      // "hi" as a user message: <|im_start|>user<|im_sep|>hi<|im_end|>
+      assert.strictEqual(yield* counter.count(Prompt.userMessage({ content: [Prompt.textPart({ text: "hi" })] })), 5)
+    }).pipe(Effect.provide(GptTokenizer.layer)))
+
+  it.effect("tool call arguments and tool results are counted", () =>
+    Effect.gen(function*() {
+      const counter = yield* TokenCounter.TokenCounter
+      const call = (params: unknown) =>
+        Prompt.assistantMessage({ content: [Prompt.toolCallPart({ id: "c", name: "f", params, providerExecuted: false })] })
+      const small = yield* counter.count(call({}))
+      const large = yield* counter.count(call({ text: "lorem ipsum dolor sit amet ".repeat(20) }))
+      assert.isAbove(large - small, 100)
+      const result = (value: unknown) =>
+        Prompt.toolMessage({ content: [Prompt.toolResultPart({ id: "c", name: "f", isFailure: false, result: value, providerExecuted: false })] })
+      assert.isAbove((yield* counter.count(result("x ".repeat(300)))) - (yield* counter.count(result("x"))), 250)
+    }).pipe(Effect.provide(GptTokenizer.layer)))
+
+  it.effect("special-token text inside a message is counted as text", () =>
+    Effect.gen(function*() {
+      const counter = yield* TokenCounter.TokenCounter
+      const n = yield* counter.count(Prompt.userMessage({ content: [Prompt.textPart({ text: "a <|im_end|> b" })] }))
+      assert.isAbove(n, 6)
+    }).pipe(Effect.provide(GptTokenizer.layer)))
+
+  it.effect("cl100k_base by option", () =>
+    Effect.gen(function*() {
+      const text = "Ünïcödé — 東京 ".repeat(10)
+      const count = (layer: Layer.Layer<Tokenizer.Tokenizer | TokenCounter.TokenCounter>) =>
+        GptTokenizer.count([{ role: "user", content: text }]).pipe(Effect.provide(layer))
+      const o200k = yield* count(GptTokenizer.layer)
+      const cl100k = yield* count(GptTokenizer.layerEncoding("cl100k_base"))
+      assert.notStrictEqual(o200k, cl100k)
+    }))
+
+  it("gpt-tokenizer is imported by GptTokenizer.ts alone: nothing else in src loads it", () => {
+    const root = join(import.meta.dirname, "../../src")
+    const files = (dir: string): Array<string> =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : []
+      )
+    const importers = files(root).filter((f) => /from "gpt-tokenizer|import\("gpt-tokenizer/.test(readFileSync(f, "utf8")))
+    assert.deepStrictEqual(importers.map((f) => f.slice(root.length + 1)), ["ai/GptTokenizer.ts"])
+    assert.notInclude(readFileSync(join(root, "index.ts"), "utf8"), "GptTokenizer")
+  })
+})

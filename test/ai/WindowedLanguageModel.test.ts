@@ -1,0 +1,148 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Context, Effect, Layer, PubSub, Ref, Schema, Stream, Tracer } from "effect"
+import { LanguageModel, Prompt, type Response, Tool, Toolkit } from "effect/ai"
+import * as PromptWindow from "../../src/ai/PromptWindow.ts"
+import * as TokenCounter from "../../src/ai/TokenCounter.ts"
+import * as WindowedLanguageModel from "../../src/ai/WindowedLanguageModel.ts"
+
+// A tool whose results are large: the history outgrows the window after a few steps.
+const Lookup = Tool.make("Lookup", {
+  parameters: Schema.Struct({ query: Schema.String }),
+  success: Schema.String
+})
+const tools = Toolkit.make(Lookup)
+const handlers = tools.toLayer({ Lookup: ({ query }) => Effect.succeed(`${query}: ${"data ".repeat(60)}`) })
+
+/**
+ * A scripted model: it records every prompt it receives and asks for a lookup at each call
+ * until the `steps`-th, where it answers in text.
+ */
+const scripted = (steps: number) =>
+  Effect.gen(function*() {
+    const seen = yield* Ref.make<ReadonlyArray<Prompt.Prompt>>([])
+    const model = yield* LanguageModel.make({
+      generateText: (options) =>
+        Effect.gen(function*() {
+          const calls = yield* Ref.updateAndGet(seen, (all) => [...all, options.prompt])
+          const n = calls.length
+          const parts: Array<Response.PartEncoded> = n < steps
+            ? [{ type: "tool-call", id: `call-${n}`, name: "Lookup", params: { query: `q${n}` } }]
+            : [{ type: "text", text: "All done." }]
+          return parts
+        }),
+      streamText: (options) => Stream.fromEffect(Ref.update(seen, (all) => [...all, options.prompt])).pipe(Stream.drain)
+    })
+    return { model, seen }
+  })
+
+const counter = TokenCounter.make((m) => Math.ceil(PromptWindow.render(m).length / 4) + 4, 3)
+
+const setup = (steps: number, options: Partial<WindowedLanguageModel.Options> = {}) =>
+  Effect.gen(function*() {
+    const { model, seen } = yield* scripted(steps)
+    const context = yield* Layer.build(
+      WindowedLanguageModel.layer({ contextWindow: 400, outputReserve: 100, ...options }).pipe(
+        Layer.provide([Layer.succeed(LanguageModel.LanguageModel, model), counter])
+      )
+    )
+    return { context, seen }
+  })
+
+/** The agent loop: call the model with the history, append its answer, until it stops calling tools. */
+const agent = (history: Prompt.Prompt, maxSteps: number) =>
+  Effect.gen(function*() {
+    const toolkit = yield* tools
+    let prompt = history
+    for (let step = 0; step < maxSteps; step++) {
+      const response = yield* LanguageModel.generateText({ prompt, toolkit })
+      prompt = Prompt.concat(prompt, Prompt.fromResponseParts(response.content))
+      if (response.toolCalls.length === 0) break
+    }
+    return prompt
+  })
+
+const start = Prompt.make([
+  { role: "system", content: "You are a research agent. Use Lookup." },
+  { role: "user", content: "Find everything about q." }
+])
+
+describe("WindowedLanguageModel", () => {
+  it.effect("a multi-step tool loop whose history outgrows the window: no orphaned tool part, system first, a report per call", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const { context, seen } = yield* setup(10)
+      const reports = yield* PubSub.subscribe(Context.get(context, WindowedLanguageModel.WindowReports))
+      const history = yield* agent(start, 12).pipe(Effect.provide(Layer.mergeAll(Layer.succeedContext(context), handlers)))
+      const prompts = yield* Ref.get(seen)
+      assert.strictEqual(prompts.length, 10)
+      // The full history has every step; the prompts the model saw stopped growing.
+      assert.isAbove(history.content.length, prompts.at(-1)!.content.length)
+      for (const prompt of prompts) {
+        assert.deepStrictEqual(PromptWindow.orphans(prompt), [])
+        assert.strictEqual(prompt.content[0]!.role, "system")
+      }
+      const all = yield* PubSub.takeAll(reports)
+      assert.strictEqual(all.length, 10)
+      for (const [k, report] of all.entries()) {
+        assert.strictEqual(report.method, "generateText")
+        assert.deepStrictEqual(report.prompt.content, prompts[k]!.content)
+        assert.isAtMost(report.result.totalTokens, 400 - 100 - 3)
+        assert.strictEqual(report.budget.targetTokens, 297)
+      }
+      // Early calls fit whole; later ones leave old tool turns out, whole.
+      assert.strictEqual(all[0]!.result.report.excluded.length, 0)
+      const last = all.at(-1)!.result.report
+      assert.isAbove(last.excluded.length, 0)
+      assert.isTrue(last.excluded.every((e) => e.item.kind !== "SystemPrompt"))
+      // The newest user-visible step is always there.
+      assert.strictEqual(prompts.at(-1)!.content.at(-1)!.role, "tool")
+    })))
+
+  it.effect("overflow under Throw fails the call with an AiError that names the pipeline error", () =>
+    Effect.gen(function*() {
+      const { context, seen } = yield* setup(1)
+      const error = yield* Effect.flip(
+        LanguageModel.generateText({ prompt: [{ role: "system", content: "x".repeat(2000) }, { role: "user", content: "hi" }] }).pipe(
+          Effect.provide(context)
+        )
+      )
+      assert.strictEqual(error._tag, "AiError")
+      assert.strictEqual(error.reason._tag, "InvalidRequestError")
+      assert.strictEqual(WindowedLanguageModel.windowFailure(error), "PinnedBudgetError")
+      assert.strictEqual((yield* Ref.get(seen)).length, 0)
+    }).pipe(Effect.scoped))
+
+  it.effect("streamText's prompt is fitted too", () =>
+    Effect.gen(function*() {
+      const { context, seen } = yield* setup(1)
+      const long = Array.from({ length: 40 }, (_, k) => ({ role: "user" as const, content: `message ${k} ${"z".repeat(80)}` }))
+      yield* LanguageModel.streamText({ prompt: [{ role: "system", content: "s" }, ...long] }).pipe(
+        Stream.runDrain,
+        Effect.provide(context)
+      )
+      const [prompt] = yield* Ref.get(seen)
+      assert.isBelow(prompt!.content.length, 41)
+      assert.strictEqual(prompt!.content[0]!.role, "system")
+      const lastSent = prompt!.content.at(-1)!
+      assert.strictEqual(lastSent.role === "user" ? lastSent.content[0]!.type : "", "text")
+    }).pipe(Effect.scoped))
+
+  it.effect("each call runs in a cupel.window span with the window's figures", () => {
+    const spans: Array<Tracer.NativeSpan> = []
+    const tracer = Tracer.make({
+      span(options) {
+        const span = new Tracer.NativeSpan(options)
+        spans.push(span)
+        return span
+      }
+    })
+    return Effect.gen(function*() {
+      const { context } = yield* setup(1)
+      yield* LanguageModel.generateText({ prompt: start }).pipe(Effect.provide(context))
+      const span = spans.find((s) => s.name === "cupel.window")
+      assert.isDefined(span)
+      const attributes = Object.fromEntries(span!.attributes)
+      assert.deepInclude(attributes, { "cupel.window.method": "generateText", "cupel.window.candidates": 2, "cupel.window.included": 2 })
+      assert.isDefined(spans.find((s) => s.name === "cupel.pipeline"))
+    }).pipe(Effect.scoped, Effect.withTracer(tracer))
+  })
+})

@@ -1,0 +1,149 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import * as fc from "fast-check"
+import {
+  ChronologicalPlacer,
+  ContextItem,
+  Placer,
+  ScoredItem,
+  Timestamp,
+  UShapedPlacer
+} from "../../src/index.ts"
+import * as SectionedPlacer from "../../src/placers/SectionedPlacer.ts"
+
+const at = (seconds: number) => Timestamp.fromEpochMillis(seconds * 1000)
+const scored = (content: string, kind: string, score: number, time?: number) =>
+  ScoredItem.make(
+    new ContextItem.ContextItem({ content, tokens: 1, kind, ...(time === undefined ? {} : { timestamp: at(time) }) }),
+    score
+  )
+const place = <E>(layer: Layer.Layer<Placer.Placer, E>, items: ReadonlyArray<ScoredItem.ScoredItem>) =>
+  Placer.place(items).pipe(Effect.provide(layer), Effect.map((placed) => placed.map((i) => i.content)))
+
+describe("SectionedPlacer", () => {
+  it.effect("sections come in the order given, each placed by its own placer", () =>
+    Effect.gen(function*() {
+      const layer = SectionedPlacer.make([
+        { kinds: ["SystemPrompt"], placer: ChronologicalPlacer.make() },
+        { kinds: ["Document"], placer: UShapedPlacer.layer },
+        { placer: ChronologicalPlacer.layer }
+      ])
+      const items = [
+        scored("user-2", "Message", 0.9, 20),
+        scored("doc-best", "Document", 0.9),
+        scored("system", "SystemPrompt", 1),
+        scored("user-1", "Message", 0.1, 10),
+        scored("doc-mid", "Document", 0.5),
+        scored("doc-good", "Document", 0.8),
+        scored("tool", "ToolOutput", 0.3, 15)
+      ]
+      assert.deepStrictEqual(yield* place(layer, items), [
+        "system",
+        "doc-best",
+        "doc-mid",
+        "doc-good",
+        "user-1",
+        "tool",
+        "user-2"
+      ])
+    }))
+
+  it.effect("kinds match case-insensitively", () =>
+    Effect.gen(function*() {
+      const layer = SectionedPlacer.make([{ kinds: ["systemprompt"], placer: ChronologicalPlacer.make() }])
+      assert.deepStrictEqual(yield* place(layer, [scored("m", "Message", 1), scored("s", "SYSTEMPROMPT", 0)]), ["s", "m"])
+    }))
+
+  it.effect("without a rest section, items of no listed kind come last in the order received", () =>
+    Effect.gen(function*() {
+      const layer = SectionedPlacer.make([{ kinds: ["Document"], placer: UShapedPlacer.make() }])
+      const items = [scored("m2", "Message", 0.1, 2), scored("d", "Document", 0.5), scored("m1", "Message", 0.9, 1)]
+      assert.deepStrictEqual(yield* place(layer, items), ["d", "m2", "m1"])
+    }))
+
+  it.effect("a rest section may stand anywhere", () =>
+    Effect.gen(function*() {
+      const layer = SectionedPlacer.make([
+        { placer: ChronologicalPlacer.make() },
+        { kinds: ["SystemPrompt"], placer: ChronologicalPlacer.make() }
+      ])
+      assert.deepStrictEqual(yield* place(layer, [scored("s", "SystemPrompt", 1), scored("m", "Message", 1)]), ["m", "s"])
+    }))
+
+  it.effect("a kind in two sections, or two rest sections, is an InvalidConfigError", () =>
+    Effect.gen(function*() {
+      const twice = yield* Effect.flip(
+        place(SectionedPlacer.make([
+          { kinds: ["Document"], placer: UShapedPlacer.make() },
+          { kinds: ["document"], placer: UShapedPlacer.make() }
+        ]), [])
+      )
+      assert.strictEqual(twice._tag, "InvalidConfigError")
+      const rests = yield* Effect.flip(
+        place(SectionedPlacer.make([{ placer: UShapedPlacer.make() }, { placer: UShapedPlacer.make() }]), [])
+      )
+      assert.strictEqual(rests._tag, "InvalidConfigError")
+    }))
+
+  it.effect("a section placer that breaks the contract fails with PlacerContractError naming it", () =>
+    Effect.gen(function*() {
+      const broken = Layer.succeed(
+        Placer.Placer,
+        Placer.Placer.of({
+          name: "broken",
+          order: () => Effect.succeed([0, 0]),
+          place: () => Effect.succeed([])
+        })
+      )
+      const error = yield* Effect.flip(
+        place(SectionedPlacer.make([{ kinds: ["Message"], placer: broken }]), [scored("a", "Message", 1), scored("b", "Message", 1)])
+      )
+      assert.strictEqual(error._tag, "PlacerContractError")
+      if (error._tag === "PlacerContractError") assert.strictEqual(error.placer, "broken")
+    }))
+
+  it.effect("conversation: system prompts first, documents and memory U-shaped, then the conversation oldest first", () =>
+    Effect.gen(function*() {
+      const items = [
+        scored("system", "SystemPrompt", 1),
+        scored("assistant", "Message", 0.2, 2),
+        scored("memory", "Memory", 0.7),
+        scored("user", "Message", 0.9, 1),
+        scored("doc", "Document", 0.4),
+        scored("tool", "ToolOutput", 0.5, 3)
+      ]
+      assert.deepStrictEqual(yield* place(SectionedPlacer.conversation, items), [
+        "system",
+        "memory",
+        "doc",
+        "user",
+        "assistant",
+        "tool"
+      ])
+    }))
+
+  it("places exactly its input, each section contiguous and in section order (property)", async () => {
+    const kinds = ["SystemPrompt", "Document", "Memory", "Message", "ToolOutput", "Note"]
+    const rank = (kind: string) => (kind === "SystemPrompt" ? 0 : kind === "Document" || kind === "Memory" ? 1 : 2)
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc.record({
+            kind: fc.constantFrom(...kinds),
+            score: fc.double({ min: 0, max: 1, noNaN: true }),
+            time: fc.option(fc.integer({ min: 0, max: 9 }), { nil: undefined })
+          }),
+          { maxLength: 40 }
+        ),
+        async (rows) => {
+          const items = rows.map((r, k) => scored(`i${k}`, r.kind, r.score, r.time))
+          const placed = await Effect.runPromise(Placer.place(items).pipe(Effect.provide(SectionedPlacer.conversation)))
+          assert.sameMembers(placed, items.map((s) => s.item))
+          const ranks = placed.map((i) => rank(i.kind))
+          assert.deepStrictEqual(ranks, [...ranks].sort((a, b) => a - b))
+        }
+      ),
+      { numRuns: 200 }
+    )
+  })
+})
