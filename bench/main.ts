@@ -1,9 +1,10 @@
 /**
- * `npm run bench`: the placer bench (`place.bench.ts`, issue 4) and the pipeline bench
- * (`pipeline.bench.ts`, issue 11), one after the other, each in a process of its own so that
- * neither inherits the other's heap. Arguments are passed to both (`--sizes=`, `--json`);
- * `--bench=place` or `--bench=pipeline` runs one. With `--json`, stdout is one JSON document,
- * `{ "place": …, "pipeline": … }`.
+ * `npm run bench`: the placer bench (`place.bench.ts`, issue 4), the pipeline bench
+ * (`pipeline.bench.ts`, issue 11) and the JSON decoding bench (`decode.bench.ts`, the CLI's input
+ * path), one after the other, each in a process of its own so that none inherits another's heap.
+ * Arguments are passed to all (`--sizes=`, `--json`); `--bench=place`, `--bench=pipeline` or
+ * `--bench=decode` runs one. With `--json`, stdout is one JSON document,
+ * `{ "place": …, "pipeline": …, "decode": … }`.
  */
 import { spawnSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
@@ -12,7 +13,7 @@ const args = process.argv.slice(2)
 const json = args.includes("--json")
 const only = args.find((a) => a.startsWith("--bench="))?.slice("--bench=".length)
 const passed = args.filter((a) => !a.startsWith("--bench="))
-const benches = ["place", "pipeline"].filter((name) => only === undefined || only === name)
+const benches = ["place", "pipeline", "decode"].filter((name) => only === undefined || only === name)
 
 const outputs: Record<string, unknown> = {}
 for (const name of benches) {

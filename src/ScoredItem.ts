@@ -3,8 +3,9 @@
  *
  * @since 0.1.0
  */
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { ContextItem } from "./ContextItem.ts"
+import * as FastDecode from "./internal/fastDecode.ts"
 
 /**
  * A relevance score: any IEEE-754 double except NaN. Scores are conventionally in [0, 1] but the
@@ -53,3 +54,32 @@ export const make = (item: ContextItem, score: number): ScoredItem => ({ item, s
  * @category decoding
  */
 export const decode = Schema.decodeUnknownEffect(ScoredItem, { errors: "all" })
+
+const decodeArray = Schema.decodeUnknownEffect(Schema.Array(ScoredItem), { errors: "all" })
+const decodeOne = Schema.decodeUnknownExit(ScoredItem)
+const fastOne = (input: unknown): ScoredItem | undefined => FastDecode.scored(input, ContextItem)
+const slowOne = (input: unknown): ScoredItem | undefined => FastDecode.successOrUndefined(decodeOne(input))
+
+/**
+ * Decodes an array of `{ item, score }` pairs: the same result, and on bad input the same
+ * `SchemaError` with the same message, as decoding with `Schema.Array(ScoredItem)` and
+ * `errors: "all"`, several times faster (see `ContextItem.decodeMany`, which it uses for the
+ * items).
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { ScoredItem } from "effect-cupel"
+ *
+ * const scored = await Effect.runPromise(ScoredItem.decodeMany([{ item: { content: "hello", tokens: 2 }, score: 0.5 }]))
+ * scored[0].item.kind // "Message"
+ * ```
+ *
+ * @since 0.2.0
+ * @category decoding
+ */
+export const decodeMany = (input: unknown): Effect.Effect<ReadonlyArray<ScoredItem>, Schema.SchemaError> =>
+  Effect.suspend(() => {
+    const decoded = FastDecode.many(input, fastOne, slowOne)
+    return decoded === undefined ? decodeArray(input) : Effect.succeed(decoded)
+  })

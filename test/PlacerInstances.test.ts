@@ -95,6 +95,57 @@ describe("placer instances", () => {
     })
   }
 
+  for (const [name, make, layer, reference] of [
+    ["U-shaped", UShapedPlacer.make, UShapedPlacer.layer, uShapedBaseline],
+    ["chronological", ChronologicalPlacer.make, ChronologicalPlacer.layer, chronologicalBaseline]
+  ] as const) {
+    it(`${name}: instances share the kind's buffers, so a placement started inside another instance's gets buffers of its own`, () => {
+      const outerPlacer = make()
+      const innerPlacer = make()
+      const outer = itemsOf(3000, 8)
+      const inner = itemsOf(2600, 9)
+      let innerPlaced: ReadonlyArray<ContextItem.ContextItem> = []
+      let innerOrder: ReadonlyArray<number> = []
+      const first = outer[0]!
+      // Chronological placement never reads scores; both placers read items.
+      const reentrant: ScoredItem.ScoredItem = {
+        get item() {
+          innerPlaced = innerPlacer.place(inner)
+          innerOrder = Array.from(innerPlacer.order(inner))
+          return first.item
+        },
+        score: first.score
+      }
+      const items = [reentrant, ...outer.slice(1)]
+      sameItems(outerPlacer.place(items), reference(outer))
+      sameItems(innerPlaced, reference(inner))
+      sameItems(innerOrder.map((index) => inner[index]!.item), reference(inner))
+    })
+
+    it.effect(`${name}: an instance placing inside a layer's placement gets buffers of its own`, () =>
+      Effect.gen(function*() {
+        const service = yield* Effect.provide(Placer.Placer.use(Effect.succeed), layer)
+        const outer = itemsOf(3000, 10)
+        const inner = itemsOf(2600, 11)
+        let innerPlaced: ReadonlyArray<ContextItem.ContextItem> = []
+        const first = outer[0]!
+        const reentrant: ScoredItem.ScoredItem = {
+          get item() {
+            innerPlaced = make().place(inner)
+            return first.item
+          },
+          score: first.score
+        }
+        sameItems(yield* service.place([reentrant, ...outer.slice(1)]), reference(outer))
+        sameItems(innerPlaced, reference(inner))
+        // Builds of the layer after many others still give the specification's order.
+        for (let build = 0; build < 20; build++) {
+          const again = yield* Effect.provide(Placer.Placer.use(Effect.succeed), layer)
+          sameItems(yield* again.place(inner), reference(inner))
+        }
+      }))
+  }
+
   it("keeps no item referenced after a call", () => {
     const scratch = Scratch.reusable()
     const items = itemsOf(3000, 6)

@@ -26,11 +26,13 @@
  *
  * @since 0.2.0
  */
-import { Effect, Result, Schema } from "effect"
+import { Effect, Exit, Result, Schema } from "effect"
 import * as Conformance from "../Conformance.ts"
 import * as ContextBudget from "../ContextBudget.ts"
 import * as ContextItem from "../ContextItem.ts"
 import { schemaProblems } from "../internal/conformanceMessages.ts"
+import * as DecodeItems from "../internal/decodeItems.ts"
+import * as FastDecode from "../internal/fastDecode.ts"
 import { InvalidConfigError } from "../InvalidConfigError.ts"
 import type * as Scorer from "../Scorer.ts"
 import * as CompositeScorer from "../scorers/CompositeScorer.ts"
@@ -312,13 +314,13 @@ const checkStrict = Schema.decodeUnknownEffect(Strict, { errors: "all", onExcess
 const decodeInput = Schema.decodeUnknownEffect(PipelineInput, { errors: "all", reportInput: true })
 
 /**
- * Decodes a parsed JSON value. `source` names it in messages (a file name, `stdin`). Every
- * problem is listed, each starting with the path of its field.
+ * Decodes a parsed JSON value with the schemas alone: what {@link decodeValue} answers, more
+ * slowly (about 20 µs an item). Kept as the reference the fast path is tested against.
  *
  * @since 0.2.0
  * @category decoding
  */
-export const decodeValue = (source: string, value: unknown): Effect.Effect<PipelineInput, InputError> =>
+export const decodeValueWithSchema = (source: string, value: unknown): Effect.Effect<PipelineInput, InputError> =>
   Effect.gen(function*() {
     // Both passes run so that one message lists every problem; the same problem found by both
     // is listed once.
@@ -332,6 +334,47 @@ export const decodeValue = (source: string, value: unknown): Effect.Effect<Pipel
       return yield* new InputError({ source, problems: [...new Set(problems)] })
     }
     return decoded.success
+  })
+
+// Everything but the items, by the schemas: small, whatever the number of items.
+const Rest = Schema.Struct({
+  budget: ContextBudget.ContextBudget,
+  items: Schema.Unknown,
+  ...configFields
+})
+const strictExit = Schema.decodeUnknownExit(Strict, { onExcessProperty: "error" })
+const restExit = Schema.decodeUnknownExit(Rest)
+
+/**
+ * The input by the fast path: the configuration and the budget by their schemas, the items by
+ * fastDecode.ts. `undefined` whenever anything fails, so that the schemas decode the whole
+ * input again and word every problem as they always have.
+ */
+const decodeFast = (value: unknown): PipelineInput | undefined => {
+  if (!FastDecode.isRecord(value) || !Exit.isSuccess(strictExit(value))) return undefined
+  const rest = FastDecode.successOrUndefined(restExit(value))
+  if (rest === undefined) return undefined
+  const items = DecodeItems.items(rest.items)
+  if (items === undefined) return undefined
+  // The schema's key order: `items` keeps its place.
+  return { ...rest, items }
+}
+
+/**
+ * Decodes a parsed JSON value. `source` names it in messages (a file name, `stdin`). Every
+ * problem is listed, each starting with the path of its field.
+ *
+ * Items take a fast path (about 1 µs an item instead of 20) that checks each field with the
+ * schema's rules; when any part of the input is invalid the schemas decode it all again, so the
+ * problems listed are exactly those of {@link decodeValueWithSchema}.
+ *
+ * @since 0.2.0
+ * @category decoding
+ */
+export const decodeValue = (source: string, value: unknown): Effect.Effect<PipelineInput, InputError> =>
+  Effect.suspend(() => {
+    const fast = decodeFast(value)
+    return fast === undefined ? decodeValueWithSchema(source, value) : Effect.succeed(fast)
   })
 
 /**

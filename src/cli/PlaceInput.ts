@@ -16,10 +16,12 @@
  *
  * @since 0.1.0
  */
-import { Data, Effect, FileSystem, Option, Result, Schema, Stdio, Stream } from "effect"
+import { Data, Effect, Exit, FileSystem, Option, Result, Schema, Stdio, Stream } from "effect"
 import * as ContextBudget from "../ContextBudget.ts"
 import * as ContextItem from "../ContextItem.ts"
 import { describePlatformError, schemaProblems } from "../internal/conformanceMessages.ts"
+import * as DecodeItems from "../internal/decodeItems.ts"
+import * as FastDecode from "../internal/fastDecode.ts"
 import * as ScoredItem from "../ScoredItem.ts"
 
 /**
@@ -85,12 +87,13 @@ const markPinned = (item: ContextItem.ContextItem) =>
   item.pinned ? Effect.succeed(item) : ContextItem.make({ ...item, pinned: true }).pipe(Effect.orDie)
 
 /**
- * Decodes a parsed JSON value. `source` names it in messages (a file name, `stdin`).
+ * Decodes a parsed JSON value with the schemas alone: what {@link decodeValue} answers, more
+ * slowly (about 20 µs an item). Kept as the reference the fast path is tested against.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category decoding
  */
-export const decodeValue = (source: string, value: unknown): Effect.Effect<PlaceInput, InputError> =>
+export const decodeValueWithSchema = (source: string, value: unknown): Effect.Effect<PlaceInput, InputError> =>
   Effect.gen(function*() {
     // Both checks run so that one message lists every problem.
     const keys = yield* Effect.result(checkTopLevel(value))
@@ -102,8 +105,56 @@ export const decodeValue = (source: string, value: unknown): Effect.Effect<Place
     if (Result.isFailure(decoded) || problems.length > 0) {
       return yield* new InputError({ source, problems: [...new Set(problems)] })
     }
-    const input = decoded.success
-    return { ...input, pinned: yield* Effect.forEach(input.pinned, markPinned) }
+    return yield* markAllPinned(decoded.success)
+  })
+
+const markAllPinned = (input: PlaceInput): Effect.Effect<PlaceInput> =>
+  Effect.map(Effect.forEach(input.pinned, markPinned), (pinned) => ({ ...input, pinned }))
+
+const topLevelExit = Schema.decodeUnknownExit(TopLevel, { onExcessProperty: "error" })
+const budgetExit = Schema.decodeUnknownExit(ContextBudget.ContextBudget)
+
+/** A list that may be left out (then empty), decoded by `decode`; `undefined` when it fails. */
+const optionalList = <A>(
+  value: { readonly [key: string]: unknown },
+  key: string,
+  decode: (list: unknown) => Array<A> | undefined
+): Array<A> | undefined => {
+  const list = value[key]
+  if (list === undefined) return key in value ? undefined : []
+  return decode(list)
+}
+
+/**
+ * The input by the fast path: the top level and the budget by their schemas, the items by
+ * fastDecode.ts. `undefined` whenever anything fails, so that the schemas decode the whole
+ * input again and word every problem as they always have.
+ */
+const decodeFast = (value: unknown): PlaceInput | undefined => {
+  if (!FastDecode.isRecord(value) || !Exit.isSuccess(topLevelExit(value))) return undefined
+  const budget = FastDecode.successOrUndefined(budgetExit(value["budget"]))
+  if (budget === undefined) return undefined
+  const pinned = optionalList(value, "pinned", DecodeItems.items)
+  if (pinned === undefined) return undefined
+  const scored = optionalList(value, "scored", DecodeItems.scoredItems)
+  if (scored === undefined) return undefined
+  return { budget, pinned, scored }
+}
+
+/**
+ * Decodes a parsed JSON value. `source` names it in messages (a file name, `stdin`).
+ *
+ * Items take a fast path (about 1 µs an item instead of 20) that checks each field with the
+ * schema's rules; when any part of the input is invalid the schemas decode it all again, so the
+ * problems listed are exactly those of {@link decodeValueWithSchema}, with their paths.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decodeValue = (source: string, value: unknown): Effect.Effect<PlaceInput, InputError> =>
+  Effect.suspend(() => {
+    const fast = decodeFast(value)
+    return fast === undefined ? decodeValueWithSchema(source, value) : markAllPinned(fast)
   })
 
 /**

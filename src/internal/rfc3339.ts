@@ -37,8 +37,82 @@ const daysFromCivil = (year: number, month: number, day: number): number => {
   return era * 146097 + doe - 719468
 }
 
+/** The decimal digit at `i`, or -1 (also past the end, where `charCodeAt` gives NaN). */
+const digitAt = (s: string, i: number): number => {
+  const d = s.charCodeAt(i) - 48
+  return d >= 0 && d <= 9 ? d : -1
+}
+
+/** The two-digit number at `i`, or -1. */
+const twoAt = (s: string, i: number): number => {
+  const a = digitAt(s, i)
+  const b = digitAt(s, i + 1)
+  return a < 0 || b < 0 ? -1 : a * 10 + b
+}
+
+/**
+ * The instant `input` names, in epoch milliseconds, or `undefined` when it is not an RFC 3339
+ * date-time that {@link parse} accepts. The same grammar and rules as {@link parse}, read
+ * character by character: decoding a million timestamps with the regular expression and its
+ * capture strings took a third of a microsecond each. {@link parse} gives the reasons.
+ *
+ * @internal
+ */
+export const parseMillis = (input: string): number | undefined => {
+  const length = input.length
+  const century = twoAt(input, 0)
+  const yy = twoAt(input, 2)
+  if (century < 0 || yy < 0 || input.charCodeAt(4) !== 45 || input.charCodeAt(7) !== 45) return undefined
+  const year = century * 100 + yy
+  const month = twoAt(input, 5)
+  const day = twoAt(input, 8)
+  const separator = input.charCodeAt(10)
+  // "T", "t" or a space
+  if (month < 0 || day < 0 || (separator !== 84 && separator !== 116 && separator !== 32)) return undefined
+  const hour = twoAt(input, 11)
+  const minute = twoAt(input, 14)
+  if (hour < 0 || input.charCodeAt(13) !== 58 || minute < 0) return undefined
+  let i = 16
+  let second = 0
+  let millis = 0
+  if (input.charCodeAt(i) === 58) {
+    second = twoAt(input, i + 1)
+    if (second < 0) return undefined
+    i += 3
+    if (input.charCodeAt(i) === 46) {
+      const start = ++i
+      while (digitAt(input, i) >= 0) i++
+      if (i === start) return undefined
+      // Milliseconds: the first three digits, padded with zeros; further digits are truncated.
+      millis = digitAt(input, start) * 100 +
+        (start + 1 < i ? digitAt(input, start + 1) * 10 : 0) +
+        (start + 2 < i ? digitAt(input, start + 2) : 0)
+    }
+  }
+  let offsetMinutes = 0
+  const zone = input.charCodeAt(i)
+  if (zone === 90 || zone === 122) {
+    if (i + 1 !== length) return undefined
+  } else if (zone === 43 || zone === 45) {
+    const oh = twoAt(input, i + 1)
+    const om = twoAt(input, i + 4)
+    if (i + 6 !== length || oh < 0 || input.charCodeAt(i + 3) !== 58 || om < 0) return undefined
+    if (oh > 23 || om > 59) return undefined
+    offsetMinutes = (zone === 45 ? -1 : 1) * (oh * 60 + om)
+  } else {
+    return undefined
+  }
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined
+  if (hour > 23 || minute > 59 || second > 59) return undefined
+  return daysFromCivil(year, month, day) * 86_400_000 +
+    ((hour * 60 + minute - offsetMinutes) * 60 + second) * 1000 + millis
+}
+
 /** @internal */
 export const parse = (input: string): ParseResult => {
+  // The common case without the regular expression; only a string it refuses needs the reason.
+  const fast = parseMillis(input)
+  if (fast !== undefined) return { ok: true, epochMillis: fast }
   const m = pattern.exec(input)
   if (m === null) {
     return {

@@ -1,5 +1,5 @@
 /**
- * Working buffers for the placers' fast path, kept between calls by a placer instance.
+ * Working buffers for the placers' fast path, kept between calls for each kind of placer.
  *
  * A placement of a million items needs about 24 MB of scratch (the keys, a second buffer for
  * the radix passes, the item references). Memory fresh from the operating system is faulted in
@@ -12,8 +12,11 @@
  * at any time, and the next call then allocates afresh. A placer never holds memory hostage,
  * and the item references it copies are cleared before it returns.
  *
- * A `Scratch` belongs to one placer instance (one layer build), never to a module: nothing is
- * shared between instances. Placement is synchronous, so fibers cannot interleave inside it;
+ * One `Scratch` serves each kind of built-in placer, shared by all its instances and layer
+ * builds (builtInPlacer.ts). Not one per instance: V8 keeps a `WeakRef`'s target alive until
+ * the current job ends, so a loop that builds a layer on every call and never leaves the
+ * microtask queue could not let go of any build's buffers, and memory grew by one call's
+ * buffers per build. Placement is synchronous, so fibers cannot interleave inside it;
  * {@link guarded} still guards against re-entry (an item getter that places again), which
  * gets buffers of its own.
  *

@@ -24,6 +24,8 @@ export const name = "chronological"
 
 const builtIn: BuiltInPlacer.BuiltIn = { name, order: chronologicalOrder, orderAny: chronologicalOrderAny, place: placeChronological }
 
+const kind = BuiltInPlacer.define(builtIn)
+
 /**
  * The chronological order of `items`: `order[position]` is an input index.
  *
@@ -41,20 +43,22 @@ export const order: (items: ReadonlyArray<ScoredItem>) => Uint32Array = chronolo
 export const place = (items: ReadonlyArray<ScoredItem>): Array<ContextItem> => placeChronological(items)
 
 /**
- * A chronological placer of its own, for placing again and again: it keeps the working buffers
- * of its fast path (about 32 bytes per item above 1,024 items) from one call to the next, held
- * weakly; see `UShapedPlacer.make`. Results are the same as {@link order} and {@link place}.
+ * A chronological placer for placing again and again: it reuses the working buffers of its fast
+ * path (about 32 bytes per item above 1,024 items) from one call to the next, held weakly and
+ * shared by every instance and every build of {@link layer}; see `UShapedPlacer.make`. Results
+ * are the same as {@link order} and {@link place}.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = (): Placer.Functions => BuiltInPlacer.instance(builtIn)
+export const make = (): Placer.Functions => kind.make()
 
 /**
- * Provides the chronological placer as the `Placer` service. Each build of the layer has its
- * own placer, with its own working buffers (see {@link make}).
+ * Provides the chronological placer as the `Placer` service. Each build of the layer is a
+ * service of its own, on the kind's shared working buffers (see {@link make}): providing the
+ * layer on every call keeps memory flat.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layer: Layer.Layer<Placer.Placer> = BuiltInPlacer.layer(builtIn)
+export const layer: Layer.Layer<Placer.Placer> = kind.layer

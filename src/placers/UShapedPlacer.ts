@@ -25,6 +25,8 @@ export const name = "u-shaped"
 
 const builtIn: BuiltInPlacer.BuiltIn = { name, order: uShapedOrder, orderAny: uShapedOrderAny, place: placeUShaped }
 
+const kind = BuiltInPlacer.define(builtIn)
+
 /**
  * The U-shaped order of `items`: `order[position]` is an input index.
  *
@@ -52,11 +54,13 @@ export const order: (items: ReadonlyArray<ScoredItem>) => Uint32Array = uShapedO
 export const place = (items: ReadonlyArray<ScoredItem>): Array<ContextItem> => placeUShaped(items)
 
 /**
- * A U-shaped placer of its own, for placing again and again: it keeps the working buffers of
- * its fast path (about 24 bytes per item above 1,024 items) from one call to the next instead
- * of faulting in fresh memory every time, which at a million items costs more than the sort.
- * The buffers are held weakly, so the garbage collector can take them back whenever it needs
- * to; results are the same as {@link order} and {@link place}, and each call returns new arrays.
+ * A U-shaped placer for placing again and again: it reuses the working buffers of its fast path
+ * (about 24 bytes per item above 1,024 items) from one call to the next instead of faulting in
+ * fresh memory every time, which at a million items costs more than the sort. Every instance,
+ * and every build of {@link layer}, shares the one set of buffers of the U-shaped kind, so
+ * making instances (or building the layer) on every call costs no memory. The buffers are held
+ * weakly, so the garbage collector can take them back whenever it needs to; results are the
+ * same as {@link order} and {@link place}, and each call returns new arrays.
  *
  * @example
  * ```ts
@@ -72,13 +76,14 @@ export const place = (items: ReadonlyArray<ScoredItem>): Array<ContextItem> => p
  * @since 0.1.0
  * @category constructors
  */
-export const make = (): Placer.Functions => BuiltInPlacer.instance(builtIn)
+export const make = (): Placer.Functions => kind.make()
 
 /**
- * Provides the U-shaped placer as the `Placer` service. Each build of the layer has its own
- * placer, with its own working buffers (see {@link make}).
+ * Provides the U-shaped placer as the `Placer` service. Each build of the layer is a service of
+ * its own, on the kind's shared working buffers (see {@link make}): providing the layer on every
+ * call keeps memory flat.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layer: Layer.Layer<Placer.Placer> = BuiltInPlacer.layer(builtIn)
+export const layer: Layer.Layer<Placer.Placer> = kind.layer
