@@ -20,6 +20,7 @@ import * as Conformance from "../Conformance.ts"
 import { OverflowError } from "../OverflowError.ts"
 import type * as Place from "../Place.ts"
 import * as CliFailure from "./CliFailure.ts"
+import * as JsonOutput from "./JsonOutput.ts"
 import * as Flags from "./Flags.ts"
 import * as PlaceInput from "./PlaceInput.ts"
 import * as Placement from "./Placement.ts"
@@ -80,7 +81,7 @@ export const handler = Effect.fn("cli.place")(function*(config: {
     Effect.catch((error) => reportPlaceError(source, error))
   )
   const json = yield* Placement.toJson(placement)
-  yield* Console.log(JSON.stringify(json, null, 2))
+  yield* JsonOutput.log(json)
 }, CliFailure.catchDefects("place"))
 
 /**

@@ -31,6 +31,7 @@ import * as PipelineResult from "../PipelineResult.ts"
 import * as Scorer from "../Scorer.ts"
 import * as Slicer from "../Slicer.ts"
 import * as CliFailure from "./CliFailure.ts"
+import * as JsonOutput from "./JsonOutput.ts"
 import * as Flags from "./Flags.ts"
 import * as PipelineInput from "./PipelineInput.ts"
 import * as PlaceInput from "./PlaceInput.ts"
@@ -191,7 +192,7 @@ export const handler = Effect.fn("cli.run")(function*(config: {
   )
   // Every value here was decoded or built by the library: failing to encode it is a bug.
   const json = yield* PipelineResult.encode(result).pipe(Effect.orDie)
-  yield* Console.log(JSON.stringify(json, null, 2))
+  yield* JsonOutput.log(json)
 }, CliFailure.catchDefects("run"))
 
 /**
