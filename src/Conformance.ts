@@ -27,9 +27,9 @@
  * import * as Conformance from "effect-cupel/Conformance"
  *
  * const report = await Effect.runPromise(
- *   Conformance.run(["test/vectors"]).pipe(Effect.provide(NodeServices.layer))
+ *   Conformance.run(["conformance/cupel", "conformance/place"]).pipe(Effect.provide(NodeServices.layer))
  * )
- * console.log(Conformance.formatSummary(report)) // "20 passed, 0 failed, 0 skipped"
+ * console.log(Conformance.formatSummary(report)) // "115 passed, 0 failed, 0 skipped"
  * ```
  *
  * @since 0.1.0

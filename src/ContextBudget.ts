@@ -8,10 +8,10 @@
  */
 import { Effect, Schema } from "effect"
 import * as ContextKind from "./ContextKind.ts"
-import { withDefault } from "./internal/fields.ts"
+import { SafeInt, withDefault } from "./internal/fields.ts"
 
 const NonNegativeInt = (field: string) =>
-  Schema.Int.check(Schema.makeFilter((n) => n >= 0 || `${field} must be >= 0, got ${n}`))
+  SafeInt.check(Schema.makeFilter((n) => n >= 0 || `${field} must be >= 0, got ${n}`))
 
 const ReservedSlots = Schema.Record(ContextKind.ContextKind, NonNegativeInt("each reservedSlots value")).check(
   Schema.makeFilter((slots) => {

@@ -10,7 +10,7 @@ import { Effect, Schema } from "effect"
 import * as ContextKind from "./ContextKind.ts"
 import * as ContextSource from "./ContextSource.ts"
 import * as FastDecode from "./internal/fastDecode.ts"
-import { optionalNullable, withDefault } from "./internal/fields.ts"
+import { optionalNullable, SafeInt, withDefault } from "./internal/fields.ts"
 import { Timestamp } from "./Timestamp.ts"
 
 const Content = Schema.String.check(
@@ -60,16 +60,16 @@ const GroupId = Schema.String.check(
  */
 export class ContextItem extends Schema.Class<ContextItem>("effect-cupel/ContextItem")({
   content: Content,
-  tokens: Schema.Int,
+  tokens: SafeInt,
   kind: withDefault(ContextKind.ContextKind, () => ContextKind.defaultKind),
   source: withDefault(ContextSource.ContextSource, () => ContextSource.defaultSource),
-  priority: optionalNullable(Schema.Int),
+  priority: optionalNullable(SafeInt),
   tags: withDefault(Schema.Array(Schema.String), () => []),
   metadata: withDefault(Schema.Record(Schema.String, Schema.Unknown), () => ({})),
   timestamp: optionalNullable(Timestamp),
   futureRelevanceHint: optionalNullable(Schema.Finite),
   pinned: withDefault(Schema.Boolean, () => false),
-  originalTokens: optionalNullable(Schema.Int),
+  originalTokens: optionalNullable(SafeInt),
   group: optionalNullable(GroupId)
 }) {}
 

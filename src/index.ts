@@ -4,6 +4,8 @@
  * @since 0.1.0
  */
 
+/** @since 0.2.0 */
+export * as BudgetAnalysis from "./BudgetAnalysis.ts"
 /** @since 0.1.0 */
 export * as ChronologicalPlacer from "./placers/ChronologicalPlacer.ts"
 /** @since 0.2.0 */
@@ -88,6 +90,8 @@ export * as QuotaSlice from "./slicers/QuotaSlice.ts"
 export * as RecencyScorer from "./scorers/RecencyScorer.ts"
 /** @since 0.2.0 */
 export * as ReflexiveScorer from "./scorers/ReflexiveScorer.ts"
+/** @since 0.2.0 */
+export * as ReportMetrics from "./ReportMetrics.ts"
 /** @since 0.2.0 */
 export * as ScaledScorer from "./scorers/ScaledScorer.ts"
 /** @since 0.2.0 */

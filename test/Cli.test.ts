@@ -1,9 +1,12 @@
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Cause, Console, Effect, Exit, FileSystem, Path, Runtime, Schema, Stdio, Stream } from "effect"
+import { CliError } from "effect/cli"
 import { TestConsole } from "effect/testing"
 import { spawnSync } from "node:child_process"
-import { readFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as CliFailure from "../src/cli/CliFailure.ts"
 import * as Main from "../src/cli/Main.ts"
@@ -11,6 +14,7 @@ import * as PlaceCommand from "../src/cli/PlaceCommand.ts"
 import * as PlaceInput from "../src/cli/PlaceInput.ts"
 import * as Placement from "../src/cli/Placement.ts"
 import * as Sample from "../src/cli/Sample.ts"
+import * as Usage from "../src/cli/Usage.ts"
 import {
   ContextItem,
   InvalidItemError,
@@ -106,6 +110,99 @@ layer(NodeServices.layer)("cupel", (it) => {
       assert.strictEqual(run.code, 2)
       assert.include(run.stderr, `Invalid value for flag --placer: "sideways"`)
     }))
+})
+
+layer(NodeServices.layer)("cupel — usage errors: one line and a hint on stderr, nothing on stdout, exit 2", (it) => {
+  // [args, the first line on stderr]: for each command a bad flag, a bad value and a missing value
+  // (no command has a required positional argument: `place` and `run` read stdin without a file,
+  // `conformance` runs its defaults without a path).
+  const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
+    [["--bogus"], "cupel: Unrecognized flag: --bogus"],
+    [["frobnicate"], `cupel: Unknown subcommand "frobnicate"`],
+    [["plce"], `cupel: Unknown subcommand "plce" (did you mean place?)`],
+    [["place", "--bogus"], "cupel place: Unrecognized flag: --bogus"],
+    [["place", "--placr", "u-shaped"], "cupel place: Unrecognized flag: --placr (did you mean --placer?)"],
+    [["place", "--placer", "x"], `cupel place: Invalid value for flag --placer: "x". Expected: "u-shaped" | "chronological"`],
+    [["place", "--overflow"], "cupel place: Missing value for flag --overflow. Expected: throw | truncate | proceed"],
+    [["place", "a.json", "b.json"], `cupel place: Unexpected positional argument: "b.json"`],
+    [["run", "--bogus"], "cupel run: Unrecognized flag: --bogus"],
+    [["run", "--placer", "x"], `cupel run: Invalid value for flag --placer: "x". Expected: "u-shaped" | "chronological"`],
+    [["run", "--slicer"], "cupel run: Missing value for flag --slicer. Expected: greedy | knapsack"],
+    [["demo", "--bogus"], "cupel demo: Unrecognized flag: --bogus"],
+    [["demo", "--budget", "abc"], `cupel demo: Invalid value for flag --budget: "abc". Expected a string representing a finite number`],
+    [["demo", "--input"], "cupel demo: Missing value for flag --input. Expected: string"],
+    [["demo", "extra"], `cupel demo: Unexpected positional argument: "extra"`],
+    [["conformance", "--bogus"], "cupel conformance: Unrecognized flag: --bogus"],
+    [["conformance", "--verbose=maybe"], `cupel conformance: Invalid value for flag --verbose: "maybe".`]
+  ]
+  for (const [args, first] of cases) {
+    it.effect(`cupel ${args.join(" ")}`, () =>
+      Effect.gen(function*() {
+        const run = yield* cli(args)
+        assert.strictEqual(run.code, 2)
+        assert.strictEqual(run.stdout, "")
+        const lines = run.stderr.split("\n")
+        assert.strictEqual(lines.length, 2, run.stderr)
+        assert.isTrue(lines[0]!.startsWith(first), lines[0])
+        const command = args[0] === "place" || args[0] === "run" || args[0] === "demo" || args[0] === "conformance"
+          ? `cupel ${args[0]}`
+          : "cupel"
+        assert.strictEqual(lines[1], `see: ${command} --help`)
+      }))
+  }
+
+  it.effect("several errors at once share the one line", () =>
+    Effect.gen(function*() {
+      const run = yield* cli(["place", "--bogus", "--placer", "x"])
+      assert.strictEqual(run.code, 2)
+      assert.strictEqual(run.stdout, "")
+      const [line, hint, ...rest] = run.stderr.split("\n")
+      assert.include(line, "Unrecognized flag: --bogus")
+      assert.strictEqual(hint, "see: cupel place --help")
+      assert.deepStrictEqual(rest, [])
+    }))
+
+  it.effect("a value with a newline or escape character stays on its line, escaped", () =>
+    Effect.gen(function*() {
+      const run = yield* cli(["place", "--placer", "a\nb\u001b[2J"])
+      assert.strictEqual(run.code, 2)
+      assert.strictEqual(run.stdout, "")
+      assert.deepStrictEqual(run.stderr.split("\n"), [
+        `cupel place: Invalid value for flag --placer: "a\\nb\\u001b[2J". Expected: "u-shaped" | "chronological"`,
+        "see: cupel place --help"
+      ])
+    }))
+
+  for (const args of [["--help"], ["place", "--help"], ["run", "--help"], ["demo", "--help"], ["conformance", "--help"]]) {
+    it.effect(`cupel ${args.join(" ")}: the help on stdout, nothing on stderr, exit 0`, () =>
+      Effect.gen(function*() {
+        const run = yield* cli(args)
+        assert.strictEqual(run.code, 0)
+        assert.strictEqual(run.stderr, "")
+        assert.include(run.stdout, "USAGE")
+        assert.include(run.stdout, `cupel${args.length > 1 ? ` ${args[0]}` : ""}`)
+      }))
+  }
+
+  it.effect("a bare cupel shows the help on stdout with exit 0 (nothing was wrong, nothing was asked)", () =>
+    Effect.gen(function*() {
+      const run = yield* cli([])
+      assert.strictEqual(run.code, 0)
+      assert.strictEqual(run.stderr, "")
+      assert.include(run.stdout, "USAGE")
+    }))
+
+  it("Usage.describeError puts every error on one line: a missing argument, a multi-line message", () => {
+    assert.strictEqual(Usage.describeError(new CliError.MissingArgument({ argument: "file" })), "Missing required argument: file")
+    assert.strictEqual(
+      Usage.describeError(new CliError.ValidationError({ message: "two problems:\n  first\n  second\n" })),
+      "two problems: first second"
+    )
+    assert.deepStrictEqual(Usage.lines(["cupel", "run"], [new CliError.MissingOption({ option: "budget" })]), [
+      "cupel run: Missing required flag: --budget",
+      "see: cupel run --help"
+    ])
+  })
 })
 
 layer(NodeServices.layer)("cupel place", (it) => {
@@ -205,7 +302,7 @@ layer(NodeServices.layer)("cupel place", (it) => {
     `{ "budget": { "maxTokens": 1, "targetTokens": 5 }, "scored": [{ "item": { "content": "", "tokens": 1.5 } }] }`,
     "budget.targetTokens",
     "scored[0].item.content",
-    "scored[0].item.tokens: Expected an integer, got 1.5",
+    "scored[0].item.tokens: Expected a safe integer (a whole number from -9007199254740991 to 9007199254740991), got 1.5",
     "scored[0].score"
   )
   rejects(
@@ -339,9 +436,19 @@ layer(NodeServices.layer)("cupel place", (it) => {
 layer(NodeServices.layer)("cupel conformance", (it) => {
   it.effect("runs the project's vectors: 0 failed, exit 0, the summary last", () =>
     Effect.gen(function*() {
-      const run = yield* cli(["conformance", `${root}test/vectors`])
+      const run = yield* cli(["conformance", `${root}conformance/place`])
       assert.strictEqual(run.code, 0, run.stdout)
-      assert.match(run.stdout, /^\d+ passed, 0 failed, 0 skipped$/)
+      assert.strictEqual(run.stdout, "48 passed, 0 failed, 0 skipped")
+    }))
+
+  it.effect("with no path runs the vendored Cupel suite and the project's vectors: 67 + 48 passed, exit 0", () =>
+    Effect.gen(function*() {
+      const run = yield* cli(["conformance", "--verbose"])
+      assert.strictEqual(run.code, 0, run.stdout)
+      const lines = run.stdout.split("\n")
+      assert.strictEqual(lines.filter((l) => l.startsWith("PASS ") && l.includes("conformance/cupel/")).length, 67)
+      assert.strictEqual(lines.filter((l) => l.startsWith("PASS ") && l.includes("conformance/place/")).length, 48)
+      assert.strictEqual(lines.at(-1), "115 passed, 0 failed, 0 skipped")
     }))
 
   it.effect("a failing vector: its line, then the summary, exit 1", () =>
@@ -356,10 +463,12 @@ layer(NodeServices.layer)("cupel conformance", (it) => {
       assert.strictEqual(lines.at(-1), "0 passed, 1 failed, 0 skipped")
     }))
 
-  it.effect("needs at least one path: exit 2", () =>
+  it.effect("a path that does not exist is a failure, never a silent skip: exit 1", () =>
     Effect.gen(function*() {
-      const run = yield* cli(["conformance"])
-      assert.strictEqual(run.code, 2)
+      const run = yield* cli(["conformance", `${root}conformance/nowhere`])
+      assert.strictEqual(run.code, 1)
+      assert.match(run.stdout, /^FAIL .*conformance\/nowhere: cannot read: no such file or directory$/m)
+      assert.strictEqual(run.stdout.split("\n").at(-1), "0 passed, 1 failed, 0 skipped")
     }))
 })
 
@@ -457,6 +566,31 @@ describe("the real program", () => {
       assert.strictEqual(run.status, 2, `${strategy}: ${run.stdout}${run.stderr}`)
       assert.strictEqual(run.stdout, "")
       assert.match(run.stderr, /^cupel place: invalid input \(stdin\): the tokens of the merged items add up past \d+ .*\n$/)
+    }
+  })
+
+  it("a usage error reaches the process as exit 2, with stdout empty: `cupel place --placer x | jq` feeds jq nothing", () => {
+    const run = cupel(["place", "--placer", "x"], "{}")
+    assert.strictEqual(run.status, 2)
+    assert.strictEqual(run.stdout, "")
+    assert.strictEqual(
+      run.stderr,
+      `cupel place: Invalid value for flag --placer: "x". Expected: "u-shaped" | "chronological"\nsee: cupel place --help\n`
+    )
+    const help = cupel(["place", "--help"])
+    assert.strictEqual(help.status, 0)
+    assert.strictEqual(help.stderr, "")
+    assert.include(help.stdout, "--placer")
+  })
+
+  it("cupel conformance with no path, started from another folder, finds the vectors that ship with the package", () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), "cupel-cwd-"))
+    try {
+      const run = spawnSync(node, [`${root}src/bin/cupel.ts`, "conformance"], { encoding: "utf8", cwd: elsewhere })
+      assert.strictEqual(run.status, 0, run.stdout + run.stderr)
+      assert.strictEqual(run.stdout, "115 passed, 0 failed, 0 skipped\n")
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true })
     }
   })
 

@@ -1,14 +1,67 @@
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, FileSystem, Path } from "effect"
-import { existsSync, readFileSync } from "node:fs"
+import { createHash } from "node:crypto"
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync
+} from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import * as ConformanceCommand from "../src/cli/ConformanceCommand.ts"
 import * as Conformance from "../src/Conformance.ts"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
-const ownVectors = `${root}test/vectors`
-// CI checks the shared vectors out beside the clone; elsewhere the folder may be absent.
-const sharedVectors = fileURLToPath(new URL("../../shared/conformance", import.meta.url))
+// Everything the tests run ships with the repository: a fresh clone needs nothing beside it.
+const cupelVectors = `${root}conformance/cupel`
+const ownVectors = `${root}conformance/place`
+
+// The vendored suite is upstream's folder `conformance/` at this commit, unmodified (NOTICE.md).
+const upstream = {
+  commit: "0b82dad6ace5baffbb721f5374058bd1ce091551",
+  tree: "536e90771ee6225c21f31d88b3d675de3d58664f"
+}
+// Files added beside the upstream ones; they are not part of upstream's tree.
+const addedFiles = new Set([".gitattributes", "LICENSE", "NOTICE.md"])
+
+/**
+ * The git object id of `dir` as a tree, as `git write-tree` would compute it for these files
+ * (regular, non-executable files and folders; names in `skip` at the top level left out).
+ * Equal ids mean byte-identical contents under identical names.
+ */
+const gitTreeId = (dir: string, skip: ReadonlySet<string> = new Set()): string => {
+  const sha1 = (type: string, body: Buffer) =>
+    createHash("sha1").update(Buffer.concat([Buffer.from(`${type} ${body.length}\0`), body])).digest()
+  const tree = (folder: string, top: boolean): Buffer => {
+    const entries = readdirSync(folder)
+      .filter((name) => !(top && skip.has(name)))
+      .map((name) => {
+        const full = join(folder, name)
+        const isDir = statSync(full).isDirectory()
+        // git orders a folder as if its name ended with "/"
+        return { name, key: isDir ? `${name}/` : name, isDir, full }
+      })
+      .sort((a, b) => Buffer.compare(Buffer.from(a.key), Buffer.from(b.key)))
+    return sha1(
+      "tree",
+      Buffer.concat(entries.map((e) =>
+        Buffer.concat([
+          Buffer.from(`${e.isDir ? "40000" : "100644"} ${e.name}\0`),
+          e.isDir ? tree(e.full, false) : sha1("blob", readFileSync(e.full))
+        ])
+      ))
+    )
+  }
+  return tree(dir, true).toString("hex")
+}
 
 const lines = (report: Conformance.Report) => Conformance.formatReport(report).join("\n")
 
@@ -94,42 +147,93 @@ stage = "plcae"
 `
 
 layer(NodeServices.layer)("Conformance — the vectors", (it) => {
-  it.effect("test/vectors: at least 20 place vectors, all passed, none skipped", () =>
+  it.effect("conformance/place: the project's 48 place vectors (32 hand-written, 16 samples), all passed, none skipped", () =>
     Effect.gen(function*() {
       const report = yield* Conformance.run([ownVectors])
       assert.strictEqual(report.failed, 0, lines(report))
       assert.strictEqual(report.skipped, 0)
-      assert.isAtLeast(report.passed, 20)
+      assert.strictEqual(report.passed, 48)
       for (const outcome of report.outcomes) {
         assert.strictEqual(outcome._tag, "Passed", Conformance.formatOutcome(outcome))
         if (outcome._tag === "Passed") assert.strictEqual(outcome.stage, "place")
       }
+      assert.strictEqual(report.outcomes.filter((o) => o.file.includes("/samples/")).length, 16)
     }))
 
-  it.effect("../shared/conformance exists: its absence is a failure, not a silent skip", () =>
-    Effect.sync(() => {
-      assert.isTrue(existsSync(sharedVectors), `the shared vectors are missing: ${sharedVectors}`)
-    }))
+  it("conformance/cupel is in the repository, with its licence and notice: a missing copy fails, it is never skipped", () => {
+    for (const file of ["README.md", "LICENSE", "NOTICE.md", "required", "optional"]) {
+      assert.isTrue(existsSync(`${cupelVectors}/${file}`), `the vendored Cupel suite lacks ${file}: ${cupelVectors}`)
+    }
+    const licence = readFileSync(`${cupelVectors}/LICENSE`, "utf8")
+    assert.match(licence, /^MIT License\n\nCopyright \(c\) 2026 Wollax\n/)
+    const notice = readFileSync(`${cupelVectors}/NOTICE.md`, "utf8")
+    for (const fact of ["https://github.com/wollax/cupel", upstream.commit, upstream.tree, "1.3.0", "nmodified"]) {
+      assert.include(notice, fact)
+    }
+  })
 
-  it.effect("../shared/conformance: every one of the 67 Cupel vectors passed (and the 16 place vectors), 0 failed, 0 skipped", () =>
+  it("conformance/cupel is upstream's conformance/ at 0b82dad byte for byte: its git tree id is upstream's", () => {
+    assert.strictEqual(gitTreeId(cupelVectors, addedFiles), upstream.tree)
+  })
+
+  it("the tree id check catches a changed byte, a renamed file, a missing file and an added vector", () => {
+    // On a copy: the check above is worth something only if every kind of edit changes the id.
+    const dir = mkdtempSync(join(tmpdir(), "cupel-vendored-"))
+    try {
+      cpSync(cupelVectors, dir, { recursive: true })
+      assert.strictEqual(gitTreeId(dir, addedFiles), upstream.tree)
+      const vector = join(dir, "required", "placing", "u-shaped-basic.toml")
+      const text = readFileSync(vector)
+      const edited = Buffer.from(text)
+      edited[edited.length - 1] = edited[edited.length - 1]! ^ 1
+      const ids = new Set([upstream.tree])
+      const expectNew = (edit: string) => {
+        const id = gitTreeId(dir, addedFiles)
+        assert.isFalse(ids.has(id), `${edit}: the tree id did not change`)
+        ids.add(id)
+      }
+      writeFileSync(vector, edited)
+      expectNew("one byte changed")
+      writeFileSync(vector, text)
+      renameSync(vector, join(dir, "required", "placing", "u-shaped-basic2.toml"))
+      expectNew("a file renamed")
+      rmSync(join(dir, "required", "placing", "u-shaped-basic2.toml"))
+      expectNew("a file removed")
+      writeFileSync(vector, text)
+      writeFileSync(join(dir, "optional", "extra.toml"), "")
+      expectNew("a file added")
+      rmSync(join(dir, "optional", "extra.toml"))
+      assert.strictEqual(gitTreeId(dir, addedFiles), upstream.tree)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it.effect("conformance/cupel: every one of the 67 Cupel vectors passed, 0 failed, 0 skipped", () =>
     Effect.gen(function*() {
-      const report = yield* Conformance.run([sharedVectors])
+      const report = yield* Conformance.run([cupelVectors])
       assert.strictEqual(report.failed, 0, lines(report))
       assert.strictEqual(report.skipped, 0, lines(report))
       const counts = new Map<string, number>()
-      let cupel = 0
       for (const outcome of report.outcomes) {
         assert.strictEqual(outcome._tag, "Passed", Conformance.formatOutcome(outcome))
         if (outcome._tag !== "Passed") continue
         counts.set(outcome.stage, (counts.get(outcome.stage) ?? 0) + 1)
-        if (outcome.file.includes("/cupel/")) cupel++
       }
       // Counted from the folder: scoring 28 required + 4 optional; slicing 16 required (5
       // greedy/knapsack, 1 quota, 5 count-quota, 5 count-constrained-knapsack) + 1 optional greedy;
-      // pipeline 10 + 4; placing 4 — 67 Cupel vectors; and the 16 place vectors.
-      assert.deepStrictEqual(Object.fromEntries(counts), { scoring: 32, slicing: 17, pipeline: 14, placing: 4, place: 16 })
-      assert.strictEqual(cupel, 67)
-      assert.deepStrictEqual([report.passed, report.failed, report.skipped], [83, 0, 0])
+      // pipeline 10 + 4; placing 4 — 67 Cupel vectors.
+      assert.deepStrictEqual(Object.fromEntries(counts), { scoring: 32, slicing: 17, pipeline: 14, placing: 4 })
+      assert.deepStrictEqual([report.passed, report.failed, report.skipped], [67, 0, 0])
+    }))
+
+  it.effect("the default of `cupel conformance` is the vendored suite and the project's vectors, found from the package, not the working directory", () =>
+    Effect.gen(function*() {
+      const path = yield* Path.Path
+      const defaults = yield* ConformanceCommand.defaultPaths
+      assert.deepStrictEqual(defaults.map((p) => path.resolve(p)), [path.resolve(cupelVectors), path.resolve(ownVectors)])
+      const report = yield* Conformance.run(defaults)
+      assert.deepStrictEqual([report.passed, report.failed, report.skipped], [115, 0, 0], lines(report))
     }))
 
   it.effect("the example vector in docs/conformance.md passes", () =>
@@ -330,7 +434,7 @@ ordered_contents = []
           `test.placer: Expected "u-shaped" | "chronological", got "sideways"`,
           "budget.targetTokens: targetTokens (20) must not exceed maxTokens (10)",
           "pinned[0].content: content must be a non-empty string",
-          "pinned[0].tokens: Expected an integer, got 1.5",
+          "pinned[0].tokens: Expected a safe integer (a whole number from -9007199254740991 to 9007199254740991), got 1.5",
           "scored_items[0].score: is required but missing"
         ])
       }))

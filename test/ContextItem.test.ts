@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Effect, Schema } from "effect"
-import { ContextItem, ContextKind, ContextSource, ScoredItem, Timestamp } from "../src/index.ts"
+import { ContextBudget, ContextItem, ContextKind, ContextSource, ScoredItem, Timestamp } from "../src/index.ts"
 
 const decodeError = (input: unknown) =>
   Effect.flip(ContextItem.decode(input)).pipe(Effect.map((e) => e.message))
@@ -106,6 +106,20 @@ describe("ContextItem — bad input gets a typed error that names the field", ()
       const message = yield* decodeError({ content: "x", tokens: 1.5 })
       assert.include(message, "integer")
       assert.include(message, `["tokens"]`)
+    }))
+
+  it.effect("tokens beyond the safe integers are reported with the rule, not as 'not an integer'", () =>
+    Effect.gen(function*() {
+      for (const tokens of [1e20, Number.MAX_SAFE_INTEGER + 1, -1e20]) {
+        const message = yield* decodeError({ content: "x", tokens })
+        assert.include(message, `Expected a safe integer (a whole number from -${Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER})`)
+        assert.include(message, `["tokens"]`)
+      }
+      const budget = yield* Effect.flip(ContextBudget.decode({ maxTokens: 1e20, targetTokens: 0 }))
+      assert.include(budget.message, "Expected a safe integer")
+      // The largest safe count decodes.
+      const item = yield* ContextItem.decode({ content: "x", tokens: Number.MAX_SAFE_INTEGER })
+      assert.strictEqual(item.tokens, Number.MAX_SAFE_INTEGER)
     }))
 
   it.effect("non-numeric tokens", () =>

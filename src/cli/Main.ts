@@ -4,12 +4,13 @@
  * @since 0.1.0
  */
 import { Effect } from "effect"
-import { type CliError, Command } from "effect/cli"
+import { type CliError, CliOutput, Command } from "effect/cli"
 import * as CliFailure from "./CliFailure.ts"
 import * as ConformanceCommand from "./ConformanceCommand.ts"
 import * as Demo from "./Demo.ts"
 import * as PlaceCommand from "./PlaceCommand.ts"
 import * as RunCommand from "./RunCommand.ts"
+import * as Usage from "./Usage.ts"
 
 /**
  * The version `cupel --version` prints (the package's version).
@@ -34,9 +35,12 @@ export const command = Command.make("cupel").pipe(
   Command.withSubcommands([Demo.command, RunCommand.command, PlaceCommand.command, ConformanceCommand.command])
 )
 
-// effect/cli has already shown the help and the error; a usage error exits 2, as is customary.
-// Help asked for (or shown for a bare `cupel`) is a success.
+// The presenter (Usage) has already written the error, or the help; a usage error exits 2, as
+// is customary. Help asked for (or shown for a bare `cupel`) is a success.
 const onShowHelp = (help: CliError.ShowHelp) => help.errors.length > 0 ? Effect.fail(CliFailure.usage()) : Effect.void
+
+// Usage errors as one line on stderr, never the help on stdout (see Usage).
+const usageOutput = CliOutput.layerPresenter(Usage.presenter)
 
 /**
  * Runs `cupel` with explicit arguments (without the program name), as tests do.
@@ -45,7 +49,7 @@ const onShowHelp = (help: CliError.ShowHelp) => help.errors.length > 0 ? Effect.
  * @category running
  */
 export const runWith = (args: ReadonlyArray<string>) =>
-  Command.runWith(command, { version })(args).pipe(Effect.catchTag("ShowHelp", onShowHelp))
+  Command.runWith(command, { version })(args).pipe(Effect.catchTag("ShowHelp", onShowHelp), Effect.provide(usageOutput))
 
 /**
  * Runs `cupel` with the process's arguments.
@@ -53,4 +57,7 @@ export const runWith = (args: ReadonlyArray<string>) =>
  * @since 0.1.0
  * @category running
  */
-export const run = Command.run(command, { version }).pipe(Effect.catchTag("ShowHelp", onShowHelp))
+export const run = Command.run(command, { version }).pipe(
+  Effect.catchTag("ShowHelp", onShowHelp),
+  Effect.provide(usageOutput)
+)

@@ -30,3 +30,12 @@ export const optionalNullable = <S extends Schema.Top>(schema: S) =>
       encode: SchemaGetter.passthroughSupertype()
     })
   )
+
+/**
+ * An integer a double holds exactly: `Number.isSafeInteger`. Its message says the rule, so that
+ * `1e20` is not reported as "not an integer" (it is one, but beyond what counts exactly).
+ */
+export const SafeInt = Schema.Number.check(
+  Schema.isInt({ expected: `a safe integer (a whole number from -${Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER})` })
+)
+
