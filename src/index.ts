@@ -81,6 +81,10 @@ export * as PlacerError from "./PlacerError.ts"
 /** @since 0.1.0 */
 export * as PlaceResult from "./PlaceResult.ts"
 /** @since 0.2.0 */
+export * as Policy from "./Policy.ts"
+/** @since 0.2.0 */
+export * as Presets from "./Presets.ts"
+/** @since 0.2.0 */
 export * as PriorityScorer from "./scorers/PriorityScorer.ts"
 /** @since 0.2.0 */
 export * as PromptWindow from "./ai/PromptWindow.ts"
