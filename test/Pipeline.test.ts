@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Tracer } from "effect"
+import { Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import * as fc from "fast-check"
 import {
@@ -14,6 +14,7 @@ import {
   Slicer
 } from "../src/index.ts"
 import { type SpecScored, specPipeline } from "./support/specPipeline.ts"
+import { recordSpans } from "./support/spans.ts"
 
 // A per-item scorer (priority / 10), a slicer that walks the sorted list taking what still fits
 // the target (zero-token items always), and a placer that keeps the merged order: simple
@@ -292,14 +293,7 @@ describe("Pipeline — the report", () => {
 
 describe("Pipeline — tracing", () => {
   it.effect("runs in cupel.pipeline with one child span per stage but Sort, annotated as integrations/opentelemetry.md says", () => {
-    const spans: Array<Tracer.NativeSpan> = []
-    const tracer = Tracer.make({
-      span(options) {
-        const span = new Tracer.NativeSpan(options)
-        spans.push(span)
-        return span
-      }
-    })
+    const { spans, tracer } = recordSpans()
     return Effect.gen(function*() {
       yield* run([item("a", 1, { priority: 1 }), item("a", 1), item("b", 50), item("p", 1, { pinned: true })], budget(20, 20), {
         overflowStrategy: "Truncate"

@@ -1,5 +1,5 @@
 import { assert, describe, it, layer } from "@effect/vitest"
-import { Context, Effect, Layer, Result, Tracer } from "effect"
+import { Context, Effect, Layer, Result } from "effect"
 import fc from "fast-check"
 import {
   ChronologicalPlacer,
@@ -17,6 +17,7 @@ import {
 } from "../src/index.ts"
 import { scoredItems } from "./support/arbitraries.ts"
 import { contents, frozenItems, frozenScored, item, scored } from "./support/items.ts"
+import { recordSpans } from "./support/spans.ts"
 
 const budget = (targetTokens: number, maxTokens = Math.max(targetTokens, 1000)) =>
   new ContextBudget.ContextBudget({ maxTokens, targetTokens })
@@ -664,14 +665,7 @@ describe("Place — inputs are never mutated", () => {
 
 describe("Place — tracing", () => {
   it.effect("runs in a span named Place.place, annotated with counts, tokens, strategy and overflow", () => {
-    const spans: Array<Tracer.NativeSpan> = []
-    const tracer = Tracer.make({
-      span(options) {
-        const span = new Tracer.NativeSpan(options)
-        spans.push(span)
-        return span
-      }
-    })
+    const { spans, tracer } = recordSpans()
     return Effect.gen(function*() {
       yield* Place.place({
         pinned: [item("p", { tokens: 10 })],

@@ -1,9 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Layer, PubSub, Ref, Schema, Stream, Tracer } from "effect"
+import { Context, Effect, Layer, PubSub, Ref, Schema, Stream } from "effect"
 import { LanguageModel, Prompt, type Response, Tool, Toolkit } from "effect/ai"
 import * as PromptWindow from "../../src/ai/PromptWindow.ts"
 import * as TokenCounter from "../../src/ai/TokenCounter.ts"
 import * as WindowedLanguageModel from "../../src/ai/WindowedLanguageModel.ts"
+import { recordSpans } from "../support/spans.ts"
 
 // A tool whose results are large: the history outgrows the window after a few steps.
 const Lookup = Tool.make("Lookup", {
@@ -127,14 +128,7 @@ describe("WindowedLanguageModel", () => {
     }).pipe(Effect.scoped))
 
   it.effect("each call runs in a cupel.window span with the window's figures", () => {
-    const spans: Array<Tracer.NativeSpan> = []
-    const tracer = Tracer.make({
-      span(options) {
-        const span = new Tracer.NativeSpan(options)
-        spans.push(span)
-        return span
-      }
-    })
+    const { spans, tracer } = recordSpans()
     return Effect.gen(function*() {
       const { context } = yield* setup(1)
       yield* LanguageModel.generateText({ prompt: start }).pipe(Effect.provide(context))
