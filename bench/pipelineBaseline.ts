@@ -1,7 +1,8 @@
 /**
  * The pipeline baseline: a literal transcription of the specification's pipeline chapters
  * (pipeline/classify.md … place.md), of the scorer and slicer chapters the bench configures
- * (recency, priority, kind, composite; greedy, knapsack) and of the selection report's rules
+ * (recency, priority, kind, composite and greedy from test/support; knapsack here, with a
+ * byte-per-cell variant for large checks) and of the selection report's rules
  * (diagnostics/selection-report.md), as a straightforward implementation would write them:
  * per-item scorers called with the whole list (O(n²) for recency and priority), arrays of
  * pair objects sorted with comparators, the knapsack's keep table as an array of boolean
@@ -15,6 +16,8 @@
  * Kept in bench/ as the yardstick the library is measured against; never shipped.
  */
 import type { ContextBudget, ContextItem, ExclusionReason, InclusionReason, ScoredItem } from "../src/index.ts"
+import * as Spec from "../test/support/specScorers.ts"
+import * as SpecSlicers from "../test/support/specSlicers.ts"
 import { chronologicalBaseline, uShapedBaseline } from "./baseline.ts"
 
 type Item = ContextItem.ContextItem
@@ -32,96 +35,27 @@ export type SpecSlicer = (
 export type SpecPlacer = (merged: ReadonlyArray<ScoredItem.ScoredItem>) => ReadonlyArray<Item>
 
 // ---------------------------------------------------------------------------------------------
-// Scorers.
+// Scorers and the greedy slicer: the test suite's literal transcriptions of their chapters
+// (test/support), the same yardstick the property tests hold the library to.
 
 /** RECENCY-SCORE: rank among the timestamped items, counted over the whole list. */
-export const recency: SpecScorer = (item, allItems) => {
-  if (item.timestamp === undefined) return 0.0
-  let countWithTimestamp = 0
-  let rank = 0
-  for (let i = 0; i <= allItems.length - 1; i++) {
-    const other = allItems[i]!.timestamp
-    if (other === undefined) continue
-    countWithTimestamp = countWithTimestamp + 1
-    // Compared as instants.
-    if (other.epochMilliseconds < item.timestamp.epochMilliseconds) rank = rank + 1
-  }
-  if (countWithTimestamp <= 1) return 1.0
-  return rank / (countWithTimestamp - 1)
-}
+export const recency: SpecScorer = Spec.recency
 
 /** PRIORITY-SCORE. */
-export const priority: SpecScorer = (item, allItems) => {
-  if (item.priority === undefined) return 0.0
-  let countWithPriority = 0
-  let rank = 0
-  for (let i = 0; i <= allItems.length - 1; i++) {
-    const other = allItems[i]!.priority
-    if (other === undefined) continue
-    countWithPriority = countWithPriority + 1
-    if (other < item.priority) rank = rank + 1
-  }
-  if (countWithPriority <= 1) return 1.0
-  return rank / (countWithPriority - 1)
-}
-
-/** ASCII case folding, for ContextKind equality. */
-const sameKind = (a: string, b: string): boolean => a.length === b.length && a.toLowerCase() === b.toLowerCase()
+export const priority: SpecScorer = Spec.priority
 
 /** KIND-SCORE with the chapter's default weights. */
-const kindWeights: ReadonlyArray<readonly [string, number]> = [
-  ["SystemPrompt", 1.0],
-  ["Memory", 0.8],
-  ["ToolOutput", 0.6],
-  ["Document", 0.4],
-  ["Message", 0.2]
-]
-export const kind: SpecScorer = (item) => {
-  for (const [k, weight] of kindWeights) if (sameKind(k, item.kind)) return weight
-  return 0.0
-}
+export const kind: SpecScorer = Spec.kind(Spec.kindDefaultWeights)
 
-/** CONSTRUCT-COMPOSITE and COMPOSITE-SCORE. */
+/** CONSTRUCT-COMPOSITE and COMPOSITE-SCORE (the weights given here are all positive and finite). */
 export const composite = (entries: ReadonlyArray<readonly [SpecScorer, number]>): SpecScorer => {
-  let totalWeight = 0.0
-  for (let i = 0; i <= entries.length - 1; i++) totalWeight = totalWeight + entries[i]![1]
-  const normalizedWeights = entries.map(([, weight]) => weight / totalWeight)
-  return (item, allItems) => {
-    let result = 0.0
-    for (let i = 0; i <= entries.length - 1; i++) {
-      result = result + entries[i]![0](item, allItems) * normalizedWeights[i]!
-    }
-    return result
-  }
+  const built = Spec.constructComposite(entries.map(([scorer, weight]) => ({ scorer, weight })))
+  if ("error" in built) throw new Error(`the bench's composite is invalid: ${built.error}`)
+  return built.scorer
 }
-
-// ---------------------------------------------------------------------------------------------
-// Slicers.
 
 /** GREEDY-SLICE. */
-export const greedy: SpecSlicer = (scoredItems, budget) => {
-  if (scoredItems.length === 0 || budget.targetTokens <= 0) return []
-  const densities = new Array<{ readonly density: number; readonly index: number }>(scoredItems.length)
-  for (let i = 0; i <= scoredItems.length - 1; i++) {
-    const tokens = scoredItems[i]!.item.tokens
-    densities[i] = tokens === 0
-      ? { density: Number.MAX_VALUE, index: i }
-      : { density: scoredItems[i]!.score / tokens, index: i }
-  }
-  densities.sort((a, b) => a.density > b.density ? -1 : a.density < b.density ? 1 : a.index - b.index)
-  let remaining = budget.targetTokens
-  const selected: Array<Item> = []
-  for (let i = 0; i <= densities.length - 1; i++) {
-    const item = scoredItems[densities[i]!.index]!.item
-    const tokens = item.tokens
-    if (tokens === 0) selected.push(item)
-    else if (tokens <= remaining) {
-      selected.push(item)
-      remaining = remaining - tokens
-    }
-  }
-  return selected
-}
+export const greedy: SpecSlicer = SpecSlicers.greedySlice
 
 /**
  * KNAPSACK-SLICE. `rowsAsBytes`: the keep table's rows as `Uint8Array`s (a byte per cell)
