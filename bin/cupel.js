@@ -1,10 +1,14 @@
 #!/usr/bin/env node
-// The `cupel` command's launcher. The CLI is written in TypeScript (src/bin/cupel.ts); this file
-// picks what to run:
-// - in a clone of the repository, on a Node that strips types (22.18+, or the node@22 that
-//   `npm install` puts in node_modules/.bin), the TypeScript source, so edits need no build;
-// - otherwise the compiled dist/bin/cupel.js (`npm run build`): Node never strips types of files
-//   under node_modules, so an installed package must run the build.
+// The `cupel` command's launcher in this repository. The CLI is written in TypeScript
+// (src/bin/cupel.ts, on @effect/platform-node, a dev dependency here); this file picks what to run:
+// - in a clone, on a Node that strips types (22.18+, or the node@22 that `npm install` puts in
+//   node_modules/.bin), the TypeScript source, so edits need no build;
+// - in a clone on an older Node, the compiled dist/bin/cupel.js (`npm run build`).
+// An installed copy of effect-cupel (under node_modules) is the library alone: it does not ship
+// the launcher's build nor depend on @effect/platform-node, so that installing the library stays
+// light. The command is published as its own package, effect-cupel-cli, whose bin is also
+// `cupel`: when both are installed, npm may link either package's bin, so this one hands over to
+// effect-cupel-cli if it can find it, and otherwise says where the command is.
 import { existsSync } from "node:fs"
 import { dirname, join, sep } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
@@ -15,10 +19,30 @@ const built = join(root, "dist", "bin", "cupel.js")
 const installed = root.split(sep).includes("node_modules")
 const stripsTypes = Boolean(process.features.typescript)
 
+/** effect-cupel-cli's launcher, when that package can be resolved from here. */
+const findCli = () => {
+  try {
+    return import.meta.resolve("effect-cupel-cli/bin/cupel.js")
+  } catch {
+    return undefined
+  }
+}
+
 if (!installed && stripsTypes && existsSync(source)) {
   await import(pathToFileURL(source).href)
-} else if (existsSync(built)) {
+} else if (!installed && existsSync(built)) {
   await import(pathToFileURL(built).href)
+} else if (installed) {
+  const cli = findCli()
+  if (cli !== undefined) {
+    await import(cli)
+  } else {
+    process.stderr.write(
+      `cupel: the command line is the package effect-cupel-cli; effect-cupel is the library alone.\n` +
+        `Run it with: npx effect-cupel-cli --help (or install it: npm install effect-cupel-cli).\n`
+    )
+    process.exitCode = 1
+  }
 } else {
   process.stderr.write(
     `cupel: cannot start. Node ${process.versions.node} does not run TypeScript directly and ` +

@@ -19,6 +19,9 @@
  * shapes), one module per vector kind (`Scoring`, `Slicing`, `Placing`, `PipelineVectors`,
  * `Place`), `Components` (the names in vectors as scorers, slicers and placers) and `Report`
  * (outcomes, counts, text). This module is the entry point, and re-exports what callers use.
+ * Files are read through Effect's `FileSystem` and `Path` services: provide any implementation,
+ * such as Node's from `@effect/platform-node` (installed separately: the library does not depend
+ * on it).
  *
  * @example
  * ```ts

@@ -22,6 +22,8 @@ import {
   OverflowNotifier,
   Pipeline,
   PipelineResult,
+  Policy,
+  Presets,
   PriorityScorer,
   RecencyScorer,
   ReflexiveScorer,
@@ -459,4 +461,119 @@ describe("cupel run: the real program", () => {
     assert.strictEqual(bad.stdout, "")
     assert.strictEqual(bad.stderr.trim().split("\n").length, 1)
   })
+})
+
+// The policy from the input, a Policy JSON file (--policy) or a preset (--preset); flags over all.
+const candidatesOnly = JSON.stringify({ budget: Sample.pipeline.budget, items: Sample.pipeline.items })
+
+/** The library's run of the sample's items under `policy`, encoded. */
+const underPolicy = (policy: Policy.Policy) =>
+  Effect.gen(function*() {
+    const input = yield* PipelineInput.decodeValue("sample", Sample.pipeline)
+    const result = yield* Policy.run(input.items, input.budget, policy).pipe(Effect.provide(OverflowNotifier.layerNoop))
+    return yield* PipelineResult.encode(result)
+  })
+
+layer(NodeServices.layer)("cupel run: --policy and --preset", (it) => {
+  it.effect("--preset NAME runs the preset's policy, the input's policy fields replaced (the scorer not needed)", () =>
+    Effect.gen(function*() {
+      for (const name of Presets.names) {
+        const run = yield* cli(["run", "--preset", name], candidatesOnly)
+        assert.strictEqual(run.code, 0, run.stderr)
+        assert.deepStrictEqual(comparable(JSON.parse(run.stdout)), comparable(yield* underPolicy(Presets.all[name])))
+      }
+      const replaced = yield* cli(["run", "--preset", "chat"], sampleText)
+      assert.deepStrictEqual(JSON.parse(replaced.stdout).window, (yield* underPolicy(Presets.chat)).window)
+    }))
+
+  it.effect("--policy FILE runs a Policy JSON file, such as `cupel presets NAME --json` prints", () =>
+    Effect.gen(function*() {
+      const printed = yield* cli(["presets", "documentQa", "--json"])
+      const file = yield* writeTemp("policy.json", printed.stdout)
+      const run = yield* cli(["run", "--policy", file], candidatesOnly)
+      assert.strictEqual(run.code, 0, run.stderr)
+      assert.deepStrictEqual(comparable(JSON.parse(run.stdout)), comparable(yield* underPolicy(Presets.documentQa)))
+      const custom = yield* writeTemp("custom.json", JSON.stringify({ scorer: { type: "priority" }, placer: "chronological" }))
+      const own = yield* cli(["run", "--policy", custom], sampleText)
+      assert.strictEqual(own.code, 0, own.stderr)
+      assert.deepStrictEqual(
+        JSON.parse(own.stdout).window,
+        (yield* underPolicy(Policy.make({ scorer: { type: "priority" }, placer: { type: "chronological" } }))).window
+      )
+    }))
+
+  it.effect("precedence: --placer, --slicer, --overflow override the preset's or file's fields", () =>
+    Effect.gen(function*() {
+      const run = yield* cli(["run", "--preset", "chat", "--placer", "u-shaped", "--slicer", "knapsack", "--overflow", "truncate"], candidatesOnly)
+      assert.strictEqual(run.code, 0, run.stderr)
+      const expected = yield* underPolicy({
+        ...Presets.chat,
+        placer: { type: "u-shaped" },
+        slicer: { type: "knapsack" },
+        overflowStrategy: "Truncate"
+      })
+      assert.deepStrictEqual(comparable(JSON.parse(run.stdout)), comparable(expected))
+      // --slicer naming the policy's own slicer keeps its options.
+      const same = yield* cli(["run", "--preset", "documentQa", "--slicer", "knapsack"], candidatesOnly)
+      assert.deepStrictEqual(JSON.parse(same.stdout).window, (yield* underPolicy(Presets.documentQa)).window)
+    }))
+
+  it.effect("an input may carry a policy's name and description (Policy's format extends the input)", () =>
+    Effect.gen(function*() {
+      const run = yield* cli(["run"], JSON.stringify({ ...Sample.pipeline, name: "demo", description: "the sample" }))
+      assert.strictEqual(run.code, 0, run.stderr)
+      assert.deepStrictEqual(JSON.parse(run.stdout).window, (yield* inProcess()).window)
+    }))
+
+  it.effect("an unknown preset: exit 2, one line listing the presets", () =>
+    Effect.gen(function*() {
+      assertOneLine(
+        yield* cli(["run", "--preset", "chatty"], candidatesOnly),
+        2,
+        `cupel run: no preset is named "chatty"; the presets are chat, codeReview, rag, documentQa, toolUse, longRunning, debugging`
+      )
+    }))
+
+  it.effect("--policy and --preset together: exit 2, one line", () =>
+    Effect.gen(function*() {
+      const file = yield* writeTemp("p.json", JSON.stringify({ scorer: { type: "recency" } }))
+      assertOneLine(yield* cli(["run", "--policy", file, "--preset", "rag"], candidatesOnly), 2, "use one of them")
+    }))
+
+  it.effect("a bad policy file: exit 2, each problem with its path, naming the file", () =>
+    Effect.gen(function*() {
+      const file = yield* writeTemp("bad.json", JSON.stringify({ scorer: { type: "kind", weigths: {} }, slicer: "knapsak" }))
+      const run = yield* cli(["run", "--policy", file], candidatesOnly)
+      assert.strictEqual(run.code, 2)
+      assert.strictEqual(run.stdout, "")
+      const lines = run.stderr.split("\n")
+      assert.isTrue(lines.every((l) => l.startsWith(`cupel run: invalid policy (${file}): `)), run.stderr)
+      assert.isTrue(lines.some((l) => l.includes("scorer.weigths")), run.stderr)
+      assert.isTrue(lines.some((l) => l.includes("slicer: ")), run.stderr)
+      assertOneLine(yield* cli(["run", "--policy", `${root}no-such-policy.json`], candidatesOnly), 2, "cannot read: no such file or directory")
+      const malformed = yield* writeTemp("m.json", "{")
+      assertOneLine(yield* cli(["run", "--policy", malformed], candidatesOnly), 2, "malformed JSON")
+    }))
+
+  it.effect("a policy file the library refuses (InvalidConfigError): exit 2, the path within the file", () =>
+    Effect.gen(function*() {
+      const file = yield* writeTemp(
+        "refused.json",
+        JSON.stringify({ scorer: { type: "composite", scorers: [{ type: "recency", weight: 0 }] } })
+      )
+      assertOneLine(
+        yield* cli(["run", "--policy", file], candidatesOnly),
+        2,
+        `cupel run: invalid configuration (${file}): CompositeScorer: scorer.scorers[0].weight must be positive`
+      )
+    }))
+
+  it.effect("the input's own policy fields are still checked with --preset: a misspelt key is reported", () =>
+    Effect.gen(function*() {
+      assertOneLine(
+        yield* cli(["run", "--preset", "rag"], JSON.stringify({ ...JSON.parse(candidatesOnly), placr: "u-shaped" })),
+        2,
+        "cupel run: invalid input (stdin): placr: "
+      )
+    }))
 })

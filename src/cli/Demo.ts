@@ -17,10 +17,13 @@ import { schemaProblems } from "../internal/conformanceMessages.ts"
 import * as CliFailure from "./CliFailure.ts"
 import * as Flags from "./Flags.ts"
 import * as PipelineInput from "./PipelineInput.ts"
+import type * as Policy from "../Policy.ts"
 import * as PlaceInput from "./PlaceInput.ts"
 import * as Placement from "./Placement.ts"
+import * as PolicySummary from "./PolicySummary.ts"
 import * as Render from "./Render.ts"
 import * as RunCommand from "./RunCommand.ts"
+import * as RunInput from "./RunInput.ts"
 import * as Sample from "./Sample.ts"
 
 /**
@@ -162,22 +165,17 @@ export const placeDemo = Effect.fn("cli.demo.place")(function*(config: Config) {
   ))
 })
 
-const describeScorer = (config: PipelineInput.ScorerConfig): string => {
-  switch (config.type) {
-    case "composite":
-      return `composite(${config.scorers.map((c) => `${describeScorer(c)} ${c.weight}`).join(", ")})`
-    case "scaled":
-      return `scaled(${describeScorer(config.inner)})`
-    default:
-      return config.type
+const placerNote = (placer: Policy.PlacerConfig): string => {
+  switch (placer.type) {
+    case "u-shaped":
+      return "u-shaped: the best scores at both ends, where a model attends most; the weakest in the middle"
+    case "chronological":
+      return "chronological: oldest first, untimed items last"
+    case "conversation":
+      return "conversation: system messages first, documents and memory u-shaped, then the conversation in order"
+    case "sectioned":
+      return "sectioned: each section of kinds placed by its own placer, the sections in order"
   }
-}
-
-const describeSlicer = (config: PipelineInput.SlicerConfig): string => {
-  const named = typeof config === "string" ? { type: config } : config
-  return "bucketSize" in named && named.bucketSize !== undefined
-    ? `${named.type} (bucket size ${named.bucketSize})`
-    : named.type
 }
 
 const demoUsage = (lines: ReadonlyArray<string>) =>
@@ -204,7 +202,7 @@ export const pipelineDemo = Effect.fn("cli.demo.pipeline")(function*(config: Con
     Effect.catchTag("InputError", (error) =>
       demoUsage(error.problems.map((problem) => `invalid input (${error.source}): ${problem}`)))
   )
-  const input = RunCommand.withOverrides(loaded, config)
+  const input = RunInput.withOverrides(loaded, config)
   const outcome = yield* Effect.result(RunCommand.execute(input))
   if (outcome._tag === "Failure") {
     const error = outcome.failure
@@ -234,8 +232,9 @@ export const pipelineDemo = Effect.fn("cli.demo.pipeline")(function*(config: Con
     Render.bold(s, "effect-cupel demo: the whole pipeline — classify, score, deduplicate, sort, slice, place"),
     `${source}: ${items.length} candidates (${pinned.length} pinned) · ${Render.count(tokens)} tokens · ` +
     `budget: target ${Render.count(budget.targetTokens)}, max ${Render.count(budget.maxTokens)}`,
-    `scoring: ${describeScorer(input.scorer)} · deduplication ${input.deduplication ? "on" : "off"}`,
-    `slicing: ${describeSlicer(input.slicer)} · placing: ${input.placer} · overflow: ${input.overflowStrategy}`,
+    `scoring: ${PolicySummary.scorer(input.scorer)} · deduplication ${input.deduplication ? "on" : "off"}`,
+    `slicing: ${PolicySummary.slicer(input.slicer)} · placing: ${PolicySummary.placer(input.placer)} · ` +
+    `overflow: ${PolicySummary.overflow(input.overflowStrategy)}`,
     "",
     Render.section(s, `candidates in (${items.length})`),
     ...Render.candidates(s, items),
@@ -264,9 +263,7 @@ export const pipelineDemo = Effect.fn("cli.demo.pipeline")(function*(config: Con
       ...Render.window(s, report.included),
       Render.dim(
         s,
-        input.placer === "u-shaped"
-          ? "u-shaped: the best scores at both ends, where a model attends most; the weakest in the middle"
-          : "chronological: oldest first, untimed items last"
+        placerNote(input.placer)
       ),
       "",
       Render.section(s, `excluded (${report.excluded.length}), best score first`),

@@ -103,3 +103,31 @@ export const placerDemo = placerFlag("the input's (with --place: both)").pipe(Fl
  * @category flags
  */
 export const overflowDemo = overflowFlag("the input's (with --place: all three)").pipe(Flag.optional)
+
+/**
+ * `--policy FILE`: a Policy JSON file (`Policy.decodeJson`) replacing the input's policy.
+ *
+ * @since 0.2.0
+ * @category flags
+ */
+export const policyFile = Flag.String("policy").pipe(
+  Flag.withDescription(
+    "a Policy JSON file (scorer, slicer, placer, deduplication, overflowStrategy) used instead of the input's " +
+      "policy fields; --placer, --slicer and --overflow still override it"
+  ),
+  Flag.optional
+)
+
+/**
+ * `--preset NAME`: one of `Presets.names`, replacing the input's policy.
+ *
+ * @since 0.2.0
+ * @category flags
+ */
+export const preset = Flag.String("preset").pipe(
+  Flag.withDescription(
+    "a preset policy used instead of the input's policy fields: chat, codeReview, rag, documentQa, toolUse, " +
+      "longRunning or debugging (see cupel presets); --placer, --slicer and --overflow still override it"
+  ),
+  Flag.optional
+)

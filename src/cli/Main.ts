@@ -5,10 +5,13 @@
  */
 import { Effect } from "effect"
 import { type CliError, CliOutput, Command } from "effect/cli"
+import * as BudgetCommand from "./BudgetCommand.ts"
 import * as CliFailure from "./CliFailure.ts"
 import * as ConformanceCommand from "./ConformanceCommand.ts"
 import * as Demo from "./Demo.ts"
+import * as ExplainCommand from "./ExplainCommand.ts"
 import * as PlaceCommand from "./PlaceCommand.ts"
+import * as PresetsCommand from "./PresetsCommand.ts"
 import * as RunCommand from "./RunCommand.ts"
 import * as Usage from "./Usage.ts"
 
@@ -18,7 +21,7 @@ import * as Usage from "./Usage.ts"
  * @since 0.1.0
  * @category constants
  */
-export const version = "0.1.0"
+export const version = "0.2.0"
 
 /**
  * The `cupel` command.
@@ -32,7 +35,15 @@ export const command = Command.make("cupel").pipe(
       "Exit codes: 0 success, 1 overflow (or pinned items over budget) or failed vectors, 2 bad input or usage, " +
       "3 a bug in cupel."
   ),
-  Command.withSubcommands([Demo.command, RunCommand.command, PlaceCommand.command, ConformanceCommand.command])
+  Command.withSubcommands([
+    Demo.command,
+    RunCommand.command,
+    ExplainCommand.command,
+    PlaceCommand.command,
+    BudgetCommand.command,
+    PresetsCommand.command,
+    ConformanceCommand.command
+  ])
 )
 
 // The presenter (Usage) has already written the error, or the help; a usage error exits 2, as

@@ -18,27 +18,26 @@
  *
  * @since 0.2.0
  */
-import { Console, Effect, type FileSystem, Layer, Option, Schema, type Stdio } from "effect"
+import { Console, Effect, Schema } from "effect"
 import { Argument, Command } from "effect/cli"
-import * as Conformance from "../Conformance.ts"
+import { CountRequirementError } from "../CountRequirementError.ts"
 import type { InvalidConfigError } from "../InvalidConfigError.ts"
 import * as OverflowNotifier from "../OverflowNotifier.ts"
 import { OverflowError } from "../OverflowError.ts"
-import { CountRequirementError } from "../CountRequirementError.ts"
 import { PinnedBudgetError } from "../PinnedBudgetError.ts"
-import * as Pipeline from "../Pipeline.ts"
+import type * as Pipeline from "../Pipeline.ts"
 import * as PipelineResult from "../PipelineResult.ts"
-import * as Scorer from "../Scorer.ts"
-import * as Slicer from "../Slicer.ts"
+import * as Policy from "../Policy.ts"
 import * as CliFailure from "./CliFailure.ts"
-import * as JsonOutput from "./JsonOutput.ts"
 import * as Flags from "./Flags.ts"
-import * as PipelineInput from "./PipelineInput.ts"
-import * as PlaceInput from "./PlaceInput.ts"
+import * as JsonOutput from "./JsonOutput.ts"
+import type * as PipelineInput from "./PipelineInput.ts"
+import * as RunInput from "./RunInput.ts"
 
 /**
- * Builds the strategies an input configures and runs the pipeline on its items. The overflow
- * notifier drops events: under `proceed` the result's `tokensOverBudget` says the same.
+ * Builds the strategies an input's policy names (`Policy.layer`) and runs the pipeline on its
+ * items (`Policy.run`). The overflow notifier drops events: under `proceed` the result's
+ * `tokensOverBudget` says the same.
  *
  * @since 0.2.0
  * @category running
@@ -48,52 +47,8 @@ export const execute: (
 ) => Effect.Effect<PipelineResult.PipelineResult, InvalidConfigError | Pipeline.PipelineError> = Effect.fn(
   "cli.run.execute"
 )(function*(input: PipelineInput.PipelineInput) {
-  const scorer = yield* PipelineInput.scorer(input.scorer)
-  const slicer = yield* PipelineInput.slicer(input.slicer)
-  return yield* Pipeline.run(input.items, input.budget, {
-    deduplication: input.deduplication,
-    overflowStrategy: Conformance.overflowStrategy(input.overflowStrategy)
-  }).pipe(
-    Effect.provide(Layer.mergeAll(
-      Scorer.layer(scorer),
-      Slicer.layer(slicer),
-      Conformance.placerLayer(input.placer),
-      OverflowNotifier.layerNoop
-    ))
-  )
+  return yield* Policy.run(input.items, input.budget, input).pipe(Effect.provide(OverflowNotifier.layerNoop))
 })
-
-/**
- * The input with the command-line overrides applied. A `--slicer` naming the input's own slicer
- * keeps its options.
- *
- * @since 0.2.0
- * @category input
- */
-export const withOverrides = (
-  input: PipelineInput.PipelineInput,
-  overrides: {
-    readonly placer: Option.Option<Conformance.PlacerName>
-    readonly overflow: Option.Option<Conformance.OverflowStrategyName>
-    readonly slicer: Option.Option<"greedy" | "knapsack">
-  }
-): PipelineInput.PipelineInput => {
-  const inputSlicer = typeof input.slicer === "string" ? input.slicer : input.slicer.type
-  return {
-    ...input,
-    placer: Option.getOrElse(overrides.placer, () => input.placer),
-    overflowStrategy: Option.getOrElse(overrides.overflow, () => input.overflowStrategy),
-    slicer: Option.match(Option.filter(overrides.slicer, (s) => s !== inputSlicer), {
-      onNone: () => input.slicer,
-      onSome: (name) => name
-    })
-  }
-}
-
-const usage = (...lines: ReadonlyArray<string>) =>
-  Effect.forEach(lines, (text) => Console.error(`cupel run: ${text}`), { discard: true }).pipe(
-    Effect.andThen(Effect.fail(CliFailure.usage()))
-  )
 
 const encodeOverflow = Schema.encodeEffect(OverflowError)
 const encodePinned = Schema.encodeEffect(PinnedBudgetError)
@@ -122,12 +77,15 @@ const negative = (encoded: Effect.Effect<object, Schema.SchemaError>, message: s
  * - `SlicerContractError`, `PlacerError`, `PlacerContractError` — only built-in strategies run
  *   here, which keep their contracts: a bug in cupel, exit 3.
  *
+ * `command` names the command in the lines (`run`, `explain`, `budget`).
+ *
  * @since 0.2.0
  * @category reporting
  */
 export const reportRunError = (
   source: string,
-  error: InvalidConfigError | Pipeline.PipelineError
+  error: InvalidConfigError | Pipeline.PipelineError,
+  command = "run"
 ): Effect.Effect<never, CliFailure.CliFailure> => {
   switch (error._tag) {
     case "OverflowError":
@@ -137,42 +95,28 @@ export const reportRunError = (
     case "CountRequirementError":
       return negative(encodeCountRequirement(error), error.message)
     case "InvalidConfigError":
-      return usage(`invalid configuration (${source}): ${error.message}`)
+      return RunInput.usage(command, `invalid configuration (${source}): ${error.message}`)
     case "TokenTotalError":
     case "InvalidItemError":
     case "ScorerError":
     case "SlicerError":
-      return usage(`invalid input (${source}): ${error.message}`)
+      return RunInput.usage(command, `invalid input (${source}): ${error.message}`)
     case "SlicerContractError":
     case "PlacerError":
     case "PlacerContractError":
-      return Console.error(`cupel run: internal error (a bug in cupel, please report it): ${error.message}`).pipe(
+      return Console.error(`cupel ${command}: internal error (a bug in cupel, please report it): ${error.message}`).pipe(
         Effect.andThen(Effect.fail(CliFailure.internal()))
       )
   }
 }
 
 /**
- * Reads and decodes an input, reporting every problem on a line of its own (`cupel run: invalid
- * input (stdin): scorer.scorers[0].weight: is required but missing`), exit 2.
+ * The parsed arguments of `run`.
  *
  * @since 0.2.0
- * @category reading
+ * @category handlers
  */
-export const read = (
-  file: Option.Option<string>
-): Effect.Effect<
-  { readonly source: string; readonly input: PipelineInput.PipelineInput },
-  CliFailure.CliFailure,
-  FileSystem.FileSystem | Stdio.Stdio
-> =>
-  PlaceInput.readText(file).pipe(
-    Effect.flatMap(({ source, text }) =>
-      Effect.map(PipelineInput.decodeText(source, text), (input) => ({ source, input }))
-    ),
-    Effect.catchTag("InputError", (error) =>
-      usage(...error.problems.map((problem) => `invalid input (${error.source}): ${problem}`)))
-  )
+export type Config = RunInput.Options
 
 /**
  * Runs `run` with parsed arguments.
@@ -180,15 +124,10 @@ export const read = (
  * @since 0.2.0
  * @category handlers
  */
-export const handler = Effect.fn("cli.run")(function*(config: {
-  readonly file: Option.Option<string>
-  readonly placer: Option.Option<Conformance.PlacerName>
-  readonly overflow: Option.Option<Conformance.OverflowStrategyName>
-  readonly slicer: Option.Option<"greedy" | "knapsack">
-}) {
-  const { input, source } = yield* read(config.file)
-  const result = yield* execute(withOverrides(input, config)).pipe(
-    Effect.catch((error) => reportRunError(source, error))
+export const handler = Effect.fn("cli.run")(function*(config: Config) {
+  const { input, policySource, source } = yield* RunInput.load("run", config)
+  const result = yield* execute(input).pipe(
+    Effect.catch((error) => reportRunError(error._tag === "InvalidConfigError" ? policySource : source, error))
   )
   // Every value here was decoded or built by the library: failing to encode it is a bug.
   const json = yield* PipelineResult.encode(result).pipe(Effect.orDie)
@@ -196,29 +135,43 @@ export const handler = Effect.fn("cli.run")(function*(config: {
 }, CliFailure.catchDefects("run"))
 
 /**
+ * The flags and argument shared by `run`, `explain` and `budget`: the input, where the policy
+ * comes from, and the single-field overrides.
+ *
+ * @since 0.2.0
+ * @category commands
+ */
+export const inputParams = {
+  file: Argument.String("file").pipe(
+    Argument.withDescription("the JSON input; - or nothing reads standard input"),
+    Argument.optional
+  ),
+  policy: Flags.policyFile,
+  preset: Flags.preset,
+  placer: Flags.placerOverride,
+  overflow: Flags.overflowOverride,
+  slicer: Flags.slicerOverride
+} as const
+
+/**
  * The `run` command.
  *
  * @since 0.2.0
  * @category commands
  */
-export const command = Command.make("run", {
-  file: Argument.String("file").pipe(
-    Argument.withDescription("the JSON input; - or nothing reads standard input"),
-    Argument.optional
-  ),
-  placer: Flags.placerOverride,
-  overflow: Flags.overflowOverride,
-  slicer: Flags.slicerOverride
-}, handler).pipe(
+export const command = Command.make("run", inputParams, handler).pipe(
   Command.withShortDescription("Run the whole pipeline on the candidates of a JSON input and print the result as JSON"),
   Command.withDescription(
     "Run the whole pipeline (classify, score, deduplicate, sort, slice, place) on a JSON input " +
       "({ budget, items, scorer, slicer?, placer?, deduplication?, overflowStrategy? }) and print the " +
-      "window and the selection report as JSON. Exit codes: 0 success, 1 overflow under throw or pinned " +
+      "window and the selection report as JSON. The policy is the input's, or --policy FILE's, or --preset " +
+      "NAME's; --placer, --slicer and --overflow override single fields. Exit codes: 0 success, 1 overflow under throw or pinned " +
       "items over budget (the error as JSON on stderr), 2 bad input or configuration, 3 a bug in cupel."
   ),
   Command.withExamples([
     { command: "cupel run input.json --overflow truncate" },
+    { command: "cupel run input.json --preset rag", description: "a preset's policy instead of the input's" },
+    { command: "cupel run input.json --policy policy.json", description: "a Policy JSON file's" },
     { command: "cupel demo --print-sample | cupel run --slicer knapsack", description: "the demo's sample" }
   ])
 )

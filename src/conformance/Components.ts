@@ -1,6 +1,7 @@
 /**
  * Components: the scorers, slicers, placers and overflow strategies that vectors name, decoded
- * from their tables and built as effect-cupel values.
+ * from their tables into a policy's configuration (`Policy.ScorerConfig`, `Policy.SlicerConfig`)
+ * and built, as every configuration is, by `Policy.scorer` and `Policy.slicer`.
  *
  * A scorer is named by `[test] scorer` (scoring vectors) or by the `type` of a
  * `[[config.scorers]]` entry (pipeline vectors, composite scorers), and configured by the fields
@@ -17,36 +18,20 @@
  * | `metadata_trust` | `default_score` |
  * | `metadata_key` | `key`, `value`, `boost` |
  *
- * Decoding checks the shape of the fields (a weight is a number…); the scorers' own rules (a
- * weight is not negative, a boost is positive…) are theirs to check, and a break of one is
- * their `InvalidConfigError`, which is what `expect_construction_error` vectors look for.
+ * Decoding checks the shape of the fields (a weight is a number…) and translates the vector's
+ * snake_case fields into the policy's camelCase ones; the scorers' own rules (a weight is not
+ * negative, a boost is positive…) are theirs to check when `Policy.scorer` builds them, and a
+ * break of one is their `InvalidConfigError`, which is what `expect_construction_error` vectors
+ * look for.
  *
  * @since 0.2.0
  */
-import { Data, type DateTime, Duration, Effect, type Layer, Result, Schema } from "effect"
-import type { InvalidConfigError } from "../InvalidConfigError.ts"
+import { Effect, type Layer, Result, Schema } from "effect"
 import type * as OverflowStrategy from "../OverflowStrategy.ts"
 import type * as Placer from "../Placer.ts"
 import * as ChronologicalPlacer from "../placers/ChronologicalPlacer.ts"
 import * as UShapedPlacer from "../placers/UShapedPlacer.ts"
-import type * as Scorer from "../Scorer.ts"
-import * as CompositeScorer from "../scorers/CompositeScorer.ts"
-import * as DecayScorer from "../scorers/DecayScorer.ts"
-import * as FrequencyScorer from "../scorers/FrequencyScorer.ts"
-import * as KindScorer from "../scorers/KindScorer.ts"
-import * as MetadataKeyScorer from "../scorers/MetadataKeyScorer.ts"
-import * as MetadataTrustScorer from "../scorers/MetadataTrustScorer.ts"
-import * as PriorityScorer from "../scorers/PriorityScorer.ts"
-import * as RecencyScorer from "../scorers/RecencyScorer.ts"
-import * as ReflexiveScorer from "../scorers/ReflexiveScorer.ts"
-import * as ScaledScorer from "../scorers/ScaledScorer.ts"
-import * as TagScorer from "../scorers/TagScorer.ts"
-import type * as Slicer from "../Slicer.ts"
-import * as CountConstrainedKnapsackSlice from "../slicers/CountConstrainedKnapsackSlice.ts"
-import * as CountQuotaSlice from "../slicers/CountQuotaSlice.ts"
-import * as GreedySlice from "../slicers/GreedySlice.ts"
-import * as KnapsackSlice from "../slicers/KnapsackSlice.ts"
-import * as QuotaSlice from "../slicers/QuotaSlice.ts"
+import * as Policy from "../Policy.ts"
 import { decodeAll, decodeAt, VectorInstant, VectorProblems } from "./Vector.ts"
 
 // ---------------------------------------------------------------------------------------------
@@ -108,21 +93,6 @@ export const overflowStrategy = (name: OverflowStrategyName): OverflowStrategy.O
 }
 
 // ---------------------------------------------------------------------------------------------
-// Unavailable components
-// ---------------------------------------------------------------------------------------------
-
-/**
- * A vector names a component effect-cupel does not implement yet: its vector is skipped, with
- * this reason, never passed or failed.
- *
- * @since 0.2.0
- * @category errors
- */
-export class ComponentUnavailable extends Data.TaggedError("ComponentUnavailable")<{
-  readonly reason: string
-}> {}
-
-// ---------------------------------------------------------------------------------------------
 // Scorers
 // ---------------------------------------------------------------------------------------------
 
@@ -153,34 +123,14 @@ export const ScorerName = Schema.Literals([
 export type ScorerName = typeof ScorerName.Type
 
 /**
- * A decoded scorer configuration, ready to be built.
+ * A `[[config.scorers]]` (or `[[children]]`) entry: its scorer, as a policy's scorer node, and
+ * its weight.
  *
  * @since 0.2.0
  * @category models
  */
-export type ScorerSpec =
-  | { readonly type: "recency" | "priority" | "frequency" | "reflexive" }
-  | { readonly type: "kind"; readonly weights: ReadonlyMap<string, number> | undefined }
-  | { readonly type: "tag"; readonly weights: ReadonlyMap<string, number> }
-  | { readonly type: "composite"; readonly children: ReadonlyArray<WeightedScorerSpec> }
-  | { readonly type: "scaled"; readonly inner: ScorerSpec }
-  | {
-    readonly type: "decay"
-    readonly curve: DecayScorer.Curve
-    readonly nullTimestampScore: number | undefined
-    readonly referenceTime: DateTime.Utc
-  }
-  | { readonly type: "metadata_trust"; readonly defaultScore: number | undefined }
-  | { readonly type: "metadata_key"; readonly key: string; readonly value: string; readonly boost: number }
-
-/**
- * A scorer with its weight, as a composite's child.
- *
- * @since 0.2.0
- * @category models
- */
-export interface WeightedScorerSpec {
-  readonly scorer: ScorerSpec
+export interface ScorerEntry {
+  readonly scorer: Policy.ScorerConfig
   readonly weight: number
 }
 
@@ -213,31 +163,45 @@ const MetadataKeyConfig = Schema.Struct({ key: Schema.String, value: Schema.Stri
 const EntryHead = Schema.Struct({ type: ScorerName, weight: Schema.Number })
 const InnerHead = Schema.Struct({ type: ScorerName })
 
-const weightMap = <K extends string>(
+// A vector lists weights as `[[weights]]` entries; a policy keys them by name. A name listed
+// twice keeps its last weight, as a map built from the entries would.
+const weightRecord = <K extends string>(
   entries: ReadonlyArray<{ readonly weight: number } & { readonly [key in K]: string }>,
   key: K
-): ReadonlyMap<string, number> => new Map(entries.map((entry) => [entry[key], entry.weight]))
+): Record<string, number> => Object.fromEntries(entries.map((entry) => [entry[key], entry.weight]))
 
-const decodeCurve = (table: unknown, path: ReadonlyArray<PropertyKey>): Effect.Effect<DecayScorer.Curve, VectorProblems> =>
+// Vectors give durations in seconds; a policy's numeric durations are milliseconds.
+const millis = (seconds: number): number => seconds * 1000
+
+const decodeCurve = (table: unknown, path: ReadonlyArray<PropertyKey>): Effect.Effect<Policy.CurveConfig, VectorProblems> =>
   Effect.flatMap(decodeAt(CurveType, table, path), ({ type }) => {
     switch (type) {
       case "exponential":
         return Effect.map(
           decodeAt(ExponentialCurve, table, path),
-          (c) => DecayScorer.exponential(Duration.seconds(c.half_life_secs))
+          (c): Policy.CurveConfig => ({ type, halfLife: millis(c.half_life_secs) })
         )
       case "window":
-        return Effect.map(decodeAt(WindowCurve, table, path), (c) => DecayScorer.window(Duration.seconds(c.max_age_secs)))
+        return Effect.map(
+          decodeAt(WindowCurve, table, path),
+          (c): Policy.CurveConfig => ({ type, maxAge: millis(c.max_age_secs) })
+        )
       case "step":
-        return Effect.map(decodeAt(StepCurve, table, path), (c) =>
-          DecayScorer.step(c.windows.map((w) => ({ maxAge: Duration.seconds(w.max_age_secs), score: w.score }))))
+        return Effect.map(decodeAt(StepCurve, table, path), (c): Policy.CurveConfig => ({
+          type,
+          windows: c.windows.map((w) => ({ maxAge: millis(w.max_age_secs), score: w.score }))
+        }))
     }
   })
 
 /**
  * Decodes the configuration of a scorer of type `type` from `table`, found at `path` in the
- * vector. A composite's children are read from `childrenKey` (`scorers` at the top of
- * `[config]`, `children` in a `[[config.scorers]]` entry).
+ * vector, as a policy's scorer node (`Policy.ScorerConfig`): weight tables become records,
+ * seconds become milliseconds, `reference_time` is `referenceTime`, `null_timestamp_score`
+ * `nullTimestampScore`, `default_score` `defaultScore`, `inner_scorer` `inner`, and a
+ * composite's children its `scorers`, each with its `weight`. A composite's children are read
+ * from `childrenKey` (`scorers` at the top of `[config]`, `children` in a `[[config.scorers]]`
+ * entry).
  *
  * @since 0.2.0
  * @category decoding
@@ -247,7 +211,7 @@ export const decodeScorer = (
   table: unknown,
   path: ReadonlyArray<PropertyKey>,
   childrenKey: "scorers" | "children" = "children"
-): Effect.Effect<ScorerSpec, VectorProblems> => {
+): Effect.Effect<Policy.ScorerConfig, VectorProblems> => {
   switch (type) {
     case "recency":
     case "priority":
@@ -255,14 +219,14 @@ export const decodeScorer = (
     case "reflexive":
       return Effect.succeed({ type })
     case "kind":
-      return Effect.map(decodeAt(KindConfig, table, path), (c): ScorerSpec => ({
-        type,
-        weights: c.use_default_weights === true || c.weights === undefined ? undefined : weightMap(c.weights, "kind")
-      }))
+      return Effect.map(decodeAt(KindConfig, table, path), (c): Policy.ScorerConfig =>
+        c.use_default_weights === true || c.weights === undefined
+          ? { type }
+          : { type, weights: weightRecord(c.weights, "kind") })
     case "tag":
-      return Effect.map(decodeAt(TagConfig, table, path), (c): ScorerSpec => ({
+      return Effect.map(decodeAt(TagConfig, table, path), (c): Policy.ScorerConfig => ({
         type,
-        weights: weightMap(c.tag_weights, "tag")
+        weights: weightRecord(c.tag_weights, "tag")
       }))
     case "composite":
       return Effect.gen(function*() {
@@ -270,7 +234,7 @@ export const decodeScorer = (
           ? (yield* decodeAt(CompositeScorers, table, path)).scorers
           : (yield* decodeAt(CompositeChildren, table, path)).children
         const children = yield* decodeAll(entries.map((entry, i) => decodeEntry(entry, [...path, childrenKey, i])))
-        return { type, children }
+        return composite(children)
       })
     case "scaled":
       return Effect.gen(function*() {
@@ -286,17 +250,22 @@ export const decodeScorer = (
       return Effect.gen(function*() {
         const c = yield* decodeAt(DecayConfig, table, path)
         const curve = yield* decodeCurve(c.curve, [...path, "curve"])
-        return { type, curve, nullTimestampScore: c.null_timestamp_score, referenceTime: c.reference_time }
+        return c.null_timestamp_score === undefined
+          ? { type, curve, referenceTime: c.reference_time }
+          : { type, curve, referenceTime: c.reference_time, nullTimestampScore: c.null_timestamp_score }
       })
     case "metadata_trust":
-      return Effect.map(decodeAt(MetadataTrustConfig, table, path), (c): ScorerSpec => ({
-        type,
-        defaultScore: c.default_score
-      }))
+      return Effect.map(decodeAt(MetadataTrustConfig, table, path), (c): Policy.ScorerConfig =>
+        c.default_score === undefined ? { type } : { type, defaultScore: c.default_score })
     case "metadata_key":
-      return Effect.map(decodeAt(MetadataKeyConfig, table, path), (c): ScorerSpec => ({ type, ...c }))
+      return Effect.map(decodeAt(MetadataKeyConfig, table, path), (c): Policy.ScorerConfig => ({ type, ...c }))
   }
 }
+
+const composite = (children: ReadonlyArray<ScorerEntry>): Policy.ScorerConfig => ({
+  type: "composite",
+  scorers: children.map(({ scorer, weight }): Policy.WeightedScorerConfig => ({ ...scorer, weight }))
+})
 
 /**
  * Decodes one `[[config.scorers]]` (or `[[children]]`) entry: `type`, `weight`, and the
@@ -308,7 +277,7 @@ export const decodeScorer = (
 export const decodeEntry = (
   table: unknown,
   path: ReadonlyArray<PropertyKey>
-): Effect.Effect<WeightedScorerSpec, VectorProblems> =>
+): Effect.Effect<ScorerEntry, VectorProblems> =>
   Effect.gen(function*() {
     const head = yield* decodeAt(EntryHead, table, path)
     const scorer = yield* decodeScorer(head.type, table, path)
@@ -316,62 +285,14 @@ export const decodeEntry = (
   })
 
 /**
- * Builds a scorer. Fails with the scorer's `InvalidConfigError` when its configuration breaks a
- * rule of its chapter.
- *
- * @since 0.2.0
- * @category constructors
- */
-export const buildScorer = (
-  spec: ScorerSpec
-): Effect.Effect<Scorer.Definition, InvalidConfigError | ComponentUnavailable> => {
-  switch (spec.type) {
-    case "recency":
-      return Effect.succeed(RecencyScorer.make())
-    case "priority":
-      return Effect.succeed(PriorityScorer.make())
-    case "reflexive":
-      return Effect.succeed(ReflexiveScorer.make())
-    case "frequency":
-      return Effect.succeed(FrequencyScorer.make())
-    case "kind":
-      return KindScorer.make(spec.weights)
-    case "tag":
-      return TagScorer.make(spec.weights)
-    case "composite":
-      return Effect.gen(function*() {
-        const entries: Array<CompositeScorer.Entry> = []
-        for (const child of spec.children) entries.push({ scorer: yield* buildScorer(child.scorer), weight: child.weight })
-        return yield* CompositeScorer.make(entries)
-      })
-    case "scaled":
-      return Effect.map(buildScorer(spec.inner), ScaledScorer.make)
-    case "decay":
-      return DecayScorer.make({
-        curve: spec.curve,
-        referenceTime: spec.referenceTime,
-        ...(spec.nullTimestampScore === undefined ? {} : { nullTimestampScore: spec.nullTimestampScore })
-      })
-    case "metadata_trust":
-      return MetadataTrustScorer.make(spec.defaultScore === undefined ? {} : { defaultScore: spec.defaultScore })
-    case "metadata_key":
-      return MetadataKeyScorer.make({ key: spec.key, value: spec.value, boost: spec.boost })
-  }
-}
-
-/**
  * The pipeline's scorer from its `[[config.scorers]]` entries: one entry is that scorer (its
  * weight unused), several are a composite with their weights.
  *
  * @since 0.2.0
- * @category constructors
+ * @category decoding
  */
-export const buildPipelineScorer = (
-  entries: ReadonlyArray<WeightedScorerSpec>
-): Effect.Effect<Scorer.Definition, InvalidConfigError | ComponentUnavailable> =>
-  entries.length === 1
-    ? buildScorer(entries[0]!.scorer)
-    : buildScorer({ type: "composite", children: entries })
+export const pipelineScorer = (entries: ReadonlyArray<ScorerEntry>): Policy.ScorerConfig =>
+  entries.length === 1 ? entries[0]!.scorer : composite(entries)
 
 // ---------------------------------------------------------------------------------------------
 // Slicers
@@ -391,69 +312,6 @@ export const SlicerName = Schema.Literals(["greedy", "knapsack", "quota", "count
  */
 export type SlicerName = typeof SlicerName.Type
 
-/**
- * How a vector writes a count quota's scarcity behavior: lower case.
- *
- * @since 0.2.0
- * @category names
- */
-export const ScarcityName = Schema.Literals(["degrade", "throw"])
-
-/**
- * One count-quota entry as decoded: `require_count` (default 0) and `cap_count` (default: no cap).
- *
- * @since 0.2.0
- * @category models
- */
-export interface CountEntrySpec {
-  readonly kind: string
-  readonly requireCount: number
-  readonly capCount: number | undefined
-}
-
-/**
- * One percentage quota as decoded: `require` (default 0) and `cap` (default 100).
- *
- * @since 0.2.0
- * @category models
- */
-export interface QuotaSpec {
-  readonly kind: string
-  readonly require: number | undefined
-  readonly cap: number | undefined
-}
-
-/**
- * A decoded slicer configuration.
- *
- * @since 0.2.0
- * @category models
- */
-export type SlicerSpec =
-  | { readonly type: "greedy" }
-  | { readonly type: "knapsack"; readonly bucketSize: number }
-  | { readonly type: "quota"; readonly inner: SlicerSpec; readonly quotas: ReadonlyArray<QuotaSpec> }
-  | {
-    readonly type: "count_quota"
-    readonly inner: SlicerSpec
-    readonly entries: ReadonlyArray<CountEntrySpec>
-    readonly scarcity: CountQuotaSlice.ScarcityBehavior
-  }
-  | {
-    readonly type: "count_constrained_knapsack"
-    readonly bucketSize: number
-    readonly entries: ReadonlyArray<CountEntrySpec>
-    readonly scarcity: CountQuotaSlice.ScarcityBehavior
-  }
-
-/**
- * The knapsack's bucket size when `bucket_size` is absent (format.md: 100).
- *
- * @since 0.2.0
- * @category constants
- */
-export const defaultBucketSize = KnapsackSlice.defaultBucketSize
-
 const KnapsackConfig = Schema.Struct({ bucket_size: Schema.optionalKey(Schema.Number) })
 const InnerSlicerConfig = Schema.Struct({ inner_slicer: Schema.optionalKey(Schema.Union([SlicerName, AnyTable])) })
 const InnerSlicerHead = Schema.Struct({ type: SlicerName })
@@ -465,7 +323,7 @@ const QuotaConfig = Schema.Struct({
   }))
 })
 const CountQuotaConfig = Schema.Struct({
-  scarcity_behavior: Schema.optionalKey(ScarcityName),
+  scarcity_behavior: Schema.optionalKey(Policy.ScarcityName),
   entries: Schema.Array(Schema.Struct({
     kind: Schema.String,
     require_count: Schema.optionalKey(Schema.Number),
@@ -474,15 +332,19 @@ const CountQuotaConfig = Schema.Struct({
 })
 const KnapsackInner = Schema.Struct({ inner_slicer: Schema.optionalKey(Schema.Literal("knapsack")) })
 
+// `require_count` defaults to 0 and `scarcity_behavior` to degrade (format.md); both are written
+// out, so a decoded vector shows what runs. An absent `cap_count` is no cap: the key stays absent.
 const decodeCountQuota = (table: unknown, path: ReadonlyArray<PropertyKey>) =>
   Effect.map(decodeAt(CountQuotaConfig, table, path), (c) => ({
-    scarcity: c.scarcity_behavior === "throw" ? "Throw" as const : "Degrade" as const,
-    entries: c.entries.map((e): CountEntrySpec => ({
-      kind: e.kind,
-      requireCount: e.require_count ?? 0,
-      capCount: e.cap_count
-    }))
+    scarcity: c.scarcity_behavior ?? "Degrade" as const,
+    entries: c.entries.map((e): Policy.CountEntryConfig =>
+      e.cap_count === undefined
+        ? { kind: e.kind, requireCount: e.require_count ?? 0 }
+        : { kind: e.kind, requireCount: e.require_count ?? 0, capCount: e.cap_count }
+    )
   }))
+
+const bucketSize = (c: typeof KnapsackConfig.Type) => c.bucket_size === undefined ? {} : { bucketSize: c.bucket_size }
 
 /**
  * A decorator's `inner_slicer` (default `greedy`): a name, configured by the fields of the table
@@ -490,7 +352,10 @@ const decodeCountQuota = (table: unknown, path: ReadonlyArray<PropertyKey>) =>
  * slicer's own fields. A quota slicer named as a string would read the decorator's own table
  * again: it must have a table of its own.
  */
-const decodeInner = (table: unknown, path: ReadonlyArray<PropertyKey>): Effect.Effect<SlicerSpec, VectorProblems> =>
+const decodeInner = (
+  table: unknown,
+  path: ReadonlyArray<PropertyKey>
+): Effect.Effect<Policy.SlicerConfig, VectorProblems> =>
   Effect.gen(function*() {
     const { inner_slicer } = yield* decodeAt(InnerSlicerConfig, table, path)
     const innerPath = [...path, "inner_slicer"]
@@ -506,7 +371,10 @@ const decodeInner = (table: unknown, path: ReadonlyArray<PropertyKey>): Effect.E
   })
 
 /**
- * Decodes a slicer's configuration from the table it is configured in (`[config]`):
+ * Decodes a slicer's configuration from the table it is configured in (`[config]`), as a
+ * policy's slicer (`Policy.SlicerConfig`: `bucket_size` is `bucketSize`, `require_count` and
+ * `cap_count` `requireCount` and `capCount`, `scarcity_behavior` the `scarcity` `"Degrade"` or
+ * `"Throw"`):
  *
  * | slicer | fields |
  * |---|---|
@@ -523,28 +391,21 @@ export const decodeSlicer = (
   type: SlicerName,
   table: unknown,
   path: ReadonlyArray<PropertyKey>
-): Effect.Effect<SlicerSpec, VectorProblems> => {
+): Effect.Effect<Policy.SlicerConfig, VectorProblems> => {
   switch (type) {
     case "greedy":
       return Effect.succeed({ type })
     case "knapsack":
-      return Effect.map(
-        decodeAt(KnapsackConfig, table, path),
-        (c): SlicerSpec => ({ type, bucketSize: c.bucket_size ?? defaultBucketSize })
-      )
+      return Effect.map(decodeAt(KnapsackConfig, table, path), (c): Policy.SlicerConfig => ({ type, ...bucketSize(c) }))
     case "quota":
       return Effect.map(
         together(decodeInner(table, path), decodeAt(QuotaConfig, table, path)),
-        ([inner, config]): SlicerSpec => ({
-          type,
-          inner,
-          quotas: config.quotas.map((q) => ({ kind: q.kind, require: q.require, cap: q.cap }))
-        })
+        ([inner, config]): Policy.SlicerConfig => ({ type, inner, quotas: config.quotas })
       )
     case "count_quota":
       return Effect.map(
         together(decodeInner(table, path), decodeCountQuota(table, path)),
-        ([inner, config]): SlicerSpec => ({ type, inner, ...config })
+        ([inner, config]): Policy.SlicerConfig => ({ type, inner, ...config })
       )
     case "count_constrained_knapsack":
       return Effect.map(
@@ -552,11 +413,7 @@ export const decodeSlicer = (
           decodeAt(KnapsackConfig, table, path),
           together(decodeAt(KnapsackInner, table, path), decodeCountQuota(table, path))
         ),
-        ([knapsack, [, config]]): SlicerSpec => ({
-          type,
-          bucketSize: knapsack.bucket_size ?? defaultBucketSize,
-          ...config
-        })
+        ([knapsack, [, config]]): Policy.SlicerConfig => ({ type, ...bucketSize(knapsack), ...config })
       )
   }
 }
@@ -577,34 +434,3 @@ const together = <A, B>(
           ]
         })
       ))
-
-/**
- * Builds a slicer. Fails with the slicer's `InvalidConfigError` when its configuration breaks a
- * rule of its chapter (a knapsack inside a count quota, a require above its cap…).
- *
- * @since 0.2.0
- * @category constructors
- */
-export const buildSlicer = (
-  spec: SlicerSpec
-): Effect.Effect<Slicer.Definition, InvalidConfigError | ComponentUnavailable> => {
-  switch (spec.type) {
-    case "greedy":
-      return Effect.succeed(GreedySlice.make())
-    case "knapsack":
-      return KnapsackSlice.make({ bucketSize: spec.bucketSize })
-    case "quota":
-      return Effect.flatMap(buildSlicer(spec.inner), (inner) => QuotaSlice.make({ inner, quotas: spec.quotas }))
-    case "count_quota":
-      return Effect.flatMap(
-        buildSlicer(spec.inner),
-        (inner) => CountQuotaSlice.make({ inner, entries: spec.entries, scarcity: spec.scarcity })
-      )
-    case "count_constrained_knapsack":
-      return CountConstrainedKnapsackSlice.make({
-        entries: spec.entries,
-        scarcity: spec.scarcity,
-        bucketSize: spec.bucketSize
-      })
-  }
-}

@@ -25,22 +25,19 @@ import { showList } from "../internal/conformanceMessages.ts"
 import * as OverflowNotifier from "../OverflowNotifier.ts"
 import type * as OverflowStrategy from "../OverflowStrategy.ts"
 import * as Pipeline from "../Pipeline.ts"
+import * as Policy from "../Policy.ts"
 import * as Scorer from "../Scorer.ts"
 import type * as SelectionReport from "../SelectionReport.ts"
 import * as Slicer from "../Slicer.ts"
 import {
-  buildPipelineScorer,
-  buildSlicer,
-  ComponentUnavailable,
   decodeEntry,
   decodeSlicer,
   OverflowStrategyName,
   overflowStrategy,
+  pipelineScorer,
   PlacerName,
-  placerLayer,
-  SlicerName,
-  type SlicerSpec,
-  type WeightedScorerSpec
+  type ScorerEntry,
+  SlicerName
 } from "./Components.ts"
 import {
   compareList,
@@ -49,8 +46,7 @@ import {
   describeError,
   judge,
   type Mismatch,
-  type Outcome,
-  skipped
+  type Outcome
 } from "./Report.ts"
 import {
   decodeAll,
@@ -114,8 +110,8 @@ export interface PipelineVector {
   readonly name: string
   readonly items: ReadonlyArray<ContextItem.ContextItem>
   readonly budget: ContextBudget.ContextBudget
-  readonly scorers: ReadonlyArray<WeightedScorerSpec>
-  readonly slicer: SlicerSpec
+  readonly scorers: ReadonlyArray<ScorerEntry>
+  readonly slicer: Policy.SlicerConfig
   readonly placer: PlacerName
   readonly deduplication: boolean
   readonly overflowStrategy: OverflowStrategy.OverflowStrategy
@@ -342,17 +338,19 @@ const compareDiagnostics = Effect.fnUntraced(function*(
  * @category running
  */
 export const run = Effect.fn("Conformance.runPipeline")(function*(vector: PipelineVector): Effect.fn.Return<Outcome> {
-  const built = yield* Effect.result(Effect.all([buildPipelineScorer(vector.scorers), buildSlicer(vector.slicer)]))
+  // Built as a policy's components are; the path "" keeps the modules' own option paths.
+  const built = yield* Effect.result(
+    Effect.all([Policy.scorer(pipelineScorer(vector.scorers), ""), Policy.slicer(vector.slicer, "")])
+  )
   if (Result.isFailure(built)) {
     const error = built.failure
-    if (error instanceof ComponentUnavailable) return skipped(vector, "pipeline", error.reason)
     return judge(vector, "pipeline", [{ field: "config", expected: "a pipeline", actual: describeError(error) }])
   }
   const [scorer, slicer] = built.success
   const layers = Layer.mergeAll(
     Scorer.layer(scorer),
     Slicer.layer(slicer),
-    placerLayer(vector.placer),
+    Policy.placer({ type: vector.placer }, ""),
     OverflowNotifier.layerNoop
   )
   const ran = yield* Effect.result(

@@ -1,7 +1,8 @@
 /**
  * Scoring: Cupel's `scoring` vectors — one scorer, in isolation.
  *
- * The scorer named by `[test] scorer` is built from `[config]` (see `Components`), the
+ * The scorer named by `[test] scorer` is decoded from `[config]` (see `Components`) and built by
+ * `Policy.scorer`, the
  * `[[items]]` are scored all at once, and each `[[expected]]` entry's `score_approx` must be
  * within `[tolerance] score_epsilon` (default 1e-9) of the score of the item with that content:
  * `|actual − expected| < epsilon`. A vector with `expect_construction_error = true` passes when
@@ -11,8 +12,9 @@
  */
 import { Effect, Result, Schema } from "effect"
 import type * as ContextItem from "../ContextItem.ts"
-import { buildScorer, ComponentUnavailable, decodeScorer, ScorerName, type ScorerSpec } from "./Components.ts"
-import { compareScore, describeError, judge, type Mismatch, type Outcome, skipped } from "./Report.ts"
+import * as Policy from "../Policy.ts"
+import { decodeScorer, ScorerName } from "./Components.ts"
+import { compareScore, describeError, judge, type Mismatch, type Outcome } from "./Report.ts"
 import {
   decodeAt,
   defaultEmpty,
@@ -44,7 +46,7 @@ export interface ScoringVector {
   readonly file: string
   readonly name: string
   readonly scorerName: ScorerName
-  readonly scorer: ScorerSpec
+  readonly scorer: Policy.ScorerConfig
   readonly expectConstructionError: boolean
   readonly items: ReadonlyArray<ContextItem.ContextItem>
   readonly expected: ReadonlyArray<ExpectedScore>
@@ -132,10 +134,10 @@ export const decode = (file: string, table: unknown): Effect.Effect<ScoringVecto
  * @category running
  */
 export const run = Effect.fn("Conformance.runScoring")(function*(vector: ScoringVector): Effect.fn.Return<Outcome> {
-  const built = yield* Effect.result(buildScorer(vector.scorer))
+  // The path "" keeps the scorer modules' own option paths in the messages.
+  const built = yield* Effect.result(Policy.scorer(vector.scorer, ""))
   if (Result.isFailure(built)) {
     const error = built.failure
-    if (error instanceof ComponentUnavailable) return skipped(vector, "scoring", error.reason)
     return judge(
       vector,
       "scoring",

@@ -3,8 +3,8 @@
  *
  * The `[[scored_items]]` are put in score order first, exactly as the pipeline's Sort stage does
  * (score descending, stable): a slicer is given sorted input, and not every vector lists its
- * items that way (`greedy-zero-tokens` does not). The slicer named by `[test] slicer` is built
- * from `[config]`, and slices against `[budget]` (`target_tokens`; `max_tokens` defaults to it).
+ * items that way (`greedy-zero-tokens` does not). The slicer named by `[test] slicer` is decoded
+ * from `[config]` and built by `Policy.slicer`, and slices against `[budget]` (`target_tokens`; `max_tokens` defaults to it).
  * The selected contents are compared with `[expected] selected_contents` as a set.
  *
  * The count-quota vectors may also expect `shortfall_count` (the kinds whose `require_count`
@@ -17,11 +17,12 @@ import { Effect, Result, Schema, SchemaTransformation } from "effect"
 import * as ContextBudget from "../ContextBudget.ts"
 import type { CountRequirementShortfall } from "../CountRequirementShortfall.ts"
 import { showSet } from "../internal/conformanceMessages.ts"
+import * as Policy from "../Policy.ts"
 import type * as ScoredItem from "../ScoredItem.ts"
 import type * as Slicer from "../Slicer.ts"
 import * as Sort from "../Sort.ts"
-import { buildSlicer, ComponentUnavailable, decodeSlicer, SlicerName, type SlicerSpec } from "./Components.ts"
-import { compareSet, describeError, judge, type Outcome, skipped } from "./Report.ts"
+import { decodeSlicer, SlicerName } from "./Components.ts"
+import { compareSet, describeError, judge, type Outcome } from "./Report.ts"
 import { decodeAt, defaultEmpty, ScoredVectorItem, type VectorProblems } from "./Vector.ts"
 
 /**
@@ -34,7 +35,7 @@ export interface SlicingVector {
   readonly _tag: "SlicingVector"
   readonly file: string
   readonly name: string
-  readonly slicer: SlicerSpec
+  readonly slicer: Policy.SlicerConfig
   readonly budget: Slicer.Budget
   readonly sorted: ReadonlyArray<ScoredItem.ScoredItem>
   readonly selectedContents: ReadonlyArray<string>
@@ -104,10 +105,10 @@ const showShortfall = (s: CountRequirementShortfall): string => `${s.kind}: ${s.
  */
 export const run = Effect.fn("Conformance.runSlicing")(function*(vector: SlicingVector): Effect.fn.Return<Outcome> {
   const field = "selected_contents"
-  const built = yield* Effect.result(buildSlicer(vector.slicer))
+  // The path "" keeps the slicer modules' own option paths in the messages.
+  const built = yield* Effect.result(Policy.slicer(vector.slicer, ""))
   if (Result.isFailure(built)) {
     const error = built.failure
-    if (error instanceof ComponentUnavailable) return skipped(vector, "slicing", error.reason)
     return judge(vector, "slicing", [{ field: "config", expected: `a ${vector.slicer.type} slicer`, actual: describeError(error) }])
   }
   const sliced = yield* Effect.result(built.success.slice(vector.sorted, vector.budget))

@@ -153,14 +153,14 @@ describe("Conformance — slicing vectors", () => {
         type: "count_quota",
         inner: { type: "greedy" },
         scarcity: "Degrade",
-        entries: [{ kind: "tool", requireCount: 1, capCount: 2 }, { kind: "doc", requireCount: 0, capCount: undefined }]
+        entries: [{ kind: "tool", requireCount: 1, capCount: 2 }, { kind: "doc", requireCount: 0 }]
       })
       const knapsack = yield* parse(quota("count_constrained_knapsack", `[]`, `scarcity_behavior = "throw"`))
       assert.deepStrictEqual(knapsack._tag === "SlicingVector" && knapsack.slicer, {
         type: "count_constrained_knapsack",
         bucketSize: 50,
         scarcity: "Throw",
-        entries: [{ kind: "tool", requireCount: 1, capCount: 2 }, { kind: "doc", requireCount: 0, capCount: undefined }]
+        entries: [{ kind: "tool", requireCount: 1, capCount: 2 }, { kind: "doc", requireCount: 0 }]
       })
       const percent = yield* parse(quota("quota", `[]`, `inner_slicer = "knapsack"`))
       assert.deepStrictEqual(percent._tag === "SlicingVector" && percent.slicer, {

@@ -1,0 +1,278 @@
+#!/usr/bin/env node
+// Checks what a user's install of effect-cupel brings in, the way a user gets it: builds and packs
+// the library and the CLI package (packages/cli, effect-cupel-cli), installs each tarball into an
+// empty project, lists what came in, and fails (exit 1) when the library pulls in anything but
+// effect (its peer), smol-toml and their own dependencies — @effect/platform-node, redis, undici,
+// ws and gpt-tokenizer in particular. Then it runs the installed packages: every module of the
+// library is imported and a small pipeline run on the Node running this script (CI's system
+// Node: the library's `engines` floor is checked there), and the `cupel` command of
+// effect-cupel-cli (--help, --version, demo | run, conformance on the vendored vectors) on a
+// Node 22.19 or later (this one, or the node@22 of the root's devDependencies).
+//
+// Usage: node scripts/check-install.mjs (after npm ci; needs the npm registry for effect and
+// smol-toml). KEEP_CHECK_INSTALL=1 keeps the temporary projects and prints where they are.
+//
+// Plain JavaScript so that any Node the library supports runs it.
+import { spawnSync } from "node:child_process"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { delimiter, dirname, join, relative, sep } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const root = fileURLToPath(new URL("..", import.meta.url))
+const cliRoot = join(root, "packages", "cli")
+const started = Date.now()
+const work = mkdtempSync(join(tmpdir(), "cupel-check-install-"))
+const keep = process.env.KEEP_CHECK_INSTALL === "1"
+const problems = []
+
+// What the library may depend on at run time, directly; everything else installed must be a
+// dependency (or required peer) of these, at any depth.
+const allowedDirect = new Set(["effect", "smol-toml"])
+// Named by the issue that split the CLI off: never in a library install.
+const forbidden = ["@effect/platform-node", "@effect/platform-node-shared", "redis", "@redis/client", "undici", "ws", "gpt-tokenizer"]
+
+const fail = (message) => {
+  problems.push(message)
+  console.log(`FAIL: ${message}`)
+}
+const ok = (message) => console.log(`ok: ${message}`)
+const section = (title) => console.log(`\n== ${title}`)
+
+const run = (command, args, options) => {
+  const result = spawnSync(command, args, { encoding: "utf8", maxBuffer: 64 * 1024 * 1024, ...options })
+  if (result.error) throw result.error
+  return result
+}
+const npm = (args, cwd, env = process.env) => {
+  const result = run("npm", args, { cwd, env })
+  if (result.status !== 0) {
+    process.stdout.write(result.stdout)
+    process.stderr.write(result.stderr)
+    throw new Error(`npm ${args.join(" ")} (in ${cwd}) exited with ${result.status}`)
+  }
+  return result
+}
+const readJson = (file) => JSON.parse(readFileSync(file, "utf8"))
+
+const sizeOf = (dir) => {
+  let total = 0
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === "node_modules") continue
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) total += sizeOf(path)
+    else if (entry.isFile()) total += statSync(path).size
+  }
+  return total
+}
+const human = (bytes) =>
+  bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : `${(bytes / 1024).toFixed(0)} kB`
+
+/** Every package folder under a node_modules, nested ones included. */
+const packagesIn = (nodeModules) => {
+  if (!existsSync(nodeModules)) return []
+  const found = []
+  for (const entry of readdirSync(nodeModules).sort()) {
+    if (entry.startsWith(".")) continue
+    const names = entry.startsWith("@") ? readdirSync(join(nodeModules, entry)).sort().map((n) => `${entry}/${n}`) : [entry]
+    for (const name of names) {
+      const dir = join(nodeModules, name)
+      const manifest = readJson(join(dir, "package.json"))
+      found.push({ name: manifest.name, version: manifest.version, dir, size: sizeOf(dir), manifest })
+      found.push(...packagesIn(join(dir, "node_modules")))
+    }
+  }
+  return found
+}
+
+/** A manifest's run-time requirements: dependencies and the peers it does not mark optional. */
+const requirements = (manifest) => {
+  const optionalPeers = manifest.peerDependenciesMeta ?? {}
+  return [
+    ...Object.keys(manifest.dependencies ?? {}),
+    ...Object.keys(manifest.peerDependencies ?? {}).filter((name) => optionalPeers[name]?.optional !== true)
+  ]
+}
+
+const list = (project, installed) => {
+  let total = 0
+  for (const p of installed) {
+    total += p.size
+    console.log(`  ${`${p.name}@${p.version}`.padEnd(44)} ${human(p.size).padStart(9)}  ${relative(project, p.dir)}`)
+  }
+  console.log(`  ${installed.length} packages, ${human(total)}`)
+}
+
+const newProject = (name) => {
+  const dir = join(work, name)
+  mkdirSync(dir)
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ name, private: true, type: "module" }, null, 2) + "\n")
+  return dir
+}
+
+const nodeAtLeast = (version, major, minor) => {
+  const [a = 0, b = 0] = version.replace(/^v/, "").split(".").map(Number)
+  return a > major || (a === major && b >= minor)
+}
+
+try {
+  const library = readJson(join(root, "package.json"))
+  const cli = readJson(join(cliRoot, "package.json"))
+
+  section("versions")
+  if (cli.version !== library.version) fail(`effect-cupel-cli is ${cli.version}, effect-cupel ${library.version}: publish them together`)
+  else ok(`effect-cupel and effect-cupel-cli are both ${library.version}`)
+  if (cli.dependencies?.["effect-cupel"] !== library.version) {
+    fail(`effect-cupel-cli depends on effect-cupel ${cli.dependencies?.["effect-cupel"]}, not ${library.version}`)
+  }
+  for (const name of requirements(library)) {
+    if (!allowedDirect.has(name)) fail(`effect-cupel requires ${name} at run time (allowed: ${[...allowedDirect].join(", ")})`)
+  }
+
+  section("pack")
+  // A clean build: a stale dist/ could otherwise ship modules whose sources are gone.
+  rmSync(join(root, "dist"), { recursive: true, force: true })
+  npm(["run", "build", "--silent"], root)
+  const tarballs = join(work, "tarballs")
+  mkdirSync(tarballs)
+  const pack = (dir) => JSON.parse(npm(["pack", "--json", "--ignore-scripts", "--pack-destination", tarballs], dir).stdout)[0]
+  const libraryPack = pack(root)
+  const cliPack = pack(cliRoot)
+  for (const p of [libraryPack, cliPack]) {
+    console.log(`  ${p.filename}: ${p.entryCount} files, ${human(p.size)} packed, ${human(p.unpackedSize)} unpacked`)
+  }
+  const shipped = new Set(libraryPack.files.map((f) => f.path))
+  for (const path of ["dist/index.js", "dist/index.d.ts", "dist/cli/Main.js", "bin/cupel.js", "conformance/cupel/LICENSE", "README.md", "LICENSE"]) {
+    if (!shipped.has(path)) fail(`the library's tarball lacks ${path}`)
+  }
+  const launcherFiles = [...shipped].filter((path) => path.startsWith("dist/bin/") || path.startsWith("src/bin/"))
+  if (launcherFiles.length > 0) fail(`the library's tarball ships the platform-node launcher: ${launcherFiles.join(", ")}`)
+  if (![...shipped].some((path) => path.startsWith("conformance/place/"))) fail("the library's tarball lacks conformance/place/")
+  console.log(`  effect-cupel-cli ships: ${cliPack.files.map((f) => f.path).sort().join(", ")}`)
+
+  section("a library install: npm install effect-cupel (effect comes as its peer)")
+  const libraryProject = newProject("library-user")
+  const libraryInstall = npm(["install", "--no-audit", "--no-fund", join(tarballs, libraryPack.filename)], libraryProject)
+  const engineWarnings = libraryInstall.stderr.split("\n").filter((line) => line.includes("EBADENGINE"))
+  if (engineWarnings.length > 0) fail(`npm warned about engines on Node ${process.versions.node}:\n${engineWarnings.join("\n")}`)
+  else ok(`no engine warning on Node ${process.versions.node}`)
+  const installed = packagesIn(join(libraryProject, "node_modules"))
+  list(libraryProject, installed)
+  const byName = new Map(installed.map((p) => [p.name, p]))
+  const expected = new Set(["effect-cupel"])
+  const queue = [...allowedDirect]
+  while (queue.length > 0) {
+    const name = queue.shift()
+    if (expected.has(name)) continue
+    expected.add(name)
+    const found = byName.get(name)
+    if (found === undefined) fail(`${name} was not installed`)
+    else queue.push(...requirements(found.manifest))
+  }
+  const extra = installed.filter((p) => !expected.has(p.name))
+  if (extra.length > 0) fail(`a library install brought in ${extra.map((p) => `${p.name}@${p.version}`).join(", ")}`)
+  else ok(`only ${[...expected].join(", ")}`)
+  for (const name of forbidden) if (byName.has(name)) fail(`a library install brought in ${name}`)
+
+  // Every module of the library loads with what came in; then a pipeline runs.
+  const probe = join(libraryProject, "probe.mjs")
+  writeFileSync(
+    probe,
+    `import { readdirSync } from "node:fs"
+import { join } from "node:path"
+import { fileURLToPath, pathToFileURL } from "node:url"
+const dist = fileURLToPath(new URL("node_modules/effect-cupel/dist/", import.meta.url))
+const modules = readdirSync(dist, { recursive: true }).filter((f) => f.endsWith(".js")).sort()
+const failed = []
+for (const file of modules) {
+  try { await import(pathToFileURL(join(dist, file)).href) } catch (e) { failed.push(file + ": " + e.message) }
+}
+const { Effect, Layer } = await import("effect")
+const { ContextBudget, ContextItem, GreedySlice, OverflowNotifier, Pipeline, PriorityScorer, Scorer, UShapedPlacer } =
+  await import("effect-cupel")
+const item = (content, priority) => new ContextItem.ContextItem({ content, tokens: 5, priority })
+const result = await Effect.runPromise(
+  Effect.gen(function*() {
+    const budget = yield* ContextBudget.make({ maxTokens: 100, targetTokens: 10 })
+    return yield* Pipeline.run([item("a", 3), item("b", 1), item("c", 2)], budget)
+  }).pipe(Effect.provide(Layer.mergeAll(Scorer.layer(PriorityScorer.make()), GreedySlice.layer, UShapedPlacer.layer, OverflowNotifier.layerNoop)))
+)
+console.log(JSON.stringify({ modules: modules.length, failed, window: result.window.map((i) => i.content) }))
+`
+  )
+  const probed = run(process.execPath, [probe], { cwd: libraryProject })
+  if (probed.status !== 0) fail(`the library did not run on Node ${process.versions.node}:\n${probed.stderr}`)
+  else {
+    const { failed, modules, window } = JSON.parse(probed.stdout)
+    if (failed.length > 0) fail(`modules of the library that do not load from a library install:\n  ${failed.join("\n  ")}`)
+    else ok(`all ${modules} modules of dist/ load on Node ${process.versions.node}`)
+    if (JSON.stringify(window) !== JSON.stringify(["a", "c"])) fail(`a pipeline run gave the window ${JSON.stringify(window)}`)
+    else ok(`a pipeline runs: window ${JSON.stringify(window)}`)
+  }
+  // The library's own `cupel` bin is a pointer to effect-cupel-cli, not a command that crashes.
+  const pointer = run(process.execPath, [join(libraryProject, "node_modules", ".bin", "cupel"), "--help"], { cwd: libraryProject })
+  if (pointer.status !== 1 || !pointer.stderr.includes("npx effect-cupel-cli")) {
+    fail(`cupel from a library install should point to effect-cupel-cli (exit ${pointer.status}):\n${pointer.stdout}${pointer.stderr}`)
+  } else ok(`cupel from a library install says: ${pointer.stderr.split("\n")[0]}`)
+
+  section("the CLI: npm install effect-cupel-cli (with the library's tarball, as the registry would give it)")
+  const cliProject = newProject("cli-user")
+  npm(["install", "--no-audit", "--no-fund", join(tarballs, libraryPack.filename), join(tarballs, cliPack.filename)], cliProject)
+  const cliInstalled = packagesIn(join(cliProject, "node_modules"))
+  list(cliProject, cliInstalled)
+  const copies = cliInstalled.filter((p) => p.name === "effect-cupel")
+  if (copies.length !== 1) fail(`the CLI install holds ${copies.length} copies of effect-cupel`)
+
+  // @effect/platform-node needs Node 22.19: use this Node if it is one, else the root's node@22.
+  const node = nodeAtLeast(process.versions.node, 22, 19) ? process.execPath : join(root, "node_modules", "node", "bin", "node")
+  if (!existsSync(node)) throw new Error(`no Node 22.19 or later to run the CLI with (run npm ci at the root first)`)
+  const env = { ...process.env, PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ""}`, NO_COLOR: "1" }
+  const nodeVersion = run(node, ["--version"]).stdout.trim()
+  const linked = realpathSync(join(cliProject, "node_modules", ".bin", "cupel"))
+  console.log(`  node_modules/.bin/cupel is ${relative(cliProject, linked).split(sep).join("/")}; Node ${nodeVersion}`)
+  const cupel = (args, input) => run("npx", ["--no", "--", "cupel", ...args], { cwd: cliProject, env, input })
+
+  const help = cupel(["--help"])
+  const commands = ["demo", "run", "place", "conformance"].filter((c) => new RegExp(`^  ${c}\\s`, "m").test(help.stdout))
+  if (help.status !== 0 || commands.length !== 4) fail(`npx cupel --help (exit ${help.status}):\n${help.stdout}${help.stderr}`)
+  else ok(`npx cupel --help lists ${commands.join(", ")}`)
+  const version = cupel(["--version"])
+  if (version.status !== 0 || !version.stdout.includes(library.version)) fail(`npx cupel --version: ${version.stdout}${version.stderr}`)
+  else ok(`npx cupel --version: ${version.stdout.trim()}`)
+  const sample = cupel(["demo", "--print-sample"])
+  const ran = cupel(["run", "--placer", "chronological"], sample.stdout)
+  let window
+  try {
+    window = JSON.parse(ran.stdout).window
+  } catch {
+    window = undefined
+  }
+  if (sample.status !== 0 || ran.status !== 0 || !Array.isArray(window) || window.length === 0) {
+    fail(`npx cupel demo --print-sample | npx cupel run (exit ${sample.status}, ${ran.status}):\n${ran.stderr}`)
+  } else ok(`npx cupel demo --print-sample | npx cupel run: a window of ${window.length} items`)
+  const conformance = cupel(["conformance"])
+  const counts = /(\d+) passed, 0 failed, 0 skipped\n$/.exec(conformance.stdout)
+  if (conformance.status !== 0 || counts === null || Number(counts[1]) === 0) {
+    fail(`npx cupel conformance (exit ${conformance.status}):\n${conformance.stdout}${conformance.stderr}`)
+  } else ok(`npx cupel conformance: ${conformance.stdout.trim().split("\n").at(-1)}`)
+  // npm links one of the two `cupel` bins; both must start the command.
+  for (const launcher of ["effect-cupel/bin/cupel.js", "effect-cupel-cli/bin/cupel.js"]) {
+    const direct = run(node, [join(cliProject, "node_modules", launcher), "--version"], { cwd: cliProject, env })
+    if (direct.status !== 0 || !direct.stdout.includes(library.version)) fail(`${launcher} --version: ${direct.stdout}${direct.stderr}`)
+    else ok(`${launcher} starts the command`)
+  }
+  if (!nodeAtLeast(process.versions.node, 22, 19)) {
+    const old = run(process.execPath, [join(cliProject, "node_modules", "effect-cupel-cli", "bin", "cupel.js"), "--help"])
+    if (old.status !== 1 || !old.stderr.startsWith("cupel: needs Node 22.19 or later")) {
+      fail(`effect-cupel-cli on Node ${process.versions.node} (exit ${old.status}): ${old.stdout}${old.stderr}`)
+    } else ok(`effect-cupel-cli on Node ${process.versions.node} says: ${old.stderr.trim()}`)
+  }
+} catch (error) {
+  fail(error instanceof Error ? error.message : String(error))
+} finally {
+  if (keep) console.log(`\nkept: ${work}`)
+  else rmSync(work, { recursive: true, force: true })
+}
+
+console.log(`\n${problems.length === 0 ? "passed" : `FAILED (${problems.length})`} in ${((Date.now() - started) / 1000).toFixed(0)} s`)
+process.exitCode = problems.length === 0 ? 0 : 1

@@ -1,0 +1,219 @@
+/**
+ * RunInput: what `cupel run`, `cupel explain` and `cupel budget` run — the candidates and budget
+ * of a `cupel run` input, and the policy, from one of three places.
+ *
+ * Precedence, the most specific first:
+ *
+ * 1. `--placer`, `--slicer`, `--overflow` override one field each;
+ * 2. `--policy FILE` (a Policy JSON file) or `--preset NAME` (`Presets.get`) replaces the input's
+ *    whole policy — scorer, slicer, placer, deduplication, overflow strategy; the two flags
+ *    together are a usage error (each names a whole policy);
+ * 3. otherwise the policy is the input's own fields.
+ *
+ * Every problem is one line on standard error, `cupel COMMAND: …`, and exit code 2.
+ *
+ * @since 0.2.0
+ */
+import { Console, Effect, type FileSystem, Option, type Stdio } from "effect"
+import * as Conformance from "../Conformance.ts"
+import { schemaProblems } from "../internal/conformanceMessages.ts"
+import * as Policy from "../Policy.ts"
+import * as Presets from "../Presets.ts"
+import * as CliFailure from "./CliFailure.ts"
+import * as PipelineInput from "./PipelineInput.ts"
+import * as PlaceInput from "./PlaceInput.ts"
+
+/**
+ * The single-field overrides: absent, the policy's choice stands.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Overrides {
+  readonly placer: Option.Option<Conformance.PlacerName>
+  readonly overflow: Option.Option<Conformance.OverflowStrategyName>
+  readonly slicer: Option.Option<"greedy" | "knapsack">
+}
+
+/**
+ * Where the input and the policy come from, as the flags say.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Options extends Overrides {
+  readonly file: Option.Option<string>
+  readonly policy: Option.Option<string>
+  readonly preset: Option.Option<string>
+}
+
+/**
+ * A loaded input: the run's items, budget and policy; `source` names the input in messages,
+ * `policySource` the policy (the input itself, a file, or `preset NAME`), and `label` the policy
+ * in comparisons (its file, its preset's name, or `input`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Loaded {
+  readonly source: string
+  readonly policySource: string
+  readonly label: string
+  readonly input: PipelineInput.PipelineInput
+}
+
+/**
+ * A policy with the command-line overrides applied. A `--slicer` naming the policy's own slicer
+ * keeps its options.
+ *
+ * @since 0.2.0
+ * @category input
+ */
+export const withOverrides = <P extends Policy.Policy>(input: P, overrides: Overrides): P => ({
+  ...input,
+  placer: Option.match(overrides.placer, { onNone: () => input.placer, onSome: (type) => ({ type }) }),
+  overflowStrategy: Option.match(overrides.overflow, {
+    onNone: () => input.overflowStrategy,
+    onSome: Conformance.overflowStrategy
+  }),
+  slicer: Option.match(Option.filter(overrides.slicer, (type) => type !== input.slicer.type), {
+    onNone: () => input.slicer,
+    onSome: (type) => ({ type })
+  })
+})
+
+/**
+ * Fails with exit code 2 after writing each line, prefixed with `cupel COMMAND: `.
+ *
+ * @since 0.2.0
+ * @category reporting
+ */
+export const usage = (command: string, ...lines: ReadonlyArray<string>): Effect.Effect<never, CliFailure.CliFailure> =>
+  Effect.forEach(lines, (text) => Console.error(`cupel ${command}: ${text}`), { discard: true }).pipe(
+    Effect.andThen(Effect.fail(CliFailure.usage()))
+  )
+
+const parseJson = (source: string, text: string): Effect.Effect<unknown, PlaceInput.InputError> =>
+  Effect.try({
+    try: (): unknown => JSON.parse(text),
+    catch: (cause) =>
+      new PlaceInput.InputError({
+        source,
+        problems: [`malformed JSON: ${cause instanceof Error ? cause.message : String(cause)}`]
+      })
+  })
+
+/**
+ * Reads a Policy JSON file and decodes it with `Policy.decode`: every problem with its path.
+ *
+ * @since 0.2.0
+ * @category reading
+ */
+export const readPolicy = (
+  path: string
+): Effect.Effect<Policy.Policy, PlaceInput.InputError, FileSystem.FileSystem | Stdio.Stdio> =>
+  PlaceInput.readText(Option.some(path)).pipe(
+    Effect.flatMap(({ source, text }) =>
+      parseJson(source, text).pipe(
+        Effect.flatMap((value) =>
+          Policy.decode(value).pipe(
+            Effect.mapError((error) => new PlaceInput.InputError({ source, problems: schemaProblems(error) }))
+          )
+        )
+      )
+    )
+  )
+
+const policyProblems = (command: string) => (error: PlaceInput.InputError) =>
+  usage(command, ...error.problems.map((problem) => `invalid policy (${error.source}): ${problem}`))
+
+const inputProblems = (command: string) => (error: PlaceInput.InputError) =>
+  usage(command, ...error.problems.map((problem) => `invalid input (${error.source}): ${problem}`))
+
+/**
+ * The preset of that name, or a usage error listing the presets.
+ *
+ * @since 0.2.0
+ * @category reading
+ */
+export const preset = (command: string, name: string): Effect.Effect<Policy.Policy, CliFailure.CliFailure> =>
+  Presets.get(name).pipe(Effect.catchTag("UnknownPresetError", (error) => usage(command, error.message)))
+
+/**
+ * A policy named on the command line by a preset's name, or else by the path of a Policy JSON
+ * file (`cupel budget --compare`): the policy and its label. A name that is neither is a usage
+ * error naming the presets and why the file could not be read.
+ *
+ * @since 0.2.0
+ * @category reading
+ */
+export const presetOrFile = (
+  command: string,
+  name: string
+): Effect.Effect<{ readonly label: string; readonly policy: Policy.Policy }, CliFailure.CliFailure, FileSystem.FileSystem | Stdio.Stdio> =>
+  Presets.names.some((known) => known === name)
+    ? Effect.map(preset(command, name), (policy) => ({ label: name, policy }))
+    : readPolicy(name).pipe(
+      Effect.map((policy) => ({ label: name, policy })),
+      Effect.catchTag("InputError", (error) =>
+        error.problems.length === 1 && error.problems[0]!.startsWith("cannot read:")
+          ? usage(
+            command,
+            `${JSON.stringify(name)} is neither a preset (${Presets.names.join(", ")}) nor a policy file ` +
+              `(${error.problems[0]})`
+          )
+          : policyProblems(command)(error))
+    )
+
+/**
+ * Reads the input and the policy as the flags say, with the overrides applied.
+ *
+ * @since 0.2.0
+ * @category reading
+ */
+export const load = (
+  command: string,
+  options: Options
+): Effect.Effect<Loaded, CliFailure.CliFailure, FileSystem.FileSystem | Stdio.Stdio> =>
+  Effect.gen(function*() {
+    if (Option.isSome(options.policy) && Option.isSome(options.preset)) {
+      return yield* usage(command, "--policy and --preset each give the whole policy: use one of them")
+    }
+    const external = Option.isSome(options.preset)
+      ? Option.some({
+        policy: yield* preset(command, options.preset.value),
+        policySource: `preset ${options.preset.value}`,
+        label: options.preset.value
+      })
+      : Option.isSome(options.policy)
+      ? Option.some({
+        policy: yield* readPolicy(options.policy.value).pipe(Effect.catchTag("InputError", policyProblems(command))),
+        policySource: options.policy.value,
+        label: options.policy.value
+      })
+      : Option.none()
+    const { source, text } = yield* PlaceInput.readText(options.file).pipe(
+      Effect.catchTag("InputError", inputProblems(command))
+    )
+    if (Option.isNone(external)) {
+      const input = yield* PipelineInput.decodeText(source, text).pipe(
+        Effect.catchTag("InputError", inputProblems(command))
+      )
+      return { source, policySource: source, label: "input", input: withOverrides(input, options) }
+    }
+    const candidates = yield* PipelineInput.decodeCandidatesText(source, text).pipe(
+      Effect.catchTag("InputError", inputProblems(command))
+    )
+    // The input's own policy fields were checked and are replaced, whole.
+    const input: PipelineInput.PipelineInput = {
+      ...external.value.policy,
+      budget: candidates.budget,
+      items: candidates.items
+    }
+    return {
+      source,
+      policySource: external.value.policySource,
+      label: external.value.label,
+      input: withOverrides(input, options)
+    }
+  })

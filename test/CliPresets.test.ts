@@ -1,0 +1,79 @@
+import { NodeServices } from "@effect/platform-node"
+import { assert, layer } from "@effect/vitest"
+import { Cause, Console, Effect, Exit, Runtime, Stdio, Stream } from "effect"
+import { TestConsole } from "effect/testing"
+import * as PolicySummary from "../src/cli/PolicySummary.ts"
+import * as Main from "../src/cli/Main.ts"
+import { Policy, Presets } from "../src/index.ts"
+
+/** Runs `cupel args…` in process, as test/Cli.test.ts does: output captured, exit code computed. */
+const cli = (args: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const console = yield* TestConsole.make
+    const exit = yield* Effect.exit(Main.runWith(args)).pipe(
+      Effect.provideService(Console.Console, console),
+      Effect.provide(Stdio.layerTest({ stdin: Stream.empty, stdoutIsTerminal: Effect.succeed(false) }))
+    )
+    const stdout = (yield* console.logLines).join("\n")
+    const stderr = (yield* console.errorLines).join("\n")
+    const code = Exit.isSuccess(exit) ? 0 : Runtime.getErrorExitCode(Cause.squash(exit.cause))
+    return { code, stdout, stderr }
+  })
+
+layer(NodeServices.layer)("cupel presets", (it) => {
+  it.effect("is listed by --help", () =>
+    Effect.gen(function*() {
+      assert.match((yield* cli(["--help"])).stdout, /^  presets\s/m)
+    }))
+
+  it.effect("lists every preset: its name, what it is for, its scorer, slicer and placer", () =>
+    Effect.gen(function*() {
+      const run = yield* cli(["presets"])
+      assert.strictEqual(run.code, 0, run.stderr)
+      assert.strictEqual(run.stderr, "")
+      const lines = run.stdout.split("\n")
+      for (const name of Presets.names) {
+        const policy = Presets.all[name]
+        const at = lines.findIndex((l) => l.startsWith(`${name} `))
+        assert.isAtLeast(at, 0, `${name} in\n${run.stdout}`)
+        assert.include(lines[at]!, policy.description!)
+        assert.include(lines[at + 1]!, PolicySummary.line(policy))
+      }
+      assert.include(run.stdout, "scorer composite(recency 3, kind 1) · slicer greedy · placer chronological")
+      assert.include(run.stdout, "slicer knapsack (bucket size 100) · placer u-shaped")
+    }))
+
+  it.effect("--json prints every preset as Policy JSON: each round-trips through Policy.decode", () =>
+    Effect.gen(function*() {
+      const run = yield* cli(["presets", "--json"])
+      assert.strictEqual(run.code, 0, run.stderr)
+      const json: ReadonlyArray<unknown> = JSON.parse(run.stdout)
+      assert.strictEqual(json.length, Presets.names.length)
+      for (const [i, name] of Presets.names.entries()) {
+        const decoded = yield* Policy.decode(json[i])
+        assert.deepStrictEqual(decoded, Presets.all[name])
+        assert.deepStrictEqual(yield* Policy.encode(decoded), json[i])
+      }
+    }))
+
+  it.effect("NAME --json prints that preset alone, a policy file", () =>
+    Effect.gen(function*() {
+      const run = yield* cli(["presets", "rag", "--json"])
+      assert.strictEqual(run.code, 0, run.stderr)
+      assert.deepStrictEqual(yield* Policy.decodeJson(run.stdout), Presets.rag)
+      const text = yield* cli(["presets", "rag"])
+      assert.strictEqual(text.stdout.split("\n").length, 2)
+      assert.match(text.stdout, /^rag\s+Retrieval-augmented generation/)
+    }))
+
+  it.effect("an unknown name: exit 2, one line listing the presets, nothing on stdout", () =>
+    Effect.gen(function*() {
+      const run = yield* cli(["presets", "chatty", "--json"])
+      assert.strictEqual(run.code, 2)
+      assert.strictEqual(run.stdout, "")
+      assert.strictEqual(
+        run.stderr,
+        `cupel presets: no preset is named "chatty"; the presets are chat, codeReview, rag, documentQa, toolUse, longRunning, debugging`
+      )
+    }))
+})
