@@ -93,9 +93,7 @@ const decodeArray = Schema.decodeUnknownEffect(Schema.Array(ContextItem), { erro
 const decodeJsonArraySchema = Schema.decodeUnknownEffect(Schema.fromJsonString(Schema.Array(ContextItem)), {
   errors: "all"
 })
-const decodeOne = Schema.decodeUnknownExit(ContextItem)
-const fastOne = (input: unknown): ContextItem | undefined => FastDecode.item(input, ContextItem)
-const slowOne = (input: unknown): ContextItem | undefined => FastDecode.successOrUndefined(decodeOne(input))
+const decodeItems = FastDecode.itemsDecoder(ContextItem)
 
 /**
  * Decodes an array of items (parsed JSON, say): the same result, and on bad input the same
@@ -104,7 +102,7 @@ const slowOne = (input: unknown): ContextItem | undefined => FastDecode.successO
  * about a second instead of twenty.
  *
  * Each item's fields are checked by hand with the schema's rules; any item the fast checks do
- * not accept is decoded by the schema, and if any item is invalid the whole array is decoded by
+ * not accept (one with a key the schema does not know, too) is decoded by the schema, and if any item is invalid the whole array is decoded by
  * the schema, so that the error lists every problem with its path (`[3]["tokens"]`) exactly as
  * the schema words it. The items are `ContextItem` instances with the schema's defaults.
  *
@@ -125,7 +123,7 @@ const slowOne = (input: unknown): ContextItem | undefined => FastDecode.successO
  */
 export const decodeMany = (input: unknown): Effect.Effect<ReadonlyArray<ContextItem>, Schema.SchemaError> =>
   Effect.suspend(() => {
-    const decoded = FastDecode.many(input, fastOne, slowOne)
+    const decoded = decodeItems(input)
     return decoded === undefined ? decodeArray(input) : Effect.succeed(decoded)
   })
 
@@ -155,7 +153,7 @@ export const decodeJsonArray = (text: string): Effect.Effect<ReadonlyArray<Conte
       // The schema parses again and words the error its own way.
       return decodeJsonArraySchema(text)
     }
-    const decoded = FastDecode.many(parsed, fastOne, slowOne)
+    const decoded = decodeItems(parsed)
     return decoded === undefined ? decodeJsonArraySchema(text) : Effect.succeed(decoded)
   })
 

@@ -19,6 +19,7 @@
  */
 import { Context, Effect, Layer } from "effect"
 import type { ContextItem } from "./ContextItem.ts"
+import { describeThrown } from "./internal/describeThrown.ts"
 import { PlacerContractError } from "./PlacerContractError.ts"
 import { PlacerError } from "./PlacerError.ts"
 import type { ScoredItem } from "./ScoredItem.ts"
@@ -348,19 +349,6 @@ const guarded = <A, B, E>(
     }
     return then(out)
   })
-
-/**
- * What was thrown, in words: `TypeError: x is undefined`, or the value itself. Guarded, since a
- * thrown value's own `toString` may throw too.
- */
-const describeThrown = (cause: unknown): string => {
-  try {
-    if (cause instanceof Error) return `${cause.name}: ${cause.message}`
-    return typeof cause === "string" ? JSON.stringify(cause) : String(cause)
-  } catch {
-    return "a value that cannot be shown"
-  }
-}
 
 /**
  * Wraps an unexpected failure of a custom placer as a `PlacerError`.

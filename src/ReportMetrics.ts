@@ -13,6 +13,7 @@ import type { ContextBudget } from "./ContextBudget.ts"
 import * as ContextKind from "./ContextKind.ts"
 import type { IncludedItem } from "./IncludedItem.ts"
 import { sumTokens } from "./internal/tokens.ts"
+import { InvalidConfigError } from "./InvalidConfigError.ts"
 import { TokenTotalError } from "./TokenTotalError.ts"
 
 /**
@@ -30,9 +31,13 @@ export interface Included {
  * slicer's soft goal (spec PD-2). Above 1 when a `Proceed` run went over the budget.
  *
  * The total is exact or a {@link TokenTotalError}: a report decoded from untrusted JSON may hold
- * token counts whose sum leaves the safe integers. An empty window uses 0 of any budget, a
- * zero one included; some tokens over a zero budget are `Infinity`, as IEEE-754 division has it
- * (the specification forbids `maxTokens` 0; this library's `ContextBudget` allows it).
+ * token counts whose sum leaves the safe integers. A window of 0 tokens (an empty one included)
+ * uses 0 of any budget, a zero one too. A window holding tokens has no utilization of a zero
+ * budget: the specification defines the metric only for `maxTokens > 0` (it forbids a zero
+ * `ContextBudget`, which this library allows), and `total / 0` would be an `Infinity` that
+ * sorts, averages and encodes to JSON (as `null`) as no ratio does. That case fails with an
+ * {@link InvalidConfigError} naming `budget.maxTokens`, for the caller to show as "not
+ * applicable".
  *
  * @example
  * ```ts
@@ -54,10 +59,20 @@ export interface Included {
 export const budgetUtilization = (
   report: Included,
   budget: ContextBudget
-): Effect.Effect<number, TokenTotalError> => {
+): Effect.Effect<number, TokenTotalError | InvalidConfigError> => {
   const sum = sumTokens(report.included, (entry) => entry.item.tokens)
   if (!sum.ok) return Effect.fail(new TokenTotalError({ what: "included items", count: sum.count }))
-  return Effect.succeed(sum.total === 0 ? 0 : sum.total / budget.maxTokens)
+  if (sum.total === 0) return Effect.succeed(0)
+  if (budget.maxTokens === 0) {
+    return Effect.fail(
+      new InvalidConfigError({
+        component: "ReportMetrics.budgetUtilization",
+        path: "budget.maxTokens",
+        rule: `must be positive to measure a window of ${sum.total} tokens against it (got 0)`
+      })
+    )
+  }
+  return Effect.succeed(sum.total / budget.maxTokens)
 }
 
 /**

@@ -33,6 +33,8 @@ export const score: (
     })
     if (items.length === 0) return new Float64Array(0)
     const scores = yield* scorer.scoreAll(items)
+    // The one check a hand-made `Scorer.Definition` meets: nothing else trusts or checks it. The
+    // custom constructors check their own scores, so theirs pass through a second, cheap pass.
     return yield* Scorer.check(scorer.name, items, scores)
   }
 )

@@ -56,9 +56,7 @@ export const make = (item: ContextItem, score: number): ScoredItem => ({ item, s
 export const decode = Schema.decodeUnknownEffect(ScoredItem, { errors: "all" })
 
 const decodeArray = Schema.decodeUnknownEffect(Schema.Array(ScoredItem), { errors: "all" })
-const decodeOne = Schema.decodeUnknownExit(ScoredItem)
-const fastOne = (input: unknown): ScoredItem | undefined => FastDecode.scored(input, ContextItem)
-const slowOne = (input: unknown): ScoredItem | undefined => FastDecode.successOrUndefined(decodeOne(input))
+const decodeScoredItems = FastDecode.scoredItemsDecoder(ContextItem, ScoredItem)
 
 /**
  * Decodes an array of `{ item, score }` pairs: the same result, and on bad input the same
@@ -80,6 +78,6 @@ const slowOne = (input: unknown): ScoredItem | undefined => FastDecode.successOr
  */
 export const decodeMany = (input: unknown): Effect.Effect<ReadonlyArray<ScoredItem>, Schema.SchemaError> =>
   Effect.suspend(() => {
-    const decoded = FastDecode.many(input, fastOne, slowOne)
+    const decoded = decodeScoredItems(input)
     return decoded === undefined ? decodeArray(input) : Effect.succeed(decoded)
   })

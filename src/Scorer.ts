@@ -15,6 +15,8 @@
  */
 import { Context, Effect, Layer } from "effect"
 import type { ContextItem } from "./ContextItem.ts"
+import { describeThrown } from "./internal/describeThrown.ts"
+import { checkLength, isScore, notAScore } from "./internal/scoreChecks.ts"
 import { ScorerError } from "./ScorerError.ts"
 
 /**
@@ -109,11 +111,18 @@ export const make = (
         try {
           value = score(item, items)
         } catch (cause) {
-          return Effect.fail(itemError(name, i, item, `it threw: ${describe(cause)}`, cause))
+          return Effect.fail(
+            new ScorerError({
+              scorer: name,
+              reason: `it threw: ${describeThrown(cause)}`,
+              index: i,
+              content: item.content,
+              cause
+            })
+          )
         }
-        if (typeof value !== "number" || Number.isNaN(value)) {
-          return Effect.fail(itemError(name, i, item, `it returned ${String(value)}, not a number`))
-        }
+        // Checked as it is stored: the one pass over the scores this scorer makes.
+        if (!isScore(value)) return Effect.fail(notAScore(name, i, item, value, "it returned"))
         scores[i] = value
       }
       return Effect.succeed(scores)
@@ -151,7 +160,7 @@ export const makeAll = (
       try {
         scores = scoreAll(items)
       } catch (cause) {
-        return Effect.fail(new ScorerError({ scorer: name, reason: `it threw: ${describe(cause)}`, cause }))
+        return Effect.fail(threw(name, cause))
       }
       return check(name, items, scores)
     })
@@ -159,7 +168,10 @@ export const makeAll = (
 
 /**
  * A custom scorer whose scoring is an Effect (it may read services the layer is built with, or
- * fail with a {@link ScorerError}). Its scores are checked as {@link makeAll}'s are.
+ * fail with a {@link ScorerError}). Its scores are checked as {@link makeAll}'s are. If the
+ * function throws instead of returning an effect, the scoring fails with a {@link ScorerError}
+ * as for {@link makeAll}; a defect inside the returned effect stays a defect, as anywhere in
+ * Effect.
  *
  * @since 0.2.0
  * @category constructors
@@ -169,11 +181,21 @@ export const makeEffect = (
   scoreAll: (items: ReadonlyArray<ContextItem>) => Effect.Effect<Scores, ScorerError>
 ): Definition => ({
   name,
-  scoreAll: (items) => Effect.flatMap(scoreAll(items), (scores) => check(name, items, scores))
+  scoreAll: (items) =>
+    Effect.suspend(() => {
+      let effect: Effect.Effect<Scores, ScorerError>
+      try {
+        effect = scoreAll(items)
+      } catch (cause) {
+        return Effect.fail(threw(name, cause))
+      }
+      return Effect.flatMap(effect, (scores) => check(name, items, scores))
+    })
 })
 
 /**
- * Checks a list of scores against the items it is for: one number per item, none NaN.
+ * Checks a list of scores against the items it is for: one number per item, none NaN. The
+ * custom constructors and the Score stage run it on scores that come from outside the library.
  *
  * @since 0.2.0
  * @category utils
@@ -183,29 +205,15 @@ export const check = (
   items: ReadonlyArray<ContextItem>,
   scores: Scores
 ): Effect.Effect<Scores, ScorerError> => {
-  if (scores === null || typeof scores !== "object" || typeof scores.length !== "number") {
-    return Effect.fail(new ScorerError({ scorer: name, reason: `it returned ${String(scores)}, not a list of scores` }))
-  }
-  if (scores.length !== items.length) {
-    return Effect.fail(
-      new ScorerError({
-        scorer: name,
-        reason: `it returned ${scores.length} scores for ${items.length} items; a scorer returns one score per item`
-      })
-    )
-  }
+  const wrongShape = checkLength(name, items, scores)
+  if (wrongShape !== undefined) return Effect.fail(wrongShape)
   for (let i = 0; i < scores.length; i++) {
     const value: unknown = scores[i]
-    if (typeof value !== "number" || Number.isNaN(value)) {
-      return Effect.fail(itemError(name, i, items[i]!, `its score is ${String(value)}, not a number`))
-    }
+    if (!isScore(value)) return Effect.fail(notAScore(name, i, items[i]!, value))
   }
   return Effect.succeed(scores)
 }
 
-const itemError = (name: string, index: number, item: ContextItem, reason: string, cause?: unknown): ScorerError =>
-  cause === undefined
-    ? new ScorerError({ scorer: name, reason, index, content: item.content })
-    : new ScorerError({ scorer: name, reason, index, content: item.content, cause })
-
-const describe = (cause: unknown): string => cause instanceof Error ? cause.message : String(cause)
+/** A custom function's throw, as the scorer's failure rather than the fiber's death. */
+const threw = (name: string, cause: unknown): ScorerError =>
+  new ScorerError({ scorer: name, reason: `it threw: ${describeThrown(cause)}`, cause })

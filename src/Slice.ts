@@ -9,7 +9,7 @@
  */
 import { Effect } from "effect"
 import type { ContextBudget } from "./ContextBudget.ts"
-import { isSafeTotal } from "./internal/tokens.ts"
+import { sumTokens } from "./internal/tokens.ts"
 import type { ScoredItem } from "./ScoredItem.ts"
 import * as Slicer from "./Slicer.ts"
 import { TokenTotalError } from "./TokenTotalError.ts"
@@ -32,13 +32,9 @@ export const effectiveBudget = (
   budget: ContextBudget,
   pinnedTokens: number
 ): Effect.Effect<Slicer.Budget, TokenTotalError> => {
-  let reserved = 0
-  let count = 0
-  for (const tokens of Object.values(budget.reservedSlots)) {
-    reserved += tokens
-    count++
-    if (!isSafeTotal(reserved)) return Effect.fail(new TokenTotalError({ what: "reserved slots", count }))
-  }
+  const reservedSum = sumTokens(Object.values(budget.reservedSlots), (tokens) => tokens)
+  if (!reservedSum.ok) return Effect.fail(new TokenTotalError({ what: "reserved slots", count: reservedSum.count }))
+  const reserved = reservedSum.total
   let maxTokens = Math.max(0, budget.maxTokens - budget.outputReserve - pinnedTokens - reserved)
   let targetTokens = Math.min(Math.max(0, budget.targetTokens - pinnedTokens - reserved), maxTokens)
   const margin = budget.estimationSafetyMarginPercent

@@ -17,6 +17,7 @@ import type { ContextItem } from "./ContextItem.ts"
 import type { CountRequirementError } from "./CountRequirementError.ts"
 import type { CountRequirementShortfall } from "./CountRequirementShortfall.ts"
 import type { ExclusionReason } from "./ExclusionReason.ts"
+import { describeThrown } from "./internal/describeThrown.ts"
 import type { ScoredItem } from "./ScoredItem.ts"
 import { SlicerContractError } from "./SlicerContractError.ts"
 import { SlicerError } from "./SlicerError.ts"
@@ -166,7 +167,10 @@ export const fromIndices = (
 })
 
 /**
- * Checks that `selected` holds distinct indices below `n`, and wraps it as a selection.
+ * Checks that `selected` holds distinct indices below `n`, and wraps it as a selection. A
+ * violation is a {@link SlicerContractError} naming the slicer `name` and the position in
+ * `selected`; a slicer that wraps another (a quota) checks its inner slicer's answer with the
+ * inner slicer's name and the length of the list it gave it.
  *
  * @since 0.2.0
  * @category utils
@@ -216,4 +220,4 @@ const contract = (slicer: string, violation: "UnknownItem" | "RepeatedItem", pos
   Effect.fail(new SlicerContractError({ slicer, violation, position }))
 
 const thrown = (slicer: string, cause: unknown): SlicerError =>
-  new SlicerError({ slicer, reason: `it threw: ${cause instanceof Error ? cause.message : String(cause)}`, cause })
+  new SlicerError({ slicer, reason: `it threw: ${describeThrown(cause)}`, cause })

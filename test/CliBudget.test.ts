@@ -1,6 +1,6 @@
 import { NodeServices } from "@effect/platform-node"
 import { assert, layer } from "@effect/vitest"
-import { Cause, Console, Effect, Exit, Option, Runtime, Stdio, Stream } from "effect"
+import { Cause, Console, Effect, Exit, FileSystem, Option, Path, Runtime, Stdio, Stream } from "effect"
 import { TestConsole } from "effect/testing"
 import * as Main from "../src/cli/Main.ts"
 import * as PipelineInput from "../src/cli/PipelineInput.ts"
@@ -30,6 +30,16 @@ const assertOneLine = (run: { code: number; stdout: string; stderr: string }, co
   assert.strictEqual(run.stderr.split("\n").length, 1, run.stderr)
   assert.include(run.stderr, text)
 }
+
+const writeTemp = (name: string, text: string) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const dir = yield* fs.makeTempDirectoryScoped({ prefix: "cupel-budget-" })
+    const file = path.join(dir, name)
+    yield* fs.writeFileString(file, text)
+    return file
+  })
 
 const sampleText = JSON.stringify(Sample.pipeline)
 const sample = PipelineInput.decodeValue("sample", Sample.pipeline)
@@ -148,5 +158,41 @@ layer(NodeServices.layer)("cupel budget", (it) => {
   it.effect("bad input is reported as cupel run reports it", () =>
     Effect.gen(function*() {
       assertOneLine(yield* cli(["budget", "--marginal", "1"], "{"), 2, "cupel budget: invalid input (stdin): malformed JSON")
+    }))
+
+  it.effect("--compare: a compared policy the library refuses is reported with its own file, not the run's", () =>
+    Effect.gen(function*() {
+      const bad = yield* writeTemp(
+        "bad.json",
+        JSON.stringify({ scorer: { type: "composite", scorers: [{ type: "recency", weight: 0 }] } })
+      )
+      const run = yield* cli(["budget", "--compare", "chat", "--compare", bad], sampleText)
+      assertOneLine(run, 2, `cupel budget: invalid configuration (${bad}): CompositeScorer: scorer.scorers[0].weight must be positive`)
+      assert.notInclude(run.stderr, "(stdin)")
+      // The run's own policy is still reported with its source.
+      const own = JSON.stringify({ ...Sample.pipeline, scorer: { type: "composite", scorers: [{ type: "recency", weight: 0 }] } })
+      assertOneLine(yield* cli(["budget", "--compare", "chat"], own), 2, "cupel budget: invalid configuration (stdin): ")
+    }))
+
+  it.effect("--compare -: refused, standard input is not read for a policy", () =>
+    Effect.gen(function*() {
+      const run = yield* cli(["budget", "--compare", "-"], sampleText)
+      assertOneLine(run, 2, `"-" is neither a preset (chat,`)
+      assert.include(run.stderr, "standard input holds the run's input")
+      assert.notInclude(run.stderr, "malformed JSON")
+    }))
+
+  it.effect("--min-budget-for: the library decides the order, a quota slicer is refused before an unknown content", () =>
+    Effect.gen(function*() {
+      const quota = JSON.stringify({ ...Sample.pipeline, slicer: { type: "quota", quotas: [{ kind: "Document", cap: 50 }] } })
+      const run = yield* cli(["budget", "--min-budget-for", "no such item"], quota)
+      assertOneLine(run, 2, "cupel budget: FindMinBudgetFor requires monotonic item inclusion.")
+      assert.notInclude(run.stderr, "no such item")
+      // An unknown content comes before a bad ceiling, as in the library.
+      assertOneLine(
+        yield* cli(["budget", "--min-budget-for", "no such item", "--ceiling", "0.5"], sampleText),
+        2,
+        `cupel budget: targetItem must be an element of items: no candidate has the content "no such item"`
+      )
     }))
 })

@@ -43,6 +43,27 @@ const sampleRun = Effect.gen(function*() {
 })
 
 layer(NodeServices.layer)("cupel explain", (it) => {
+  it.effect("budget utilization has no value for tokens over a maxTokens of 0 (proceed): n/a, not a crash", () =>
+    Effect.gen(function*() {
+      const input = JSON.stringify({
+        budget: { maxTokens: 0, targetTokens: 0 },
+        items: [{ content: "pinned", tokens: 5, pinned: true }],
+        scorer: { type: "recency" },
+        overflowStrategy: "proceed"
+      })
+      const run = yield* cli(["explain"], { stdin: input })
+      // Pinned items over maxTokens − outputReserve are a PinnedBudgetError: exit 1, the error on stderr.
+      assert.strictEqual(run.code, 1, run.stderr)
+      const zeroTokens = JSON.stringify({
+        budget: { maxTokens: 0, targetTokens: 0 },
+        items: [{ content: "free", tokens: 0 }],
+        scorer: { type: "recency" }
+      })
+      const ok = yield* cli(["explain"], { stdin: zeroTokens })
+      assert.strictEqual(ok.code, 0, ok.stderr)
+      assert.match(ok.stdout, /budget utilization\s+0\.0%/)
+    }))
+
   it.effect("is listed by --help", () =>
     Effect.gen(function*() {
       assert.match((yield* cli(["--help"])).stdout, /^  explain\s/m)

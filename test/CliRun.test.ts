@@ -7,6 +7,8 @@ import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import * as Main from "../src/cli/Main.ts"
 import * as PipelineInput from "../src/cli/PipelineInput.ts"
+import * as PlaceInput from "../src/cli/PlaceInput.ts"
+import * as RunInput from "../src/cli/RunInput.ts"
 import * as Sample from "../src/cli/Sample.ts"
 import {
   ChronologicalPlacer,
@@ -575,5 +577,60 @@ layer(NodeServices.layer)("cupel run: --policy and --preset", (it) => {
         2,
         "cupel run: invalid input (stdin): placr: "
       )
+    }))
+
+  it.effect("--policy -: refused with exit 2 before reading; standard input is read once, for the input", () =>
+    Effect.gen(function*() {
+      const run = yield* cli(["run", "--policy", "-"], sampleText)
+      assertOneLine(run, 2, "cupel run: invalid policy (-): cannot read: standard input holds the run's input")
+      assert.notInclude(run.stderr, "malformed JSON")
+      const error = yield* Effect.flip(RunInput.readPolicy("-"))
+      assert.isTrue(error.unreadable)
+    }))
+
+  it.effect("a policy file that cannot be read and one that is not a policy are told apart by the error's type", () =>
+    Effect.gen(function*() {
+      const missing = yield* Effect.flip(RunInput.readPolicy(`${root}no-such-policy.json`))
+      assert.isTrue(missing.unreadable)
+      const malformed = yield* Effect.flip(RunInput.readPolicy(yield* writeTemp("m.json", "{")))
+      assert.isUndefined(malformed.unreadable)
+      // A problem worded like an unreadable file is still an invalid policy.
+      const worded = yield* Effect.flip(
+        RunInput.readPolicy(yield* writeTemp("w.json", JSON.stringify({ scorer: { type: "recency" }, "cannot read:": 1 })))
+      )
+      assert.isUndefined(worded.unreadable)
+    }))
+
+  it.effect("malformed JSON is worded by one helper, PlaceInput.parseJson, for every reader", () =>
+    Effect.gen(function*() {
+      const expected = (yield* Effect.flip(PlaceInput.parseJson("s", "{"))).problems
+      assert.strictEqual(expected.length, 1)
+      assert.match(expected[0]!, /^malformed JSON: /)
+      assert.deepStrictEqual((yield* Effect.flip(PlaceInput.decodeText("s", "{"))).problems, expected)
+      assert.deepStrictEqual((yield* Effect.flip(PipelineInput.decodeText("s", "{"))).problems, expected)
+      assert.deepStrictEqual((yield* Effect.flip(PipelineInput.decodeCandidatesText("s", "{"))).problems, expected)
+      assert.deepStrictEqual((yield* Effect.flip(RunInput.readPolicy(yield* writeTemp("m.json", "{")))).problems, expected)
+    }))
+
+  it.effect("the fast path decodes the policy fields once and answers as the schemas do (a budget's unknown keys allowed)", () =>
+    Effect.gen(function*() {
+      const inputs = [
+        Sample.pipeline,
+        { ...Sample.pipeline, budget: { ...Sample.pipeline.budget, note: "kept lenient" } },
+        { ...Sample.pipeline, slicer: { type: "knapsack", bucketSize: 10 }, placer: "chronological", overflowStrategy: "truncate" }
+      ]
+      for (const value of inputs) {
+        assert.deepStrictEqual(
+          yield* PipelineInput.decodeValue("s", value),
+          yield* PipelineInput.decodeValueWithSchema("s", value)
+        )
+      }
+      const candidates = { budget: { ...Sample.pipeline.budget, note: 1 }, items: Sample.pipeline.items, placer: "chronological" }
+      const decoded = yield* PipelineInput.decodeCandidatesValue("s", candidates)
+      assert.strictEqual(decoded.items.length, Sample.pipeline.items.length)
+      assert.strictEqual(decoded.budget.maxTokens, Sample.pipeline.budget.maxTokens)
+      // A misspelt key in the policy is still reported, by the schemas.
+      const misspelt = yield* Effect.flip(PipelineInput.decodeValue("s", { ...Sample.pipeline, placr: "u-shaped" }))
+      assert.include(misspelt.problems.join("\n"), "placr")
     }))
 })

@@ -4,6 +4,8 @@
  * same values (same prototype, same keys in the same order, same descriptors, same defaults)
  * and fail with the same message. The same holds for `ContextItem.decodeMany` /
  * `decodeJsonArray`, `ScoredItem.decodeMany` and the inputs of `cupel place` and `cupel run`.
+ * The arbitraries generate every field of the schema (`group` included) and keys it does not
+ * know, which the fast path must leave to the schema.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Effect, Exit, Schema } from "effect"
@@ -130,6 +132,13 @@ const metadata: fc.Arbitrary<unknown> = fc.oneof(
   fc.jsonValue()
 )
 
+/** Group ids: valid (non-empty strings), empty, of the wrong type, or `null` (absent). */
+const group: fc.Arbitrary<unknown> = fc.oneof(
+  { weight: 4, arbitrary: fc.string({ minLength: 1 }) },
+  fc.constantFrom<unknown>("", null, 5, 0, ["g"], { id: "g" }),
+  wrong
+)
+
 const tags: fc.Arbitrary<unknown> = fc.oneof(
   fc.array(fc.string(), { maxLength: 4 }),
   fc.array(fc.oneof(fc.string(), fc.integer()), { maxLength: 3 }),
@@ -150,13 +159,46 @@ const itemFields = {
   futureRelevanceHint: fc.oneof(fc.double(), oddNumber, wrong),
   pinned: fc.oneof(fc.boolean(), wrong),
   originalTokens: fc.oneof(fc.integer(), oddNumber, wrong),
+  group,
   unknownKey: fc.anything()
+}
+
+/**
+ * Keys the schema does not know, with any value: names a future field might have, `__proto__`
+ * as `JSON.parse` makes it (an own key), and arbitrary strings (which may also hit a known key).
+ */
+const unknownKeys: fc.Arbitrary<Record<string, unknown>> = fc
+  .array(
+    fc.tuple(fc.oneof(fc.constantFrom("id", "role", "groupId", "Group", "__proto__", "constructor"), fc.string()), fc.anything()),
+    { minLength: 1, maxLength: 3 }
+  )
+  .map((entries) => {
+    const extra: Record<string, unknown> = {}
+    for (const [key, value] of entries) {
+      Object.defineProperty(extra, key, { value, writable: true, enumerable: true, configurable: true })
+    }
+    return extra
+  })
+
+/** `fields` with `extra`'s keys added after them, `__proto__` included, as an own key. */
+const withKeys = (fields: object, extra: Record<string, unknown>): Record<string, unknown> => {
+  const out: Record<string, unknown> = { ...fields }
+  for (const key of Object.keys(extra)) {
+    Object.defineProperty(out, key, { value: extra[key], writable: true, enumerable: true, configurable: true })
+  }
+  return out
 }
 
 /** Item-like inputs: any subset of the fields (a key may also be present as `undefined`). */
 const itemLike: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 8, arbitrary: fc.record(itemFields, { requiredKeys: [] }) },
   { weight: 8, arbitrary: fc.record(itemFields, { requiredKeys: ["content", "tokens"] }) },
+  {
+    weight: 4,
+    arbitrary: fc.tuple(fc.record(itemFields, { requiredKeys: ["content", "tokens"] }), unknownKeys).map(([fields, extra]) =>
+      withKeys(fields, extra)
+    )
+  },
   fc.anything()
 )
 
@@ -176,7 +218,8 @@ const validItem: fc.Arbitrary<Record<string, unknown>> = fc.record(
     ),
     futureRelevanceHint: fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constant(null)),
     pinned: fc.boolean(),
-    originalTokens: fc.oneof(fc.integer(), fc.constant(null))
+    originalTokens: fc.oneof(fc.integer(), fc.constant(null)),
+    group: fc.oneof(fc.string({ minLength: 1 }), fc.constantFrom("tool-call-1", null))
   },
   { requiredKeys: ["content", "tokens"] }
 )
@@ -238,11 +281,109 @@ describe("the fast path for one item", () => {
   })
 
   it("declines, for the schema to decide, a key present with the value undefined", () => {
-    for (const key of ["kind", "source", "priority", "tags", "metadata", "timestamp", "futureRelevanceHint", "pinned", "originalTokens"]) {
+    for (const key of ["kind", "source", "priority", "tags", "metadata", "timestamp", "futureRelevanceHint", "pinned", "originalTokens", "group"]) {
       assert.isUndefined(fastItem({ content: "x", tokens: 1, [key]: undefined }), key)
       assert.isTrue(Exit.isFailure(schemaItem({ content: "x", tokens: 1, [key]: undefined })), key)
     }
   })
+})
+
+describe("the fast path and the fields of the schema", () => {
+  const schemaMany = Schema.decodeUnknownExit(Schema.Array(ContextItem.ContextItem), { errors: "all" })
+  const schemaJson = Schema.decodeUnknownExit(Schema.fromJsonString(Schema.Array(ContextItem.ContextItem)), { errors: "all" })
+  const schemaScored = Schema.decodeUnknownExit(Schema.Array(ScoredItem.ScoredItem), { errors: "all" })
+
+  it("the fast path keeps group, and refuses what the schema refuses", () =>
+    Effect.gen(function*() {
+      // One item: the group is kept, last, as the schema writes it; null is an absent group.
+      const grouped = fastItem({ content: "call", tokens: 3, group: "tool-1" })
+      assert.strictEqual(grouped?.group, "tool-1")
+      assert.deepStrictEqual(Object.keys(grouped ?? {}), ["content", "tokens", "kind", "source", "tags", "metadata", "pinned", "group"])
+      for (const input of [{ content: "call", tokens: 3, group: "tool-1" }, { content: "x", tokens: 1, group: null }]) {
+        const expected = schemaItem(input)
+        if (Exit.isSuccess(expected)) assertSame(fastItem(input), expected.value, "item")
+        else assert.fail(`the schema refuses ${JSON.stringify(input)}`)
+      }
+      assert.isFalse("group" in (fastItem({ content: "x", tokens: 1, group: null }) ?? { group: 0 }))
+
+      // What the schema refuses, the fast path declines, and decodeMany fails as the schema does.
+      for (const bad of ["", 5, true, [], {}, undefined]) {
+        const input = { content: "x", tokens: 1, group: bad }
+        assert.isUndefined(fastItem(input), show(bad))
+        assert.isTrue(Exit.isFailure(schemaItem(input)), show(bad))
+        assertSameExit(yield* Effect.exit(ContextItem.decodeMany([input])), schemaMany([input]))
+      }
+
+      // Every entry point that decodes many items keeps the groups.
+      const items = [
+        { content: "call", tokens: 3, group: "tool-1" },
+        { content: "result", tokens: 5, group: "tool-1" },
+        { content: "plain", tokens: 1 }
+      ]
+      const groups = (xs: ReadonlyArray<ContextItem.ContextItem>) => xs.map((item) => item.group)
+      const expectedGroups = ["tool-1", "tool-1", undefined]
+      assert.deepStrictEqual(groups(yield* ContextItem.decodeMany(items)), expectedGroups)
+      assert.deepStrictEqual(groups(yield* ContextItem.decodeJsonArray(JSON.stringify(items))), expectedGroups)
+      const pairs = items.map((item, i) => ({ item, score: i / 4 }))
+      assert.deepStrictEqual(groups((yield* ScoredItem.decodeMany(pairs)).map((pair) => pair.item)), expectedGroups)
+      const budget = { maxTokens: 100, targetTokens: 50 }
+      const place = yield* PlaceInput.decodeValue("test", { budget, pinned: [items[0]], scored: pairs.slice(1) })
+      assert.deepStrictEqual([...groups(place.pinned), ...groups(place.scored.map((pair) => pair.item))], expectedGroups)
+      const run = yield* PipelineInput.decodeValue("test", { budget, items, scorer: { type: "recency" } })
+      assert.deepStrictEqual(groups(run.items), expectedGroups)
+
+      // And the same values and errors as the schema, valid and invalid groups side by side.
+      const mixed = [...items, { content: "bad", tokens: 1, group: "" }, { content: "bad", tokens: 1, group: 5 }]
+      assertSameExit(yield* Effect.exit(ContextItem.decodeMany(items)), schemaMany(items))
+      assertSameExit(yield* Effect.exit(ContextItem.decodeMany(mixed)), schemaMany(mixed))
+      assertSameExit(yield* Effect.exit(ContextItem.decodeJsonArray(JSON.stringify(mixed))), schemaJson(JSON.stringify(mixed)), "equal")
+      const mixedPairs = mixed.map((item) => ({ item, score: 0.5 }))
+      assertSameExit(yield* Effect.exit(ScoredItem.decodeMany(mixedPairs)), schemaScored(mixedPairs))
+    }).pipe(Effect.runPromise))
+
+  it("reads exactly the schema's keys: a field added to the schema and not to the fast path fails here", () => {
+    assert.deepStrictEqual(FastDecode.itemKeys, Object.keys(ContextItem.ContextItem.fields))
+    assert.deepStrictEqual(FastDecode.scoredKeys, Object.keys(ScoredItem.ScoredItem.fields))
+  })
+
+  it("ignores keys it does not know, as the schema does, and declines objects that are not plain", () =>
+    Effect.gen(function*() {
+      const base = { content: "x", tokens: 1, group: "g" }
+      const symbolKey = { ...base, [Symbol("future")]: 1 }
+      const hidden = { ...base }
+      Object.defineProperty(hidden, "future", { value: 1, enumerable: false })
+      const plainWithExtras: ReadonlyArray<unknown> = [
+        { ...base, id: "m-1" },
+        JSON.parse(`{"content": "x", "tokens": 1, "group": "g", "__proto__": {"group": "other"}}`),
+        symbolKey,
+        hidden
+      ]
+      for (const input of plainWithExtras) {
+        // Read fast, with exactly the schema's result: the extra keys are ignored by both.
+        assert.strictEqual(fastItem(input)?.group, "g", show(input))
+        assertSameExit(yield* Effect.exit(ContextItem.decodeMany([input])), schemaMany([input]))
+      }
+      // A prototype other than the plain object's may carry fields no own key shows: the schema decides.
+      const inherited = Object.assign(Object.create({ group: "inherited" }), { content: "x", tokens: 1 })
+      assert.isUndefined(fastItem(inherited))
+      assert.isUndefined(FastDecode.scored({ item: inherited, score: 1 }, ContextItem.ContextItem))
+      assertSameExit(yield* Effect.exit(ContextItem.decodeMany([inherited])), schemaMany([inherited]))
+      // The same for the { item, score } pair itself.
+      const pairs = [{ item: base, score: 1, rank: 2 }]
+      assert.isDefined(FastDecode.scored(pairs[0], ContextItem.ContextItem))
+      assertSameExit(yield* Effect.exit(ScoredItem.decodeMany(pairs)), schemaScored(pairs))
+    }).pipe(Effect.runPromise))
+
+  it("on arbitrary items with unknown keys, decodeMany gives the schema's result", () =>
+    fc.assert(
+      fc.asyncProperty(
+        fc.tuple(fc.oneof(validItem, fc.record(itemFields, { requiredKeys: [] })), unknownKeys).map(([fields, extra]) => withKeys(fields, extra)),
+        async (input) => {
+          assertSameExit(await Effect.runPromiseExit(ContextItem.decodeMany([input])), schemaMany([input]))
+        }
+      ),
+      runs
+    ))
 })
 
 describe("ContextItem.decodeMany and decodeJsonArray", () => {
@@ -292,11 +433,12 @@ describe("ContextItem.decodeMany and decodeJsonArray", () => {
 
   it("an item the fast path declines but the schema accepts is decoded by the schema, in its place", () =>
     Effect.gen(function*() {
-      // Fields the schema reads through the prototype chain; the fast path declines nothing
-      // here but must give the same values as the schema when it does.
+      // A field the schema reads through the prototype chain: the fast path declines the item,
+      // the schema decodes it.
       const inherited = Object.create({ kind: "Document" })
       inherited.content = "c"
       inherited.tokens = 3
+      assert.isUndefined(fastItem(inherited))
       const input = [{ content: "a", tokens: 1 }, inherited, { content: "b", tokens: 2 }]
       const items = yield* ContextItem.decodeMany(input)
       assert.deepStrictEqual(items.map((i) => [i.content, i.kind]), [["a", "Message"], ["c", "Document"], ["b", "Message"]])

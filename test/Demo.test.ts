@@ -208,6 +208,29 @@ layer(NodeServices.layer)("cupel demo: the whole pipeline", (it) => {
       assert.strictEqual(refused.stdout, "")
       assert.include(refused.stderr, "CompositeScorer: scorer.scorers[0].weight must be positive, got -1")
     }))
+
+  it.effect("errors the demo does not draw are reported by RunCommand.reportRunError, as `cupel run` reports them", () =>
+    Effect.gen(function*() {
+      const cases = [
+        // InvalidConfigError
+        { ...Sample.pipeline, scorer: { type: "composite", scorers: [{ type: "recency", weight: -1 }] } },
+        // TokenTotalError
+        {
+          budget: { maxTokens: 100, targetTokens: 50 },
+          scorer: { type: "recency" },
+          items: [{ content: "a", tokens: Number.MAX_SAFE_INTEGER }, { content: "b", tokens: Number.MAX_SAFE_INTEGER }]
+        }
+      ]
+      for (const [i, input] of cases.entries()) {
+        const file = yield* writeTemp(`case${i}.json`, JSON.stringify(input))
+        const demo = yield* cli(["demo", "--input", file])
+        const run = yield* cli(["run", file])
+        assert.strictEqual(demo.code, run.code)
+        assert.strictEqual(demo.code, 2, demo.stderr)
+        assert.strictEqual(demo.stdout, "")
+        assert.strictEqual(demo.stderr, run.stderr.replaceAll("cupel run: ", "cupel demo: "))
+      }
+    }))
 })
 
 layer(NodeServices.layer)("cupel demo --place: the Place stage alone, as before", (it) => {

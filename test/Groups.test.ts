@@ -163,6 +163,125 @@ describe("Groups — selection", () => {
     }))
 })
 
+describe("Groups — checks and reasons", () => {
+  // An item with an invalid value, as one that bypassed the class's checks would arrive.
+  const forged = (content: string, tokens: number, extra: Partial<Fields> = {}) =>
+    new ContextItem.ContextItem({ content, tokens, ...extra }, { disableChecks: true })
+
+  it.effect("a grouped member with fractional tokens fails with InvalidItemError naming it, not a defect", () =>
+    Effect.gen(function*() {
+      const items = [item("alone", 1), item("call", 2, { group: "g" }), forged("result", 1.5, { group: "g" })]
+      const error = yield* Effect.flip(run(items, budget(100, 100)))
+      if (error._tag !== "InvalidItemError") return assert.fail(`expected InvalidItemError, got ${error._tag}`)
+      assert.deepStrictEqual([error.problem, error.list, error.index, error.content, error.tokens], [
+        "NonIntegerTokens",
+        "candidates",
+        2,
+        "result",
+        1.5
+      ])
+    }))
+
+  it.effect("a NaN token count in a group is an InvalidItemError, not a TokenTotalError", () =>
+    Effect.gen(function*() {
+      const items = [forged("call", Number.NaN, { group: "g" }), item("result", 1, { group: "g" })]
+      const error = yield* Effect.flip(run(items, budget(100, 100)))
+      if (error._tag !== "InvalidItemError") return assert.fail(`expected InvalidItemError, got ${error._tag}`)
+      assert.deepStrictEqual([error.problem, error.index], ["NonIntegerTokens", 0])
+    }))
+
+  it.effect("grouped and ungrouped candidates fail the same way as without groups (Classify's check first)", () =>
+    Effect.gen(function*() {
+      const plain = [item("a", 1), forged("b", 2.5), item("c", 1)]
+      const grouped = [item("a", 1, { group: "g" }), forged("b", 2.5), item("c", 1, { group: "g" })]
+      const x = yield* Effect.flip(run(plain, budget(100, 100)))
+      const y = yield* Effect.flip(run(grouped, budget(100, 100)))
+      assert.deepStrictEqual(y, x)
+    }))
+
+  it.effect("a Deduplicated reason on a unit names the ungrouped survivor whose content equals the joined members", () =>
+    Effect.gen(function*() {
+      const items = [
+        item("a\nb", 2, { priority: 9 }),
+        item("a", 1, { group: "g", priority: 1 }),
+        item("b", 1, { group: "g", priority: 1 })
+      ]
+      const result = yield* run(items, budget(100, 100))
+      assert.deepStrictEqual(result.window, [items[0]!])
+      assert.deepStrictEqual(result.report.excluded.map((e) => [e.item, e.reason]), [
+        [items[1]!, { _tag: "Deduplicated", deduplicatedAgainst: "a\nb" }],
+        [items[2]!, { _tag: "Deduplicated", deduplicatedAgainst: "a\nb" }]
+      ])
+    }))
+
+  it.effect("a Deduplicated reason on an ungrouped item names the surviving unit's first member", () =>
+    Effect.gen(function*() {
+      const items = [
+        item("a\nb", 2, { priority: 1 }),
+        item("a", 1, { group: "g", priority: 9 }),
+        item("b", 1, { group: "g", priority: 9 })
+      ]
+      const result = yield* run(items, budget(100, 100))
+      assert.deepStrictEqual(result.report.excluded.map((e) => [e.item, e.reason]), [
+        [items[0]!, { _tag: "Deduplicated", deduplicatedAgainst: "a" }]
+      ])
+    }))
+
+  it.effect("two groups whose contents join to the same text: the reason names the survivor's first member", () =>
+    Effect.gen(function*() {
+      const items = [
+        item("a\nb", 1, { group: "g1", priority: 9 }),
+        item("c", 1, { group: "g1", priority: 9 }),
+        item("a", 1, { group: "g2", priority: 1 }),
+        item("b\nc", 1, { group: "g2", priority: 1 })
+      ]
+      const result = yield* run(items, budget(100, 100))
+      assert.deepStrictEqual(result.window, [items[0]!, items[1]!])
+      assert.deepStrictEqual(result.report.excluded.map((e) => [e.item, e.reason]), [
+        [items[2]!, { _tag: "Deduplicated", deduplicatedAgainst: "a\nb" }],
+        [items[3]!, { _tag: "Deduplicated", deduplicatedAgainst: "a\nb" }]
+      ])
+    }))
+
+  it.effect("a PinnedOverride reason names the first pinned candidate, unit or not, by identity", () =>
+    Effect.gen(function*() {
+      // 10 pinned tokens leave an effective target of 40; the 45-token item would fit 50 but for them.
+      const big = item("big", 45, { priority: 5 })
+      const b = new ContextBudget.ContextBudget({ maxTokens: 100, targetTokens: 50 })
+      const ungroupedFirst = [
+        item("x\ny", 5, { pinned: true }),
+        item("x", 2, { group: "g", pinned: true }),
+        item("y", 3, { group: "g" }),
+        big
+      ]
+      const first = yield* run(ungroupedFirst, b)
+      assert.deepStrictEqual(first.report.excluded.map((e) => [e.item, e.reason]), [
+        [big, { _tag: "PinnedOverride", displacedBy: "x\ny" }]
+      ])
+      const groupFirst = [ungroupedFirst[1]!, ungroupedFirst[2]!, ungroupedFirst[0]!, big]
+      const second = yield* run(groupFirst, b)
+      assert.deepStrictEqual(second.report.excluded.map((e) => [e.item, e.reason]), [
+        [big, { _tag: "PinnedOverride", displacedBy: "x" }]
+      ])
+    }))
+
+  it.effect("a unit has its earliest member's timestamp: a chronological placer puts the group where it starts", () =>
+    Effect.gen(function*() {
+      const at = (s: number) => Timestamp.fromEpochMillis(s * 1000)
+      const items = [
+        item("m0", 1, { timestamp: at(0) }),
+        item("call", 1, { group: "g", timestamp: at(1) }),
+        item("m2", 1, { timestamp: at(2) }),
+        item("m3", 1, { timestamp: at(3) }),
+        item("result", 1, { group: "g", timestamp: at(4) }),
+        item("m5", 1, { timestamp: at(5) })
+      ]
+      const layers = Layer.mergeAll(RecencyScorer.layer, GreedySlice.layer, ChronologicalPlacer.layer, OverflowNotifier.layerNoop)
+      const result = yield* run(items, budget(100, 100), undefined, layers)
+      assert.deepStrictEqual(contents(result.window), ["m0", "call", "result", "m2", "m3", "m5"])
+    }))
+})
+
 // ---------------------------------------------------------------------------------------------
 // Properties
 

@@ -191,6 +191,17 @@ describe("Pipeline — Sort and Slice", () => {
     assert.deepStrictEqual(Effect.runSync(Slice.effectiveBudget(b, 2000)), { maxTokens: 0, targetTokens: 0 })
   })
 
+  it.effect("the reserved slots are totalled as every token sum is (sumTokens): past MAX_SAFE_INTEGER, TokenTotalError", () =>
+    Effect.gen(function*() {
+      const reserved = (reservedSlots: Record<string, number>) =>
+        Slice.effectiveBudget({ ...new ContextBudget.ContextBudget({ maxTokens: 1000, targetTokens: 800 }), reservedSlots }, 0)
+      const error = yield* Effect.flip(reserved({ A: Number.MAX_SAFE_INTEGER, B: 1, C: 1 }))
+      assert.strictEqual(error._tag, "TokenTotalError")
+      assert.deepStrictEqual([error.what, error.count], ["reserved slots", 2])
+      assert.deepStrictEqual(yield* reserved({ A: 100, B: 50 }), { maxTokens: 850, targetTokens: 650 })
+      assert.deepStrictEqual(yield* reserved({}), { maxTokens: 1000, targetTokens: 800 })
+    }))
+
   it.effect("BudgetExceeded carries the item's tokens and what the effective target had left", () =>
     Effect.gen(function*() {
       const result = yield* run([item("fits", 150, { priority: 9 }), item("too-big", 400, { priority: 1 })], budget(1000, 200))

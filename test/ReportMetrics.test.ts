@@ -6,6 +6,7 @@ import {
   ContextItem,
   IncludedItem,
   InclusionReason,
+  InvalidConfigError,
   OverflowNotifier,
   Pipeline,
   ReflexiveScorer,
@@ -50,11 +51,35 @@ describe("ReportMetrics.budgetUtilization", () => {
       assert.strictEqual(yield* ReportMetrics.budgetUtilization(included(), budget(1000, 500)), 0)
     }))
 
-  it.effect("is 0 for an empty window over a zero budget (not NaN), Infinity for tokens over one", () =>
+  it.effect("is 0 for a window of 0 tokens over a zero budget (not NaN)", () =>
     Effect.gen(function*() {
       assert.strictEqual(yield* ReportMetrics.budgetUtilization(included(), budget(0, 0)), 0)
       assert.strictEqual(yield* ReportMetrics.budgetUtilization(included(item("z", 0)), budget(0, 0)), 0)
-      assert.strictEqual(yield* ReportMetrics.budgetUtilization(included(item("a", 5)), budget(0, 0)), Infinity)
+      assert.strictEqual(yield* ReportMetrics.budgetUtilization(included(item("p", 5), item("n", -5)), budget(0, 0)), 0)
+    }))
+
+  it.effect("never Infinity: a window holding tokens over a zero budget fails with InvalidConfigError naming budget.maxTokens", () =>
+    Effect.gen(function*() {
+      for (const window of [included(item("a", 5)), included(item("n", -5))]) {
+        const error = yield* Effect.flip(ReportMetrics.budgetUtilization(window, budget(0, 0)))
+        assert.instanceOf(error, InvalidConfigError.InvalidConfigError)
+        if (error._tag === "InvalidConfigError") {
+          assert.strictEqual(error.path, "budget.maxTokens")
+          assert.match(error.rule, /must be positive/)
+        }
+      }
+    }))
+
+  it.effect("never Infinity: a Proceed run over a zero budget fails rather than measuring Infinity", () =>
+    Effect.gen(function*() {
+      const everything = Slicer.layer(Slicer.fromIndices("everything", (sorted) => sorted.map((_, i) => i)))
+      const b = budget(0, 0)
+      const result = yield* Pipeline.run([item("a", 80)], b, { overflowStrategy: "Proceed" }).pipe(
+        Effect.provide(Layer.mergeAll(ReflexiveScorer.layer, everything, UShapedPlacer.layer, OverflowNotifier.layerNoop))
+      )
+      assert.strictEqual(result.report.included.length, 1)
+      const error = yield* Effect.flip(ReportMetrics.budgetUtilization(result.report, b))
+      assert.strictEqual(error._tag, "InvalidConfigError")
     }))
 
   it.effect("exceeds 1 when a Proceed run keeps more than maxTokens", () =>

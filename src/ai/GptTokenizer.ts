@@ -14,11 +14,12 @@
  *
  * @since 0.2.0
  */
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import type { AiError, Prompt } from "effect/ai"
 import { Tokenizer } from "effect/ai"
 import { render } from "./PromptWindow.ts"
 import * as TokenCounter from "./TokenCounter.ts"
+import { describeThrown } from "../internal/describeThrown.ts"
 
 /**
  * The encodings on offer: `o200k_base` (GPT-4o and later; the default) and `cl100k_base`
@@ -29,28 +30,50 @@ import * as TokenCounter from "./TokenCounter.ts"
  */
 export type Encoding = "o200k_base" | "cl100k_base"
 
+/**
+ * The encoding could not be loaded: `gpt-tokenizer`, an optional peer dependency, is not
+ * installed (or its module failed to load). Install it with `npm install gpt-tokenizer`.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class TokenizerLoadError extends Schema.TaggedError<TokenizerLoadError>()("TokenizerLoadError", {
+  encoding: Schema.String,
+  cause: Schema.Defect()
+}) {
+  override get message(): string {
+    return `could not load gpt-tokenizer's ${this.encoding} encoding (is the optional peer dependency gpt-tokenizer installed? npm install gpt-tokenizer): ${
+      describeThrown(this.cause)
+    }`
+  }
+}
+
+
+type EncodeChat = (chat: ReadonlyArray<{ role: string; content: string }>) => Array<number>
+
+/** Imports a module of the optional peer: its absence is a typed failure, not a defect. */
+const importing = <M>(encoding: Encoding, load: () => Promise<M>): Effect.Effect<M, TokenizerLoadError> =>
+  Effect.tryPromise({ try: load, catch: (cause) => new TokenizerLoadError({ encoding, cause }) })
+
 /** The chat encoder of an encoding, loaded on demand. */
-const load = (encoding: Encoding) =>
+const load = (encoding: Encoding): Effect.Effect<EncodeChat, TokenizerLoadError> =>
   encoding === "o200k_base"
-    ? Effect.promise(() => import("gpt-tokenizer/encoding/o200k_base")).pipe(
-      Effect.map((m) => (chat: ReadonlyArray<{ role: string; content: string }>) =>
-        m.encodeChat(chat, "gpt-4o", { disallowedSpecial: new Set() })
-      )
+    ? importing(encoding, () => import("gpt-tokenizer/encoding/o200k_base")).pipe(
+      Effect.map((m): EncodeChat => (chat) => m.encodeChat(chat, "gpt-4o", { disallowedSpecial: new Set() }))
     )
-    : Effect.promise(() => import("gpt-tokenizer/encoding/cl100k_base")).pipe(
-      Effect.map((m) => (chat: ReadonlyArray<{ role: string; content: string }>) =>
-        m.encodeChat(chat, "gpt-4", { disallowedSpecial: new Set() })
-      )
+    : importing(encoding, () => import("gpt-tokenizer/encoding/cl100k_base")).pipe(
+      Effect.map((m): EncodeChat => (chat) => m.encodeChat(chat, "gpt-4", { disallowedSpecial: new Set() }))
     )
 
 /**
  * A `Tokenizer` service for an encoding. Text that looks like a special token
- * (`<|im_end|>`) inside a message is counted as text, never as a special token.
+ * (`<|im_end|>`) inside a message is counted as text, never as a special token. Fails with
+ * {@link TokenizerLoadError} when `gpt-tokenizer` cannot be loaded.
  *
  * @since 0.2.0
  * @category constructors
  */
-export const make = (encoding: Encoding = "o200k_base"): Effect.Effect<Tokenizer.Service> =>
+export const make = (encoding: Encoding = "o200k_base"): Effect.Effect<Tokenizer.Service, TokenizerLoadError> =>
   Effect.map(load(encoding), (encodeChat) =>
     Tokenizer.make({
       tokenize: (prompt) =>
@@ -58,32 +81,41 @@ export const make = (encoding: Encoding = "o200k_base"): Effect.Effect<Tokenizer
     }))
 
 /**
- * The `Tokenizer` service for an encoding.
+ * The `Tokenizer` service for an encoding. Building it fails with {@link TokenizerLoadError}
+ * when `gpt-tokenizer` is not installed.
  *
  * @since 0.2.0
  * @category layers
  */
-export const layerTokenizer = (encoding: Encoding = "o200k_base"): Layer.Layer<Tokenizer.Tokenizer> =>
+export const layerTokenizer = (
+  encoding: Encoding = "o200k_base"
+): Layer.Layer<Tokenizer.Tokenizer, TokenizerLoadError> =>
   Layer.effect(Tokenizer.Tokenizer, make(encoding))
 
 /**
  * The `Tokenizer` service for an encoding and the `TokenCounter` that counts through it, each
- * message once.
+ * message once. Building it fails with {@link TokenizerLoadError} when `gpt-tokenizer` is not
+ * installed, and in no other way: this tokenizer itself never fails (measuring the request
+ * overhead cannot).
  *
  * @since 0.2.0
  * @category layers
  */
-export const layerEncoding = (encoding: Encoding): Layer.Layer<Tokenizer.Tokenizer | TokenCounter.TokenCounter> =>
+export const layerEncoding = (
+  encoding: Encoding
+): Layer.Layer<Tokenizer.Tokenizer | TokenCounter.TokenCounter, TokenizerLoadError> =>
   TokenCounter.layerTokenizer.pipe(Layer.orDie, Layer.provideMerge(layerTokenizer(encoding)))
 
 /**
- * `o200k_base`: the `Tokenizer` and the `TokenCounter`. (Building it cannot fail: this
- * tokenizer never does.)
+ * `o200k_base`: the `Tokenizer` and the `TokenCounter`. Building it fails with
+ * {@link TokenizerLoadError} when `gpt-tokenizer` is not installed.
  *
  * @since 0.2.0
  * @category layers
  */
-export const layer: Layer.Layer<Tokenizer.Tokenizer | TokenCounter.TokenCounter> = layerEncoding("o200k_base")
+export const layer: Layer.Layer<Tokenizer.Tokenizer | TokenCounter.TokenCounter, TokenizerLoadError> = layerEncoding(
+  "o200k_base"
+)
 
 /**
  * The tokens of a prompt, as sent: a convenience over the `Tokenizer` service.

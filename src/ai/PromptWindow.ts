@@ -8,7 +8,10 @@
  *   each default can be changed per message with {@link Options.annotate};
  * - the conversation's order is the items' recency: message `i` gets the timestamp
  *   `startMillis + i` (milliseconds), so recency scorers prefer later messages and the
- *   chronological placer keeps the conversation's order;
+ *   chronological placer keeps the conversation's order — except that a group (below) is one
+ *   unit with its first message's timestamp, so its later messages are drawn up to follow the
+ *   first directly (a tool result given after other messages comes right after its call, where
+ *   providers expect it), and the group is rated as recent as its first message;
  * - an assistant message's tool calls and the tool messages holding their results (matched by
  *   call id), and approval requests with their responses (matched by approval id), share a
  *   `group`: the pipeline keeps them together — selected or excluded as one unit, adjacent
@@ -17,6 +20,10 @@
  * - each item's `tokens` come from the `TokenCounter` service; its `content` is what the
  *   message says, as {@link render} writes it (what deduplication compares and reports show).
  *
+ * The values that come from the caller's code — the counter's count, `annotate`'s fields,
+ * `startMillis` — are checked: an invalid one fails with a {@link CandidateError} naming the
+ * message and the field, never with a defect.
+ *
  * {@link fit} runs the pipeline on those candidates and {@link toPrompt} turns the window back
  * into a prompt of the original message objects. As the groups are never split, the window
  * holds no tool result without its call and no call without its results, unless the input
@@ -24,16 +31,16 @@
  *
  * @since 0.2.0
  */
-import { Effect } from "effect"
+import { DateTime, Effect, Option, Schema, type SchemaIssue } from "effect"
 import type { AiError } from "effect/ai"
 import { Prompt } from "effect/ai"
 import type { ContextBudget } from "../ContextBudget.ts"
-import { ContextItem } from "../ContextItem.ts"
+import * as ContextItem from "../ContextItem.ts"
 import * as ContextKind from "../ContextKind.ts"
 import * as Pipeline from "../Pipeline.ts"
 import type { PipelineResult } from "../PipelineResult.ts"
-import { fromEpochMillis } from "../Timestamp.ts"
 import { TokenCounter } from "./TokenCounter.ts"
+import { describeThrown } from "../internal/describeThrown.ts"
 
 /**
  * What the caller may set on a message's item. Fields left out keep their defaults.
@@ -65,7 +72,7 @@ export interface Annotation {
  */
 export interface Options {
   readonly annotate?: ((message: Prompt.Message, index: number) => Annotation | undefined) | undefined
-  readonly documents?: ReadonlyArray<ContextItem> | undefined
+  readonly documents?: ReadonlyArray<ContextItem.ContextItem> | undefined
   readonly startMillis?: number | undefined
 }
 
@@ -76,8 +83,8 @@ export interface Options {
  * @category models
  */
 export interface Candidates {
-  readonly items: ReadonlyArray<ContextItem>
-  readonly messageOf: ReadonlyMap<ContextItem, Prompt.Message>
+  readonly items: ReadonlyArray<ContextItem.ContextItem>
+  readonly messageOf: ReadonlyMap<ContextItem.ContextItem, Prompt.Message>
 }
 
 /**
@@ -89,6 +96,27 @@ export interface Candidates {
 export interface Fitted {
   readonly prompt: Prompt.Prompt
   readonly result: PipelineResult
+}
+
+/**
+ * A message whose item cannot be made: a value that came from the caller's code — the
+ * `TokenCounter`'s count (`tokens`, a safe integer), `annotate`'s result or a throw from it
+ * (`kind`, `priority`, `futureRelevanceHint`, `tags`, `metadata`, `annotate`), or
+ * `startMillis` (`timestamp`: `startMillis + index` must be a valid instant) — is invalid.
+ * `index` is the message's index in the prompt.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class CandidateError extends Schema.TaggedError<CandidateError>()("CandidateError", {
+  index: Schema.Int,
+  field: Schema.String,
+  problem: Schema.String,
+  cause: Schema.optionalKey(Schema.Defect())
+}) {
+  override get message(): string {
+    return `message ${this.index}: ${this.field} ${this.problem}`
+  }
 }
 
 /**
@@ -176,13 +204,15 @@ const linksOf = (message: Prompt.Message): Array<string> => {
 
 /**
  * The group of each message: messages linked by a tool call id or an approval id (directly or
- * through others) share one, named after the first message's index; a message linked to no
- * other has none.
+ * through others) share one, named `prefix` and the first message's index (`message-2`); a
+ * message linked to no other has none. {@link toCandidates} picks a prefix that none of the
+ * caller's `documents` uses (see {@link groupPrefix}), so that no document joins a message's
+ * group by accident.
  *
  * @since 0.2.0
  * @category grouping
  */
-export const groups = (messages: ReadonlyArray<Prompt.Message>): Array<string | undefined> => {
+export const groups = (messages: ReadonlyArray<Prompt.Message>, prefix = "message-"): Array<string | undefined> => {
   // Union-find over message indices, joined through the first message seen with each id.
   const parent = messages.map((_, i) => i)
   const find = (i: number): number => {
@@ -212,8 +242,23 @@ export const groups = (messages: ReadonlyArray<Prompt.Message>): Array<string | 
   for (let i = 0; i < messages.length; i++) size.set(find(i), (size.get(find(i)) ?? 0) + 1)
   return messages.map((_, i) => {
     const root = find(i)
-    return (size.get(root) ?? 0) > 1 ? `message-${root}` : undefined
+    return (size.get(root) ?? 0) > 1 ? `${prefix}${root}` : undefined
   })
+}
+
+/**
+ * The prefix of the message groups for a call: `message-`, or, when a document's group id
+ * starts with it, the first of `prompt2:message-`, `prompt3:message-`… that none does. No
+ * message group id can then equal a document's, whatever ids the caller chose.
+ *
+ * @since 0.2.0
+ * @category grouping
+ */
+export const groupPrefix = (documents: ReadonlyArray<ContextItem.ContextItem>): string => {
+  const taken = (prefix: string) => documents.some((d) => d.group !== undefined && d.group.startsWith(prefix))
+  let prefix = "message-"
+  for (let k = 2; taken(prefix); k++) prefix = `prompt${k}:message-`
+  return prefix
 }
 
 /**
@@ -280,28 +325,47 @@ const kindOf = (message: Prompt.Message): string =>
 /**
  * The candidate items of a prompt, one per message, in order, then the `documents`.
  *
+ * Fails with a {@link CandidateError} when a value from the caller's code is invalid (the
+ * counter's count, an annotation, `startMillis`), and with the counter's `AiError`.
+ *
  * @since 0.2.0
  * @category converting
  */
 export const toCandidates = (
   prompt: Prompt.RawInput,
   options?: Options
-): Effect.Effect<Candidates, AiError.AiError, TokenCounter> =>
+): Effect.Effect<Candidates, AiError.AiError | CandidateError, TokenCounter> =>
   Effect.gen(function*() {
     const counter = yield* TokenCounter
     const messages = Prompt.make(prompt).content
-    const groupOf = groups(messages)
+    const documents = options?.documents ?? []
+    const groupOf = groups(messages, groupPrefix(documents))
     const start = options?.startMillis ?? 0
-    const items: Array<ContextItem> = []
-    const messageOf = new Map<ContextItem, Prompt.Message>()
+    const items: Array<ContextItem.ContextItem> = []
+    const messageOf = new Map<ContextItem.ContextItem, Prompt.Message>()
     for (let i = 0; i < messages.length; i++) {
       const message = messages[i]!
       const tokens = yield* counter.count(message)
-      const annotation = options?.annotate?.(message, i)
+      if (!Number.isSafeInteger(tokens)) {
+        return yield* new CandidateError({
+          index: i,
+          field: "tokens",
+          problem: `must be a safe integer: the TokenCounter gave ${tokens}`
+        })
+      }
+      const annotation = yield* annotationOf(options?.annotate, message, i)
+      const timestamp = DateTime.make(start + i)
+      if (Option.isNone(timestamp)) {
+        return yield* new CandidateError({
+          index: i,
+          field: "timestamp",
+          problem: `must be a valid instant: startMillis (${start}) + ${i} is not`
+        })
+      }
       const group = groupOf[i]
       const priority = annotation?.priority
       const hint = annotation?.futureRelevanceHint
-      const item = new ContextItem({
+      const item = yield* ContextItem.make({
         content: render(message),
         tokens,
         kind: annotation?.kind ?? kindOf(message),
@@ -309,17 +373,53 @@ export const toCandidates = (
         pinned: annotation?.pinned ?? message.role === "system",
         tags: annotation?.tags ?? [],
         metadata: { ...annotation?.metadata, role: message.role, messageIndex: i },
-        timestamp: fromEpochMillis(start + i),
+        timestamp: timestamp.value,
         ...(priority === undefined ? {} : { priority }),
         ...(hint === undefined ? {} : { futureRelevanceHint: hint }),
         ...(group === undefined ? {} : { group })
-      })
+      }).pipe(
+        Effect.mapError((error) =>
+          new CandidateError({ index: i, field: fieldOf(error.issue) ?? "item", problem: `is invalid: ${error.message}` })
+        )
+      )
       items.push(item)
       messageOf.set(item, message)
     }
-    for (const document of options?.documents ?? []) items.push(document)
+    for (const document of documents) items.push(document)
     return { items, messageOf }
   })
+
+/** The caller's annotation of a message; a throw from `annotate` is a {@link CandidateError}. */
+const annotationOf = (
+  annotate: Options["annotate"],
+  message: Prompt.Message,
+  index: number
+): Effect.Effect<Annotation | undefined, CandidateError> =>
+  annotate === undefined ? Effect.undefined : Effect.try({
+    try: () => annotate(message, index),
+    catch: (cause) => new CandidateError({ index, field: "annotate", problem: `threw: ${describeThrown(cause)}`, cause })
+  })
+
+
+/** The field a schema issue is about: the first key on its path. */
+const fieldOf = (issue: SchemaIssue.Issue): string | undefined => {
+  switch (issue._tag) {
+    case "Pointer":
+      return issue.path.length > 0 ? String(issue.path[0]) : fieldOf(issue.issue)
+    case "Filter":
+    case "Encoding":
+      return fieldOf(issue.issue)
+    case "Composite":
+    case "AnyOf":
+      for (const inner of issue.issues) {
+        const field = fieldOf(inner)
+        if (field !== undefined) return field
+      }
+      return undefined
+    default:
+      return undefined
+  }
+}
 
 /**
  * The prompt of a window: each item's original message, in the window's order; an item that
@@ -328,7 +428,7 @@ export const toCandidates = (
  * @since 0.2.0
  * @category converting
  */
-export const toPrompt = (window: ReadonlyArray<ContextItem>, candidates: Candidates): Prompt.Prompt =>
+export const toPrompt = (window: ReadonlyArray<ContextItem.ContextItem>, candidates: Candidates): Prompt.Prompt =>
   Prompt.fromMessages(
     window.map((item) => candidates.messageOf.get(item) ?? Prompt.systemMessage({ content: item.content }))
   )
@@ -337,7 +437,7 @@ export const toPrompt = (window: ReadonlyArray<ContextItem>, candidates: Candida
  * Fits a prompt into a budget: {@link toCandidates}, `Pipeline.run` (with the scorer, slicer,
  * placer and notifier in context), {@link toPrompt}. Pipeline failures — `OverflowError` under
  * the `Throw` strategy, `PinnedBudgetError` when the pinned messages alone cannot fit — are in
- * the error channel, as are the token counter's.
+ * the error channel, as are the token counter's and {@link CandidateError}.
  *
  * Place with `SectionedPlacer.conversation` for a window providers accept: system messages
  * first, documents next, then the conversation in order.
@@ -370,7 +470,7 @@ export const fit = (
   prompt: Prompt.RawInput,
   budget: ContextBudget,
   options?: Options & Pipeline.Options
-): Effect.Effect<Fitted, Pipeline.PipelineError | AiError.AiError, Pipeline.Services | TokenCounter> =>
+): Effect.Effect<Fitted, Pipeline.PipelineError | AiError.AiError | CandidateError, Pipeline.Services | TokenCounter> =>
   Effect.gen(function*() {
     const candidates = yield* toCandidates(prompt, options)
     const result = yield* Pipeline.run(candidates.items, budget, options)

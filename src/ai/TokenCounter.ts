@@ -12,8 +12,8 @@
  * @since 0.2.0
  */
 import { Context, Effect, Layer } from "effect"
-import type { AiError } from "effect/ai"
-import { Prompt, Tokenizer } from "effect/ai"
+import { AiError, Prompt, Tokenizer } from "effect/ai"
+import { describeThrown } from "../internal/describeThrown.ts"
 
 /**
  * The token counting service.
@@ -62,8 +62,23 @@ export const layerTokenizer: Layer.Layer<TokenCounter, AiError.AiError, Tokenize
 )
 
 /**
+ * The module name on the `AiError`s that {@link make}'s counters raise.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const errorModule = "effect-cupel/TokenCounter"
+
+/**
  * A counter from a plain function (an estimate such as characters / 4, or a test's fixed
  * counts). Not cached: the function is expected to be cheap.
+ *
+ * The function is the caller's code: if it throws, `count` fails — in the service's own error
+ * channel — with an `AiError` (module {@link errorModule}, method `count`, reason
+ * `UnknownError`) whose description names the counter (`name`, default `"TokenCounter.make"`),
+ * the message's role and what was thrown; the thrown value is not kept, as an `AiError` is
+ * plain data. A count that is not a safe integer is refused by `PromptWindow.toCandidates`,
+ * which names the message.
  *
  * @example
  * ```ts
@@ -77,5 +92,28 @@ export const layerTokenizer: Layer.Layer<TokenCounter, AiError.AiError, Tokenize
  * @since 0.2.0
  * @category constructors
  */
-export const make = (count: (message: Prompt.Message) => number, requestOverhead = 0): Layer.Layer<TokenCounter> =>
-  Layer.succeed(TokenCounter, TokenCounter.of({ count: (message) => Effect.sync(() => count(message)), requestOverhead }))
+export const make = (
+  count: (message: Prompt.Message) => number,
+  requestOverhead = 0,
+  name = "TokenCounter.make"
+): Layer.Layer<TokenCounter> =>
+  Layer.succeed(
+    TokenCounter,
+    TokenCounter.of({
+      count: (message) =>
+        Effect.try({
+          try: () => count(message),
+          catch: (cause) =>
+            AiError.make({
+              module: errorModule,
+              method: "count",
+              reason: new AiError.UnknownError({
+                description: `the token counter "${name}" threw on a ${message.role} message: ${describeThrown(cause)}`,
+                metadata: { counter: name }
+              })
+            })
+        }),
+      requestOverhead
+    })
+  )
+

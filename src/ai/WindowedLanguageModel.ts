@@ -15,7 +15,9 @@
  * - A prompt that cannot fit — pinned messages beyond the window, or the `Throw` strategy's
  *   overflow — fails the call with an `AiError` whose reason is an `InvalidRequestError`
  *   (`parameter: "prompt"`), in the call's own error channel: `LanguageModel`'s methods can
- *   fail with `AiError` only. {@link windowFailure} reads the pipeline error's tag back.
+ *   fail with `AiError` only. Invalid items are `InvalidRequestError`s too; a failing or
+ *   contract-breaking scorer, slicer or placer is an `UnknownError`. {@link windowFailure}
+ *   reads the original error's tag back.
  * - Each call's selection report is published to {@link WindowReports} (a `PubSub`) and its
  *   figures are the attributes of the span `cupel.window`.
  *
@@ -75,7 +77,10 @@ export interface CallReport {
   readonly method: "generateText" | "generateObject" | "streamText"
   /** The prompt the model received. */
   readonly prompt: Prompt.Prompt
-  /** The messages of the prompt the caller gave. */
+  /**
+   * The candidates the pipeline weighed: the messages of the prompt the caller gave, plus the
+   * `documents` (the selection report's `totalCandidates`).
+   */
   readonly candidates: number
   /** The pipeline's result: window, selection report, totals. */
   readonly result: PipelineResult
@@ -102,29 +107,68 @@ export class WindowReports extends Context.Service<WindowReports, PubSub.PubSub<
 export const errorModule = "effect-cupel/WindowedLanguageModel"
 
 /**
- * The tag of the pipeline error (`"OverflowError"`, `"PinnedBudgetError"`…) behind an
- * `AiError` raised by this layer; `undefined` for any other `AiError`.
+ * The tag of the error behind an `AiError` raised by this layer (`"OverflowError"`,
+ * `"PinnedBudgetError"`, `"ScorerError"`, `"CandidateError"`…); `undefined` for any other
+ * `AiError` (the wrapped model's, or the token counter's).
  *
  * @since 0.2.0
  * @category errors
  */
 export const windowFailure = (error: AiError.AiError): string | undefined => {
-  if (error.module !== errorModule || error.reason._tag !== "InvalidRequestError") return undefined
-  const tag = error.reason.metadata["cupelError"]
+  if (error.module !== errorModule) return undefined
+  const reason = error.reason
+  if (reason._tag !== "InvalidRequestError" && reason._tag !== "UnknownError") return undefined
+  const tag = reason.metadata["cupelError"]
   return typeof tag === "string" ? tag : undefined
 }
 
-const toAiError = (method: string) => (error: PipelineError | AiError.AiError): AiError.AiError =>
-  AiError.isAiError(error) ? error : AiError.make({
-    module: errorModule,
-    method,
-    reason: new AiError.InvalidRequestError({
-      parameter: "prompt",
-      constraint: "the prompt must fit the context window",
-      description: error.message,
-      metadata: { cupelError: error._tag }
-    })
-  })
+/** An error of the window's own making, before the model is called. */
+type WindowError = PipelineError | PromptWindow.CandidateError
+
+/**
+ * What a window error says about the request, as an `AiError` reason.
+ *
+ * - The prompt cannot fit (`PinnedBudgetError`, `OverflowError` under `Throw`), or the
+ *   slicer's count requirements cannot be met by it (`CountRequirementError`): an
+ *   `InvalidRequestError` on `prompt` — the request must change.
+ * - The request's items are invalid — a message's item (`CandidateError`: the counter's count,
+ *   an annotation, `startMillis`), a document (`InvalidItemError`), or token counts whose
+ *   total no number holds exactly (`TokenTotalError`): an `InvalidRequestError` on the
+ *   offending part.
+ * - A strategy failed (`ScorerError`, `SlicerError`, `PlacerError`) or broke its contract
+ *   (`SlicerContractError`, `PlacerContractError`: a bug in a custom scorer, slicer or placer):
+ *   an `UnknownError` — nothing in the request is at fault, and it is not retryable.
+ *
+ * Each carries the error's tag as `metadata.cupelError` (what {@link windowFailure} reads) and
+ * its message as `description`.
+ */
+const reasonOf = (error: WindowError): AiError.AiErrorReason => {
+  const metadata = { cupelError: error._tag }
+  const invalid = (parameter: string, constraint: string) =>
+    new AiError.InvalidRequestError({ parameter, constraint, description: error.message, metadata })
+  switch (error._tag) {
+    case "PinnedBudgetError":
+    case "OverflowError":
+      return invalid("prompt", "the prompt must fit the context window")
+    case "CountRequirementError":
+      return invalid("prompt", "the prompt must hold the items the slicer's count requirements ask for")
+    case "CandidateError":
+      return invalid("prompt", `each message must make a valid item (${error.field})`)
+    case "InvalidItemError":
+      return invalid("documents", "every item must have a valid token count")
+    case "TokenTotalError":
+      return invalid("prompt", "token totals must stay within Number.MAX_SAFE_INTEGER")
+    case "ScorerError":
+    case "SlicerError":
+    case "PlacerError":
+    case "SlicerContractError":
+    case "PlacerContractError":
+      return new AiError.UnknownError({ description: error.message, metadata })
+  }
+}
+
+const toAiError = (method: string) => (error: WindowError | AiError.AiError): AiError.AiError =>
+  AiError.isAiError(error) ? error : AiError.make({ module: errorModule, method, reason: reasonOf(error) })
 
 type AnyTools = Record<string, Tool.Any>
 type WithoutToolkit = Omit<LanguageModel.GenerateTextOptions<{}>, "toolkit"> & { readonly toolkit?: undefined }

@@ -19,7 +19,7 @@
  *
  * @since 0.2.0
  */
-import { Console, Effect, Option, Schema } from "effect"
+import { Console, Effect, Layer, Option, Schema } from "effect"
 import { Command, Flag } from "effect/cli"
 import * as BudgetAnalysis from "../BudgetAnalysis.ts"
 import * as ContextItem from "../ContextItem.ts"
@@ -116,6 +116,10 @@ const marginal = Effect.fnUntraced(function*(loaded: RunInput.Loaded, slack: num
   })
 })
 
+/** An item that is none of the candidates (the library compares by identity). */
+const notACandidate = (): ContextItem.ContextItem =>
+  new ContextItem.ContextItem({ content: "(no candidate has this content)", tokens: 0 })
+
 const minBudget = Effect.fnUntraced(function*(
   loaded: RunInput.Loaded,
   content: string,
@@ -124,15 +128,18 @@ const minBudget = Effect.fnUntraced(function*(
 ) {
   const { budget, items } = loaded.input
   const searchCeiling = Option.getOrElse(ceiling, () => budget.maxTokens)
-  const target = items.find((item) => item.content === content)
-  if (target === undefined) {
-    const error = new BudgetAnalysis.TargetNotInItemsError({ content })
-    return yield* RunInput.usage("budget", `${error.message}: no candidate has the content ${JSON.stringify(content)}`)
-  }
+  // The library decides what it refuses first (a quota slicer, then a target that is not a
+  // candidate, then the ceiling): a content no candidate has is passed on as an item that is
+  // not one of them.
+  const target = items.find((item) => item.content === content) ?? notACandidate()
   const found = yield* BudgetAnalysis.findMinBudgetFor(items, budget, target, searchCeiling, Policy.options(loaded.input))
     .pipe(
       Effect.provide(Policy.layer(loaded.input)),
-      Effect.catch(failed(loaded))
+      Effect.catch((error) =>
+        error._tag === "TargetNotInItemsError"
+          ? RunInput.usage("budget", `${error.message}: no candidate has the content ${JSON.stringify(content)}`)
+          : failed(loaded)(error)
+      )
     )
   if (text) {
     return yield* Console.log([
@@ -157,11 +164,14 @@ const minBudget = Effect.fnUntraced(function*(
 const compare = Effect.fnUntraced(function*(loaded: RunInput.Loaded, names: ReadonlyArray<string>, text: boolean) {
   const { budget, items } = loaded.input
   const others = yield* Effect.forEach(names, (name) => RunInput.presetOrFile("budget", name))
-  const base: Policy.Policy = loaded.input
-  const variants = [{ label: loaded.label, policy: base }, ...others].map(({ label, policy }) => ({
-    label,
-    layer: Policy.layer(policy)
-  }))
+  const policies = [{ label: loaded.label, source: loaded.policySource, policy: loaded.input }, ...others]
+  // Each policy's strategies are built here, before the comparison, so that a policy the library
+  // refuses is reported with its own source (its file, its preset), not the run's.
+  const variants = yield* Effect.forEach(policies, ({ label, policy, source }) =>
+    Layer.build(Policy.layer(policy)).pipe(
+      Effect.map((context) => ({ label, layer: Layer.succeedContext(context) })),
+      Effect.catch((error) => RunCommand.reportRunError(source, error, "budget"))
+    ))
   const report = yield* BudgetAnalysis.policySensitivity(items, budget, variants, Policy.options(loaded.input)).pipe(
     Effect.catch(failed(loaded))
   )
@@ -236,7 +246,8 @@ export const handler = Effect.fn("cli.budget")(function*(config: Config) {
   if (Option.isSome(config.minBudgetFor)) {
     return yield* minBudget(loaded, config.minBudgetFor.value, config.ceiling, config.text)
   }
-  return yield* compare(loaded, config.compare, config.text)
+  // The compared policies' strategies live as long as the comparison.
+  return yield* Effect.scoped(compare(loaded, config.compare, config.text))
 }, CliFailure.catchDefects("budget"))
 
 /**

@@ -14,6 +14,8 @@ import { Command, Flag } from "effect/cli"
 import * as Conformance from "../Conformance.ts"
 import * as ContextBudget from "../ContextBudget.ts"
 import { schemaProblems } from "../internal/conformanceMessages.ts"
+import type { InvalidConfigError } from "../InvalidConfigError.ts"
+import type * as Pipeline from "../Pipeline.ts"
 import * as CliFailure from "./CliFailure.ts"
 import * as Flags from "./Flags.ts"
 import * as PipelineInput from "./PipelineInput.ts"
@@ -178,10 +180,9 @@ const placerNote = (placer: Policy.PlacerConfig): string => {
   }
 }
 
-const demoUsage = (lines: ReadonlyArray<string>) =>
-  Console.error(lines.map((line) => `cupel demo: ${line}`).join("\n")).pipe(
-    Effect.andThen(Effect.fail(CliFailure.usage()))
-  )
+/** The failures the pipeline demo draws instead of reporting: the pipeline's "does not fit". */
+const isDrawn = (error: InvalidConfigError | Pipeline.PipelineError): boolean =>
+  error._tag === "OverflowError" || error._tag === "PinnedBudgetError" || error._tag === "CountRequirementError"
 
 /**
  * `cupel demo`: the whole pipeline on the embedded sample (or a `cupel run` input), drawn.
@@ -200,28 +201,14 @@ export const pipelineDemo = Effect.fn("cli.demo.pipeline")(function*(config: Con
   }).pipe(
     Effect.flatMap((input) => withBudget(input, config.budget, config.max)),
     Effect.catchTag("InputError", (error) =>
-      demoUsage(error.problems.map((problem) => `invalid input (${error.source}): ${problem}`)))
+      RunInput.usage("demo", ...error.problems.map((problem) => `invalid input (${error.source}): ${problem}`)))
   )
   const input = RunInput.withOverrides(loaded, config)
   const outcome = yield* Effect.result(RunCommand.execute(input))
-  if (outcome._tag === "Failure") {
-    const error = outcome.failure
-    // What cannot be run at all is reported as `cupel run` reports it; an overflow or pinned
-    // items over budget are what the pipeline answered, and are drawn.
-    switch (error._tag) {
-      case "InvalidConfigError":
-        return yield* demoUsage([`invalid configuration (${source}): ${error.message}`])
-      case "TokenTotalError":
-      case "InvalidItemError":
-      case "ScorerError":
-      case "SlicerError":
-        return yield* demoUsage([`invalid input (${source}): ${error.message}`])
-      case "SlicerContractError":
-      case "PlacerError":
-      case "PlacerContractError":
-        yield* Console.error(`cupel demo: internal error (a bug in cupel, please report it): ${error.message}`)
-        return yield* CliFailure.internal()
-    }
+  // What cannot be run at all is reported as `cupel run` reports it; an overflow, pinned items
+  // over budget or an unmet count requirement are what the pipeline answered, and are drawn.
+  if (outcome._tag === "Failure" && !isDrawn(outcome.failure)) {
+    return yield* RunCommand.reportRunError(source, outcome.failure, "demo")
   }
   const s = yield* style
   const items = input.items

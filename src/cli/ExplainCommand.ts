@@ -67,7 +67,7 @@ export const render = (
   style: Render.Style,
   loaded: RunInput.Loaded,
   result: PipelineResult,
-  utilization: number
+  utilization: number | undefined
 ): Array<string> => {
   const { input } = loaded
   const { items, budget } = input
@@ -125,7 +125,7 @@ export const render = (
     } tokens`,
     "",
     Render.section(style, "metrics"),
-    `    budget utilization  ${percent(utilization).padStart(6)}  ${
+    `    budget utilization  ${(utilization === undefined ? "n/a" : percent(utilization)).padStart(6)}  ${
       Render.dim(style, `the window's ${Render.count(result.totalTokens)} tokens of maxTokens ${Render.count(budget.maxTokens)}`)
     }`,
     `    kind diversity      ${String(diversity).padStart(6)}  ${
@@ -157,8 +157,13 @@ export const handler = Effect.fn("cli.explain")(function*(config: RunInput.Optio
       )
     )
   )
-  // The pipeline has checked every token total of this run: the window's cannot overflow.
-  const utilization = yield* ReportMetrics.budgetUtilization(result.report, loaded.input.budget).pipe(Effect.orDie)
+  // The pipeline has checked every token total of this run, so the window's cannot overflow; the
+  // metric has no value only for a window of tokens over a maxTokens of 0 (Proceed): "n/a".
+  const utilization = yield* ReportMetrics.budgetUtilization(result.report, loaded.input.budget).pipe(
+    Effect.map((u): number | undefined => u),
+    Effect.catchTag("InvalidConfigError", () => Effect.succeed(undefined)),
+    Effect.orDie
+  )
   const style = yield* Demo.style
   yield* Console.log(render(style, loaded, result, utilization).join("\n"))
 }, CliFailure.catchDefects("explain"))

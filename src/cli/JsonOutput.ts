@@ -24,9 +24,15 @@ const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
   typeof value === "object" && value !== null && !Array.isArray(value) &&
   Object.getPrototypeOf(value) === Object.prototype
 
-/** Whether `value` holds, at any depth through plain objects, an array worth splitting. */
+/**
+ * Whether `value` holds, at any depth through plain objects and arrays, an array worth
+ * splitting: a small array holding a large one is split too. The search stops at the first
+ * large descendant.
+ */
 const isLarge = (value: unknown): boolean =>
-  Array.isArray(value) ? value.length > largeArray : isRecord(value) && Object.values(value).some(isLarge)
+  Array.isArray(value)
+    ? value.length > largeArray || value.some(isLarge)
+    : isRecord(value) && Object.values(value).some(isLarge)
 
 /** `value` in one segment. */
 const whole = (value: unknown, pad: string, prefix: string, suffix: string): string =>

@@ -37,7 +37,7 @@ import { schemaProblems } from "../internal/conformanceMessages.ts"
 import * as DecodeItems from "../internal/decodeItems.ts"
 import * as FastDecode from "../internal/fastDecode.ts"
 import * as Policy from "../Policy.ts"
-import { InputError } from "./PlaceInput.ts"
+import { InputError, parseJson } from "./PlaceInput.ts"
 
 const inputFields = {
   budget: ContextBudget.ContextBudget,
@@ -110,27 +110,18 @@ const Strict = Schema.Struct({ budget: Schema.Unknown, items: Schema.Unknown, ..
 const StrictCandidates = Schema.Struct({ budget: Schema.Unknown, items: Schema.Unknown, ...optionalPolicyFields })
   .annotate({ messageUnexpectedKey: "unknown key" })
 
-// Everything but the items, by the schemas: small, whatever the number of items.
-const Rest = Schema.Struct({ budget: ContextBudget.ContextBudget, items: Schema.Unknown, ...Policy.fields })
-const RestCandidates = Schema.Struct({
-  budget: ContextBudget.ContextBudget,
-  items: Schema.Unknown,
-  ...optionalPolicyFields
-})
-
 const decoders = {
   policy: {
     strict: Schema.decodeUnknownEffect(Strict, strictAll),
     input: Schema.decodeUnknownEffect(PipelineInput, parseAll),
-    strictExit: Schema.decodeUnknownExit(Strict, { onExcessProperty: "error" }),
-    restExit: Schema.decodeUnknownExit(Rest)
+    strictExit: Schema.decodeUnknownExit(Strict, { onExcessProperty: "error" })
   },
   candidates: {
     strict: Schema.decodeUnknownEffect(StrictCandidates, strictAll),
     input: Schema.decodeUnknownEffect(Candidates, parseAll),
-    strictExit: Schema.decodeUnknownExit(StrictCandidates, { onExcessProperty: "error" }),
-    restExit: Schema.decodeUnknownExit(RestCandidates)
-  }
+    strictExit: Schema.decodeUnknownExit(StrictCandidates, { onExcessProperty: "error" })
+  },
+  budgetExit: Schema.decodeUnknownExit(ContextBudget.ContextBudget)
 }
 
 /** Both passes run so that one message lists every problem; one found by both is listed once. */
@@ -167,19 +158,30 @@ export const decodeValueWithSchema = (source: string, value: unknown): Effect.Ef
  * The fast path: the configuration and the budget by their schemas, the items by
  * fastDecode.ts. `undefined` whenever anything fails, so that the schemas decode the whole
  * input again and word every problem as they always have.
+ *
+ * The strict pass decodes the policy's fields once, and its output is used as it is; the budget,
+ * an `Unknown` there so that its unknown keys stay allowed as in the schema path, is decoded on
+ * its own.
  */
-const fast = <A extends { readonly items: unknown }>(
+const fast = <A extends { readonly budget: unknown; readonly items: unknown }>(
   value: unknown,
-  strictExit: (value: unknown) => Exit.Exit<unknown, unknown>,
-  restExit: (value: unknown) => Exit.Exit<A, unknown>
-): (Omit<A, "items"> & { readonly items: Array<ContextItem.ContextItem> }) | undefined => {
-  if (!FastDecode.isRecord(value) || !Exit.isSuccess(strictExit(value))) return undefined
-  const rest = FastDecode.successOrUndefined(restExit(value))
-  if (rest === undefined) return undefined
-  const items = DecodeItems.items(rest.items)
+  strictExit: (value: unknown) => Exit.Exit<A, unknown>
+):
+  | (Omit<A, "budget" | "items"> & {
+    readonly budget: ContextBudget.ContextBudget
+    readonly items: Array<ContextItem.ContextItem>
+  })
+  | undefined =>
+{
+  if (!FastDecode.isRecord(value)) return undefined
+  const checked = FastDecode.successOrUndefined(strictExit(value))
+  if (checked === undefined) return undefined
+  const budget = FastDecode.successOrUndefined(decoders.budgetExit(checked.budget))
+  if (budget === undefined) return undefined
+  const items = DecodeItems.items(checked.items)
   if (items === undefined) return undefined
-  // The schema's key order: `items` keeps its place.
-  return { ...rest, items }
+  // The schema's key order: `budget` and `items` keep their places.
+  return { ...checked, budget, items }
 }
 
 /**
@@ -195,7 +197,7 @@ const fast = <A extends { readonly items: unknown }>(
  */
 export const decodeValue = (source: string, value: unknown): Effect.Effect<PipelineInput, InputError> =>
   Effect.suspend(() => {
-    const decoded = fast(value, decoders.policy.strictExit, decoders.policy.restExit)
+    const decoded = fast(value, decoders.policy.strictExit)
     return decoded === undefined ? decodeValueWithSchema(source, value) : Effect.succeed(decoded)
   })
 
@@ -208,20 +210,10 @@ export const decodeValue = (source: string, value: unknown): Effect.Effect<Pipel
  */
 export const decodeCandidatesValue = (source: string, value: unknown): Effect.Effect<CandidatesOnly, InputError> =>
   Effect.suspend(() => {
-    const decoded = fast(value, decoders.candidates.strictExit, decoders.candidates.restExit)
+    const decoded = fast(value, decoders.candidates.strictExit)
     return decoded === undefined
       ? withSchemas(source, value, decoders.candidates.strict, decoders.candidates.input)
       : Effect.succeed(decoded)
-  })
-
-const parse = (source: string, text: string): Effect.Effect<unknown, InputError> =>
-  Effect.try({
-    try: (): unknown => JSON.parse(text),
-    catch: (cause) =>
-      new InputError({
-        source,
-        problems: [`malformed JSON: ${cause instanceof Error ? cause.message : String(cause)}`]
-      })
   })
 
 /**
@@ -231,7 +223,7 @@ const parse = (source: string, text: string): Effect.Effect<unknown, InputError>
  * @category decoding
  */
 export const decodeText = (source: string, text: string): Effect.Effect<PipelineInput, InputError> =>
-  Effect.flatMap(parse(source, text), (value) => decodeValue(source, value))
+  Effect.flatMap(parseJson(source, text), (value) => decodeValue(source, value))
 
 /**
  * Parses JSON text and decodes its candidates and budget, the policy to be replaced.
@@ -240,7 +232,7 @@ export const decodeText = (source: string, text: string): Effect.Effect<Pipeline
  * @category decoding
  */
 export const decodeCandidatesText = (source: string, text: string): Effect.Effect<CandidatesOnly, InputError> =>
-  Effect.flatMap(parse(source, text), (value) => decodeCandidatesValue(source, value))
+  Effect.flatMap(parseJson(source, text), (value) => decodeCandidatesValue(source, value))
 
 /**
  * Encodes an input to its JSON form.

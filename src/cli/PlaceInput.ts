@@ -52,7 +52,9 @@ export type PlaceInputJson = typeof PlaceInput.Encoded
 
 /**
  * The input could not be read or does not describe a placement. `problems` holds one line per
- * problem, each starting with the path of the field (`scored[0].score: …`).
+ * problem, each starting with the path of the field (`scored[0].score: …`). `unreadable` is
+ * `true` when the text itself could not be read (a missing file, a closed standard input), as
+ * opposed to text that was read and is not a valid input.
  *
  * @since 0.1.0
  * @category errors
@@ -60,6 +62,7 @@ export type PlaceInputJson = typeof PlaceInput.Encoded
 export class InputError extends Data.TaggedError("InputError")<{
   readonly source: string
   readonly problems: ReadonlyArray<string>
+  readonly unreadable?: boolean
 }> {
   override get message(): string {
     return `invalid input (${this.source}):\n${this.problems.map((p) => `  ${p}`).join("\n")}`
@@ -158,12 +161,14 @@ export const decodeValue = (source: string, value: unknown): Effect.Effect<Place
   })
 
 /**
- * Parses and decodes JSON text.
+ * Parses JSON text: text that is not JSON is an {@link InputError} with one problem,
+ * `malformed JSON: ` and the parser's message. Every command's input and policy file is parsed
+ * here.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category decoding
  */
-export const decodeText = (source: string, text: string): Effect.Effect<PlaceInput, InputError> =>
+export const parseJson = (source: string, text: string): Effect.Effect<unknown, InputError> =>
   Effect.try({
     try: (): unknown => JSON.parse(text),
     catch: (cause) =>
@@ -171,7 +176,16 @@ export const decodeText = (source: string, text: string): Effect.Effect<PlaceInp
         source,
         problems: [`malformed JSON: ${cause instanceof Error ? cause.message : String(cause)}`]
       })
-  }).pipe(Effect.flatMap((value) => decodeValue(source, value)))
+  })
+
+/**
+ * Parses and decodes JSON text.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decodeText = (source: string, text: string): Effect.Effect<PlaceInput, InputError> =>
+  Effect.flatMap(parseJson(source, text), (value) => decodeValue(source, value))
 
 /**
  * Reads the input text from a file, or from standard input when the file is absent or `-`.
@@ -190,14 +204,18 @@ export const readText = (
         return { source: "stdin", text }
       }).pipe(
         Effect.mapError((error) =>
-          new InputError({ source: "stdin", problems: [`cannot read: ${describePlatformError(error)}`] })
+          new InputError({
+            source: "stdin",
+            problems: [`cannot read: ${describePlatformError(error)}`],
+            unreadable: true
+          })
         )
       ),
     onSome: (path) =>
       FileSystem.FileSystem.use((fs) => fs.readFileString(path)).pipe(
         Effect.map((text) => ({ source: path, text })),
         Effect.mapError((error) =>
-          new InputError({ source: path, problems: [`cannot read: ${describePlatformError(error)}`] })
+          new InputError({ source: path, problems: [`cannot read: ${describePlatformError(error)}`], unreadable: true })
         )
       )
   })

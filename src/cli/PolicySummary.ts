@@ -4,8 +4,9 @@
  *
  * @since 0.2.0
  */
+import { Schema } from "effect"
 import type * as OverflowStrategy from "../OverflowStrategy.ts"
-import type * as Policy from "../Policy.ts"
+import * as Policy from "../Policy.ts"
 
 /**
  * A scorer tree on one line: leaves by their type, a composite with its children's weights.
@@ -54,13 +55,16 @@ export const placer = (config: Policy.PlacerConfig): string =>
     ? `sectioned(${config.sections.map((s) => placer(s.placer)).join(", ")})`
     : config.type
 
+const encodeStrategy = Schema.encodeSync(Policy.OverflowStrategyName)
+
 /**
- * An overflow strategy as the flags write it: `throw`, `truncate`, `proceed`.
+ * An overflow strategy as the flags write it: `throw`, `truncate`, `proceed` (its JSON form,
+ * by `Policy.OverflowStrategyName`).
  *
  * @since 0.2.0
  * @category formatting
  */
-export const overflow = (strategy: OverflowStrategy.OverflowStrategy): string => strategy.toLowerCase()
+export const overflow = (strategy: OverflowStrategy.OverflowStrategy): string => encodeStrategy(strategy)
 
 /**
  * The whole policy on one line: `scorer … · slicer … · placer … · overflow … · deduplication on`.

@@ -93,18 +93,12 @@ export const usage = (command: string, ...lines: ReadonlyArray<string>): Effect.
     Effect.andThen(Effect.fail(CliFailure.usage()))
   )
 
-const parseJson = (source: string, text: string): Effect.Effect<unknown, PlaceInput.InputError> =>
-  Effect.try({
-    try: (): unknown => JSON.parse(text),
-    catch: (cause) =>
-      new PlaceInput.InputError({
-        source,
-        problems: [`malformed JSON: ${cause instanceof Error ? cause.message : String(cause)}`]
-      })
-  })
-
 /**
  * Reads a Policy JSON file and decodes it with `Policy.decode`: every problem with its path.
+ *
+ * `-` is refused, never read: standard input holds the run's input, and reading it for the
+ * policy would leave the input empty. The refusal is an unreadable file's `InputError`
+ * (`unreadable`), so that callers report it as they report a file that cannot be read.
  *
  * @since 0.2.0
  * @category reading
@@ -112,9 +106,17 @@ const parseJson = (source: string, text: string): Effect.Effect<unknown, PlaceIn
 export const readPolicy = (
   path: string
 ): Effect.Effect<Policy.Policy, PlaceInput.InputError, FileSystem.FileSystem | Stdio.Stdio> =>
-  PlaceInput.readText(Option.some(path)).pipe(
+  (path === "-"
+    ? Effect.fail(
+      new PlaceInput.InputError({
+        source: "-",
+        problems: ["cannot read: standard input holds the run's input, not a policy: name the policy's file"],
+        unreadable: true
+      })
+    )
+    : PlaceInput.readText(Option.some(path))).pipe(
     Effect.flatMap(({ source, text }) =>
-      parseJson(source, text).pipe(
+      PlaceInput.parseJson(source, text).pipe(
         Effect.flatMap((value) =>
           Policy.decode(value).pipe(
             Effect.mapError((error) => new PlaceInput.InputError({ source, problems: schemaProblems(error) }))
@@ -141,8 +143,10 @@ export const preset = (command: string, name: string): Effect.Effect<Policy.Poli
 
 /**
  * A policy named on the command line by a preset's name, or else by the path of a Policy JSON
- * file (`cupel budget --compare`): the policy and its label. A name that is neither is a usage
- * error naming the presets and why the file could not be read.
+ * file (`cupel budget --compare`): the policy, its label, and its source in messages (the file,
+ * or `preset NAME`). A name that is neither — a file that cannot be read, `-` included — is a
+ * usage error naming the presets and why the file could not be read; a file that was read and
+ * is not a valid policy is reported with every problem.
  *
  * @since 0.2.0
  * @category reading
@@ -150,17 +154,21 @@ export const preset = (command: string, name: string): Effect.Effect<Policy.Poli
 export const presetOrFile = (
   command: string,
   name: string
-): Effect.Effect<{ readonly label: string; readonly policy: Policy.Policy }, CliFailure.CliFailure, FileSystem.FileSystem | Stdio.Stdio> =>
+): Effect.Effect<
+  { readonly label: string; readonly source: string; readonly policy: Policy.Policy },
+  CliFailure.CliFailure,
+  FileSystem.FileSystem | Stdio.Stdio
+> =>
   Presets.names.some((known) => known === name)
-    ? Effect.map(preset(command, name), (policy) => ({ label: name, policy }))
+    ? Effect.map(preset(command, name), (policy) => ({ label: name, source: `preset ${name}`, policy }))
     : readPolicy(name).pipe(
-      Effect.map((policy) => ({ label: name, policy })),
+      Effect.map((policy) => ({ label: name, source: name, policy })),
       Effect.catchTag("InputError", (error) =>
-        error.problems.length === 1 && error.problems[0]!.startsWith("cannot read:")
+        error.unreadable === true
           ? usage(
             command,
             `${JSON.stringify(name)} is neither a preset (${Presets.names.join(", ")}) nor a policy file ` +
-              `(${error.problems[0]})`
+              `(${error.problems.join("; ")})`
           )
           : policyProblems(command)(error))
     )

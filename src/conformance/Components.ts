@@ -62,12 +62,13 @@ export const placerLayer = (name: PlacerName): Layer.Layer<Placer.Placer> =>
   name === "u-shaped" ? UShapedPlacer.layer : ChronologicalPlacer.layer
 
 /**
- * An overflow strategy as vectors (and the `cupel` command) name it: lower case.
+ * An overflow strategy as vectors (and the `cupel` command) name it: lower case. The JSON side
+ * of `Policy.OverflowStrategyName`, which maps it to the library's strategy.
  *
  * @since 0.1.0
  * @category names
  */
-export const OverflowStrategyName = Schema.Literals(["throw", "truncate", "proceed"])
+export const OverflowStrategyName = Policy.OverflowStrategyName.from
 
 /**
  * @since 0.1.0
@@ -75,22 +76,16 @@ export const OverflowStrategyName = Schema.Literals(["throw", "truncate", "proce
  */
 export type OverflowStrategyName = typeof OverflowStrategyName.Type
 
+const decodeStrategy = Schema.decodeSync(Policy.OverflowStrategyName)
+
 /**
- * The library's strategy for a lower-case name.
+ * The library's strategy for a lower-case name, by `Policy.OverflowStrategyName` (a name of
+ * the type always decodes).
  *
  * @since 0.1.0
  * @category names
  */
-export const overflowStrategy = (name: OverflowStrategyName): OverflowStrategy.OverflowStrategy => {
-  switch (name) {
-    case "throw":
-      return "Throw"
-    case "truncate":
-      return "Truncate"
-    case "proceed":
-      return "Proceed"
-  }
-}
+export const overflowStrategy = (name: OverflowStrategyName): OverflowStrategy.OverflowStrategy => decodeStrategy(name)
 
 // ---------------------------------------------------------------------------------------------
 // Scorers

@@ -32,8 +32,6 @@ import * as Slicer from "../Slicer.ts"
 import {
   decodeEntry,
   decodeSlicer,
-  OverflowStrategyName,
-  overflowStrategy,
   pipelineScorer,
   PlacerName,
   type ScorerEntry,
@@ -193,7 +191,7 @@ const PipelineVectorToml = Schema.Struct({
     slicer: SlicerName,
     placer: PlacerName,
     deduplication: Schema.Boolean.pipe(Schema.withDecodingDefaultKey(Effect.succeed(true))),
-    overflow_strategy: OverflowStrategyName.pipe(Schema.withDecodingDefaultKey(Effect.succeed("throw"))),
+    overflow_strategy: Policy.OverflowStrategyName.pipe(Schema.withDecodingDefaultKey(Effect.succeed("throw"))),
     scorers: Schema.Array(Schema.Record(Schema.String, Schema.Unknown)).check(
       Schema.makeFilter((scorers) => scorers.length > 0 || "a pipeline needs at least one scorer")
     )
@@ -253,7 +251,7 @@ export const decode = (file: string, table: unknown): Effect.Effect<PipelineVect
       slicer: slicer.success,
       placer: v.config.placer,
       deduplication: v.config.deduplication,
-      overflowStrategy: overflowStrategy(v.config.overflow_strategy),
+      overflowStrategy: v.config.overflow_strategy,
       expectedOutput: v.expected_output.map((e) => e.content),
       diagnostics: v.expected?.diagnostics === undefined ? undefined : expectedDiagnostics(v.expected.diagnostics),
       epsilon: v.tolerance.score_epsilon

@@ -16,8 +16,7 @@ import type { CountRequirementShortfall } from "../CountRequirementShortfall.ts"
 import * as ExclusionReason from "../ExclusionReason.ts"
 import { InvalidConfigError } from "../InvalidConfigError.ts"
 import type { ScoredItem } from "../ScoredItem.ts"
-import type * as Slicer from "../Slicer.ts"
-import { SlicerContractError } from "../SlicerContractError.ts"
+import * as Slicer from "../Slicer.ts"
 import { SlicerError } from "../SlicerError.ts"
 import { foldAscii } from "./caseInsensitiveName.ts"
 import { orderByScoreDescending } from "./sortByScore.ts"
@@ -236,20 +235,24 @@ export const slice = (
       targetTokens: Math.min(residualTarget, budget.maxTokens)
     }
 
-    return Effect.flatMap(settings.inner(residual, residualBudget), (inner): Effect.Effect<
+    const m = residual.length
+    const innerSelection = Effect.flatMap(
+      settings.inner(residual, residualBudget),
+      // Checked against the residual list, under the inner selection's name.
+      (inner) => Effect.as(Slicer.checkIndices(settings.innerName, m, inner.selected), inner)
+    )
+    return Effect.flatMap(innerSelection, (inner): Effect.Effect<
       Slicer.Selection,
       Slicer.SliceError
     > => {
       const output = inner.selected
-      const m = residual.length
-      // The inner selection's indices, checked and turned into indices of `sorted`.
-      const seen = new Uint8Array(m)
+      // The inner selection's indices, turned into indices of `sorted`; which residual items it
+      // chose is remembered, to drop its reasons for them.
+      const chosen = new Uint8Array(m)
       const phase2 = new Uint32Array(output.length)
       for (let k = 0; k < output.length; k++) {
         const r = output[k]!
-        if (r >>> 0 !== r || r >= m) return contract(settings.innerName, "UnknownItem", k)
-        if (seen[r] === 1) return contract(settings.innerName, "RepeatedItem", k)
-        seen[r] = 1
+        chosen[r] = 1
         phase2[k] = residualIndex === undefined ? r : residualIndex[r]!
       }
       let order: ArrayLike<number> | undefined
@@ -270,7 +273,7 @@ export const slice = (
       const reasons = new Map<number, ExclusionReason.ExclusionReason>()
       if (inner.reasons !== undefined) {
         for (const [r, reason] of inner.reasons) {
-          if (r >>> 0 === r && r < m && seen[r] !== 1) reasons.set(residualIndex === undefined ? r : residualIndex[r]!, reason)
+          if (r >>> 0 === r && r < m && chosen[r] !== 1) reasons.set(residualIndex === undefined ? r : residualIndex[r]!, reason)
         }
       }
       for (let k = 0; k < phase2.length; k++) {
@@ -317,9 +320,6 @@ const byScoreDescending = (sorted: ReadonlyArray<ScoredItem>, partition: Array<n
   for (let k = 0; k < result.length; k++) result[k] = partition[order[k]!]!
   return result
 }
-
-const contract = (slicer: string, violation: "UnknownItem" | "RepeatedItem", position: number) =>
-  Effect.fail(new SlicerContractError({ slicer, violation, position }))
 
 const nanScore = (slicer: string, index: number): SlicerError =>
   new SlicerError({

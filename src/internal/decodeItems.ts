@@ -4,24 +4,22 @@
  * when the schema fails too — the caller then decodes its whole input with its schema, so that
  * every error is the schema's own.
  *
+ * The wiring itself is `FastDecode.itemsDecoder` / `scoredItemsDecoder`, which
+ * `ContextItem.decodeMany` and `ScoredItem.decodeMany` use too. They cannot import this module:
+ * it imports `ScoredItem.ts`, whose schema needs the `ContextItem` class defined, so
+ * `ContextItem.ts` importing it would evaluate `ScoredItem.ts` before that class exists.
+ *
  * @internal
  */
-import { Schema } from "effect"
 import { ContextItem } from "../ContextItem.ts"
 import { ScoredItem } from "../ScoredItem.ts"
 import * as FastDecode from "./fastDecode.ts"
 
-const itemSchema = Schema.decodeUnknownExit(ContextItem)
-const scoredSchema = Schema.decodeUnknownExit(ScoredItem)
-
-const fastItem = (input: unknown): ContextItem | undefined => FastDecode.item(input, ContextItem)
-const slowItem = (input: unknown): ContextItem | undefined => FastDecode.successOrUndefined(itemSchema(input))
-const fastScored = (input: unknown): ScoredItem | undefined => FastDecode.scored(input, ContextItem)
-const slowScored = (input: unknown): ScoredItem | undefined => FastDecode.successOrUndefined(scoredSchema(input))
-
 /** `input` as an array of items, or `undefined` (not an array, or an element is invalid). */
-export const items = (input: unknown): Array<ContextItem> | undefined => FastDecode.many(input, fastItem, slowItem)
+export const items: (input: unknown) => Array<ContextItem> | undefined = FastDecode.itemsDecoder(ContextItem)
 
 /** `input` as an array of scored items, or `undefined`. */
-export const scoredItems = (input: unknown): Array<ScoredItem> | undefined =>
-  FastDecode.many(input, fastScored, slowScored)
+export const scoredItems: (input: unknown) => Array<ScoredItem> | undefined = FastDecode.scoredItemsDecoder(
+  ContextItem,
+  ScoredItem
+)

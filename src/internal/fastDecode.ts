@@ -8,14 +8,17 @@
  * just decoded. The fast path is conservative: it accepts an item only when every field is one
  * of the common, certainly valid forms, and answers `undefined` otherwise — a field that breaks
  * a rule, but also anything unusual it does not try to reproduce (a key present with the value
- * `undefined`, an array with holes…). Callers then decode that item with the schema, and when
+ * `undefined`, an array with holes…) and any key it does not know. The schema ignores keys it
+ * does not know, so a fast path that ignored them too would silently drop a field added to the
+ * schema and not here — as once happened to `group`; declining them leaves such an item to the
+ * schema, which is slower but right. Callers then decode that item with the schema, and when
  * the schema fails too, decode the whole input with the schema, so every error (its paths, its
  * wording, its order) is the schema's own. The property tests in `test/DecodeFast.test.ts` hold
  * the two to the same values and the same errors on arbitrary inputs.
  *
  * @internal
  */
-import { DateTime, Exit } from "effect"
+import { DateTime, Exit, Schema } from "effect"
 import * as ContextKind from "../ContextKind.ts"
 import * as ContextSource from "../ContextSource.ts"
 import * as Rfc3339 from "./rfc3339.ts"
@@ -46,6 +49,7 @@ class Fields {
   declare futureRelevanceHint: unknown
   declare pinned: unknown
   declare originalTokens: unknown
+  declare group: unknown
   constructor(
     content: unknown,
     tokens: unknown,
@@ -57,7 +61,8 @@ class Fields {
     timestamp: unknown,
     futureRelevanceHint: unknown,
     pinned: unknown,
-    originalTokens: unknown
+    originalTokens: unknown,
+    group: unknown
   ) {
     this.content = content
     this.tokens = tokens
@@ -70,6 +75,7 @@ class Fields {
     if (futureRelevanceHint !== undefined) this.futureRelevanceHint = futureRelevanceHint
     this.pinned = pinned
     if (originalTokens !== undefined) this.originalTokens = originalTokens
+    if (group !== undefined) this.group = group
   }
 }
 
@@ -118,6 +124,42 @@ const recordCopy = (value: { readonly [key: string]: unknown }): { [key: string]
   return copy
 }
 
+/**
+ * The keys of the `ContextItem` schema, the only ones the fast path reads. A test holds this list
+ * to the schema's fields, so a field added there and not here fails it.
+ */
+export const itemKeys: ReadonlyArray<string> = [
+  "content",
+  "tokens",
+  "kind",
+  "source",
+  "priority",
+  "tags",
+  "metadata",
+  "timestamp",
+  "futureRelevanceHint",
+  "pinned",
+  "originalTokens",
+  "group"
+]
+
+/** The keys of the `ScoredItem` struct, held to it by the same test. */
+export const scoredKeys: ReadonlyArray<string> = ["item", "score"]
+
+/**
+ * Whether the fast path may read `input`: a plain object (or one without a prototype), since the
+ * schema reads a field through the prototype chain too, where no own key shows it. Keys beyond
+ * the schema's are ignored, as the schema ignores them; the test that holds `itemKeys` to the
+ * schema's fields is what keeps a new field from being dropped here.
+ */
+const plainObject = (input: object): boolean => {
+  const proto: unknown = Object.getPrototypeOf(input)
+  return proto === Object.prototype || proto === null
+}
+
+/** A group id: a non-empty string (the rule of `ContextItem`'s `GroupId`). */
+const isGroupId = (value: unknown): value is string => typeof value === "string" && value.length > 0
+
 /** A kind or source name: a string that is not blank (the rule of `caseInsensitiveName`). */
 const isName = (value: unknown): value is string => typeof value === "string" && value.trim().length > 0
 
@@ -126,7 +168,7 @@ const isName = (value: unknown): value is string => typeof value === "string" &&
  * fast path does not accept it (then ask the schema).
  */
 export const item = <T>(input: unknown, target: ItemClass<T>): T | undefined => {
-  if (!isRecord(input)) return undefined
+  if (!isRecord(input) || !plainObject(input)) return undefined
   const content = input["content"]
   if (typeof content !== "string" || content.length === 0) return undefined
   const tokens = input["tokens"]
@@ -190,6 +232,9 @@ export const item = <T>(input: unknown, target: ItemClass<T>): T | undefined => 
   const originalTokens = input["originalTokens"]
   if (originalTokens === undefined ? "originalTokens" in input : !optionalInt(originalTokens)) return undefined
 
+  const group = input["group"]
+  if (group === undefined ? "group" in input : !(group === null || isGroupId(group))) return undefined
+
   const made: unknown = Reflect.construct(Fields, [
     content,
     tokens,
@@ -201,7 +246,8 @@ export const item = <T>(input: unknown, target: ItemClass<T>): T | undefined => 
     timestamp,
     hint === null ? undefined : hint,
     pinned,
-    originalTokens === null ? undefined : originalTokens
+    originalTokens === null ? undefined : originalTokens,
+    group === null ? undefined : group
   ], target)
   return madeFrom(target, made) ? made : undefined
 }
@@ -215,7 +261,7 @@ export const scored = <T>(
   input: unknown,
   target: ItemClass<T>
 ): { readonly item: T; readonly score: number } | undefined => {
-  if (!isRecord(input)) return undefined
+  if (!isRecord(input) || !plainObject(input)) return undefined
   const decoded = item(input["item"], target)
   if (decoded === undefined) return undefined
   const score = input["score"]
@@ -228,7 +274,7 @@ export const scored = <T>(
  * for one element); `undefined` when `input` is not an array or some element fails both, so
  * that the caller decodes the whole input with the schema for its errors.
  */
-export const many = <A>(
+const many = <A>(
   input: unknown,
   fast: (element: unknown) => A | undefined,
   slow: (element: unknown) => A | undefined
@@ -246,6 +292,35 @@ export const many = <A>(
   return out
 }
 
-/** A schema decoder's result as a value or `undefined`, for {@link many}'s `slow`. */
+/** A schema decoder's result as a value or `undefined` (for {@link many}'s `slow`, say). */
 export const successOrUndefined = <A, E>(exit: Exit.Exit<A, E>): A | undefined =>
   Exit.isSuccess(exit) ? exit.value : undefined
+
+/**
+ * The decoder of an array of items of class `target` (which is also their schema): each element
+ * by {@link item} or, when it declines, by the schema; `undefined` when `input` is not an array
+ * or some element is invalid (see {@link many}). The one wiring of the fast path to the schema,
+ * for `ContextItem.decodeMany` and the CLI's inputs.
+ */
+export const itemsDecoder = <T>(
+  target: ItemClass<T> & Schema.ConstraintDecoder<T>
+): (input: unknown) => Array<T> | undefined => {
+  const schema = Schema.decodeUnknownExit(target)
+  const fast = (element: unknown): T | undefined => item(element, target)
+  const slow = (element: unknown): T | undefined => successOrUndefined(schema(element))
+  return (input) => many(input, fast, slow)
+}
+
+/**
+ * The decoder of an array of `{ item, score }` pairs, as {@link itemsDecoder}: each element by
+ * {@link scored} or, when it declines, by `pairSchema` (`ScoredItem`).
+ */
+export const scoredItemsDecoder = <T>(
+  target: ItemClass<T>,
+  pairSchema: Schema.ConstraintDecoder<{ readonly item: T; readonly score: number }>
+): (input: unknown) => Array<{ readonly item: T; readonly score: number }> | undefined => {
+  const schema = Schema.decodeUnknownExit(pairSchema)
+  const fast = (element: unknown) => scored(element, target)
+  const slow = (element: unknown) => successOrUndefined(schema(element))
+  return (input) => many(input, fast, slow)
+}

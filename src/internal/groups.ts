@@ -10,6 +10,10 @@
  *
  * The unit's fields (what scorers and slicers see):
  *
+ * Before any unit is made, every member's token count gets Classify's check (a count that is
+ * not a safe integer is an `InvalidItemError` naming the member's index among the candidates;
+ * a total past the safe integers a `TokenTotalError`), as it would without groups.
+ *
  * - `tokens` — the members' sum, checked exact (`TokenTotalError` names the group otherwise).
  *   If any member has negative tokens, the unit carries the first such count instead, so that
  *   Classify excludes the whole group as `NegativeTokens`.
@@ -17,15 +21,19 @@
  * - `content` — the members' contents joined with a newline (what Deduplicate compares).
  * - `kind`, `source`, `metadata` — the first member's (so a section placer files the unit by
  *   its first member's kind).
- * - `timestamp` — the latest of the members'; `priority` and `futureRelevanceHint` — the
- *   highest; `tags` — the union, in first-seen order. Absent when no member has one.
+ * - `timestamp` — the earliest of the members', so that a chronological placer puts the group
+ *   where it starts (members that were not adjacent in time are drawn up to the first, rather
+ *   than the first pushed down past everything in between); a recency scorer then rates the
+ *   group by its oldest member. `priority` and `futureRelevanceHint` — the highest; `tags` —
+ *   the union, in first-seen order. Absent when no member has one.
  *
  * A group with a single member is not collapsed: that item goes through as it is. The unit
  * stands at its first member's position in the candidate list (which decides ties).
  *
  * Expanded, every member carries its unit's score and reason in the report; reasons that
  * carry figures carry the unit's (`BudgetExceeded.itemTokens` is the group's total), and a
- * `Deduplicated` / `PinnedOverride` reason naming a unit names its first member's content.
+ * `Deduplicated` / `PinnedOverride` reason naming a unit names its first member's content
+ * (which candidate a reason names is worked out by identity, never by content alone).
  * `report.events` count units; `totalCandidates` and `totalTokensConsidered` count members.
  * The `OverflowNotifier` is told the members too. Errors raised inside the stages (a scorer's,
  * say) describe the unit they were working on.
@@ -41,8 +49,9 @@ import type { IncludedItem } from "../IncludedItem.ts"
 import * as OverflowNotifier from "../OverflowNotifier.ts"
 import type { Options, PipelineError, Services } from "../Pipeline.ts"
 import type { PipelineResult } from "../PipelineResult.ts"
+import { InvalidItemError } from "../InvalidItemError.ts"
 import { TokenTotalError } from "../TokenTotalError.ts"
-import { isSafeTotal, sumTokens } from "./tokens.ts"
+import { isSafeTotal } from "./tokens.ts"
 
 /** A pipeline run on items that carry no groups. */
 export type Runner = (
@@ -63,13 +72,32 @@ interface Collapsed {
   readonly units: ReadonlyArray<ContextItem>
   /** Each unit's members, in input order. */
   readonly members: ReadonlyMap<ContextItem, ReadonlyArray<ContextItem>>
-  /** Each unit's content → its first member's content, for reasons that name an item. */
-  readonly firstContent: ReadonlyMap<string, string>
+}
+
+/**
+ * Classify's check, on the members, before any unit exists: a token count that is not a safe
+ * integer is an `InvalidItemError` naming the member's index among the candidates, and a
+ * running total that leaves the safe integers a `TokenTotalError`, in the order Classify would
+ * meet them on the same items without groups. The total is the report's
+ * `totalTokensConsidered`.
+ */
+const checkMembers = (items: ReadonlyArray<ContextItem>): number | InvalidItemError | TokenTotalError => {
+  let total = 0
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i]!
+    const tokens = item.tokens
+    if (!Number.isSafeInteger(tokens)) {
+      return new InvalidItemError({ problem: "NonIntegerTokens", list: "candidates", index: i, content: item.content, tokens })
+    }
+    total += tokens
+    if (!isSafeTotal(total)) return new TokenTotalError({ what: "candidates", count: i + 1 })
+  }
+  return total
 }
 
 /**
  * Collapses each group of two or more items into one unit. Pure: builds new unit items and
- * never touches the members.
+ * never touches the members. Expects members whose token counts {@link checkMembers} accepted.
  */
 export const collapse = (items: ReadonlyArray<ContextItem>): Effect.Effect<Collapsed, TokenTotalError> =>
   Effect.suspend(() => {
@@ -82,7 +110,6 @@ export const collapse = (items: ReadonlyArray<ContextItem>): Effect.Effect<Colla
     }
     const units: Array<ContextItem> = []
     const members = new Map<ContextItem, ReadonlyArray<ContextItem>>()
-    const firstContent = new Map<string, string>()
     const done = new Set<string>()
     for (const item of items) {
       const group = item.group
@@ -97,19 +124,25 @@ export const collapse = (items: ReadonlyArray<ContextItem>): Effect.Effect<Colla
       if (unit instanceof TokenTotalError) return Effect.fail(unit)
       units.push(unit)
       members.set(unit, list)
-      firstContent.set(unit.content, list[0]!.content)
     }
-    return Effect.succeed({ units, members, firstContent })
+    return Effect.succeed({ units, members })
   })
 
-/** One unit for a group's members (two or more, in input order). */
+/**
+ * One unit for a group's members (two or more, in input order).
+ *
+ * Every field is derived from the members, whose values were checked when they were made (and
+ * whose tokens {@link checkMembers} checked again), so the unit is built with the class's
+ * checks off: a check here could only repeat theirs, and the class constructor throws where
+ * the pipeline must fail with a typed error.
+ */
 const makeUnit = (group: string, list: ReadonlyArray<ContextItem>): ContextItem | TokenTotalError => {
   let tokens = 0
   let negative: number | undefined
   let pinned = false
   let priority: number | undefined
   let hint: number | undefined
-  let latest: ContextItem["timestamp"]
+  let earliest: ContextItem["timestamp"]
   const tags: Array<string> = []
   const seenTags = new Set<string>()
   for (let i = 0; i < list.length; i++) {
@@ -122,7 +155,7 @@ const makeUnit = (group: string, list: ReadonlyArray<ContextItem>): ContextItem 
     const h = member.futureRelevanceHint
     if (h !== undefined && (hint === undefined || h > hint)) hint = h
     const t = member.timestamp
-    if (t !== undefined && (latest === undefined || t.epochMilliseconds > latest.epochMilliseconds)) latest = t
+    if (t !== undefined && (earliest === undefined || t.epochMilliseconds < earliest.epochMilliseconds)) earliest = t
     for (const tag of member.tags) {
       if (!seenTags.has(tag)) {
         seenTags.add(tag)
@@ -141,8 +174,69 @@ const makeUnit = (group: string, list: ReadonlyArray<ContextItem>): ContextItem 
     pinned,
     ...(priority === undefined ? {} : { priority }),
     ...(hint === undefined ? {} : { futureRelevanceHint: hint }),
-    ...(latest === undefined ? {} : { timestamp: latest })
-  })
+    ...(earliest === undefined ? {} : { timestamp: earliest })
+  }, { disableChecks: true })
+}
+
+/**
+ * Rewrites the reasons that name another candidate by its content (`Deduplicated`,
+ * `PinnedOverride`) so that a unit they name is named by its first member. Which candidate a
+ * reason names is worked out from the candidates themselves, never from the content alone —
+ * contents are not unique: an ungrouped item may read exactly like a group's joined members,
+ * and two groups may join to the same text.
+ *
+ * - `Deduplicated` names the one item of its content that Deduplicate kept: among the
+ *   scoreable candidates (not pinned, tokens not negative) of the excluded item's content, the
+ *   one not itself removed as `Deduplicated`.
+ * - `PinnedOverride` names the first pinned candidate (Classify's order), as Slice and Place do.
+ *
+ * A reason that names no candidate this way (a custom slicer's own, say) is left as it is.
+ */
+const renamer = (
+  units: ReadonlyArray<ContextItem>,
+  members: ReadonlyMap<ContextItem, ReadonlyArray<ContextItem>>,
+  excluded: ReadonlyArray<ExcludedItem>
+): (entry: ExcludedItem) => ExclusionReason => {
+  const firstMember = (unit: ContextItem | undefined): string | undefined =>
+    unit === undefined ? undefined : members.get(unit)?.[0]?.content
+  let firstPinned: ContextItem | undefined
+  for (const unit of units) {
+    if (unit.pinned && unit.tokens >= 0) {
+      firstPinned = unit
+      break
+    }
+  }
+  const pinnedName = firstMember(firstPinned)
+  let survivors: Map<string, ContextItem | null> | undefined
+  const survivorOf = (content: string): ContextItem | undefined => {
+    if (survivors === undefined) {
+      const removed = new Set<ContextItem>()
+      for (const entry of excluded) if (entry.reason._tag === "Deduplicated") removed.add(entry.item)
+      survivors = new Map()
+      for (const unit of units) {
+        if (unit.pinned || unit.tokens < 0 || removed.has(unit)) continue
+        // `null`: two candidates of this content were kept, so no one of them is named.
+        survivors.set(unit.content, survivors.has(unit.content) ? null : unit)
+      }
+    }
+    return survivors.get(content) ?? undefined
+  }
+  return (entry) => {
+    const reason = entry.reason
+    switch (reason._tag) {
+      case "Deduplicated": {
+        if (reason.deduplicatedAgainst !== entry.item.content) return reason
+        const name = firstMember(survivorOf(reason.deduplicatedAgainst))
+        return name === undefined ? reason : { ...reason, deduplicatedAgainst: name }
+      }
+      case "PinnedOverride":
+        return pinnedName === undefined || firstPinned === undefined || reason.displacedBy !== firstPinned.content
+          ? reason
+          : { ...reason, displacedBy: pinnedName }
+      default:
+        return reason
+    }
+  }
 }
 
 /**
@@ -155,9 +249,9 @@ export const runGrouped = (
   runner: Runner
 ): Effect.Effect<PipelineResult, PipelineError, Services> =>
   Effect.gen(function*() {
-    const considered = sumTokens(items, (item) => item.tokens)
-    if (!considered.ok) return yield* new TokenTotalError({ what: "candidates", count: considered.count })
-    const { firstContent, members, units } = yield* collapse(items)
+    const considered = checkMembers(items)
+    if (typeof considered !== "number") return yield* Effect.fail(considered)
+    const { members, units } = yield* collapse(items)
     const expand = (item: ContextItem): ReadonlyArray<ContextItem> => members.get(item) ?? [item]
     const notifier = yield* OverflowNotifier.OverflowNotifier
     const result = yield* runner(units, budget, options).pipe(
@@ -168,27 +262,14 @@ export const runGrouped = (
         })
       )
     )
-    const rename = (reason: ExclusionReason): ExclusionReason => {
-      switch (reason._tag) {
-        case "Deduplicated": {
-          const first = firstContent.get(reason.deduplicatedAgainst)
-          return first === undefined ? reason : { ...reason, deduplicatedAgainst: first }
-        }
-        case "PinnedOverride": {
-          const first = firstContent.get(reason.displacedBy)
-          return first === undefined ? reason : { ...reason, displacedBy: first }
-        }
-        default:
-          return reason
-      }
-    }
+    const rename = renamer(units, members, result.report.excluded)
     const included: Array<IncludedItem> = []
     for (const entry of result.report.included) {
       for (const item of expand(entry.item)) included.push({ item, score: entry.score, reason: entry.reason })
     }
     const excluded: Array<ExcludedItem> = []
     for (const entry of result.report.excluded) {
-      const reason = rename(entry.reason)
+      const reason = members.size === 0 ? entry.reason : rename(entry)
       for (const item of expand(entry.item)) excluded.push({ item, score: entry.score, reason })
     }
     return {
@@ -198,7 +279,7 @@ export const runGrouped = (
         included,
         excluded,
         totalCandidates: items.length,
-        totalTokensConsidered: considered.total
+        totalTokensConsidered: considered
       },
       totalTokens: result.totalTokens,
       tokensOverBudget: result.tokensOverBudget

@@ -21,7 +21,7 @@ import type { ContextItem } from "../ContextItem.ts"
 import * as ContextKind from "../ContextKind.ts"
 import { InvalidConfigError } from "../InvalidConfigError.ts"
 import * as Placer from "../Placer.ts"
-import type { PlacerContractError } from "../PlacerContractError.ts"
+import { PlacerContractError } from "../PlacerContractError.ts"
 import type { PlacerError } from "../PlacerError.ts"
 import type { ScoredItem } from "../ScoredItem.ts"
 import * as ChronologicalPlacer from "./ChronologicalPlacer.ts"
@@ -95,7 +95,9 @@ const isFunctions = (placer: SectionPlacer): placer is Placer.Functions => !Laye
  * sections or more than one section omits `kinds`.
  *
  * Each section's placer is held to the placer contract: an order that is not a permutation of
- * the section's items fails the placement with `PlacerContractError` naming that placer.
+ * the section's items fails the placement with `PlacerContractError` naming that placer. A
+ * section given as `Placer.Functions` that throws fails it with `PlacerError` naming that
+ * placer, as a custom placer made with `Placer.fromOrder` does.
  *
  * @example
  * ```ts
@@ -125,19 +127,19 @@ export const make = (
       const orders: Array<{ readonly name: string; readonly order: OrderOf }> = []
       for (const section of sections) {
         const placer = section.placer
-        if (isFunctions(placer)) {
-          orders.push({ name: placer.name, order: (items) => Effect.sync(() => placer.order(items)) })
-        } else {
-          const built = Context.get(yield* Layer.build(placer), Placer.Placer)
-          orders.push({ name: built.name, order: built.order })
-        }
+        // Plain functions are the caller's code: `Placer.fromOrder` turns a throw into a
+        // `PlacerError` naming the placer.
+        const layer = isFunctions(placer) ? Placer.fromOrder(placer.name, placer.order) : placer
+        const built = Context.get(yield* Layer.build(layer), Placer.Placer)
+        orders.push({ name: built.name, order: built.order })
       }
       const sectionOf = sectionIndex(sections)
       const order = (items: ReadonlyArray<ScoredItem>) => placeSections(items, sectionOf, orders)
       return Placer.Placer.of({
         name,
         order,
-        place: (items) => Effect.flatMap(order(items), (o) => Placer.applyOrder(name, items, o))
+        // `order` has checked each section's order, so the joined one is a permutation.
+        place: (items) => Effect.map(order(items), (o) => gather(items, o))
       })
     })
   )
@@ -161,6 +163,43 @@ const sectionIndex = (sections: ReadonlyArray<Section>): (item: ContextItem) => 
   }
 }
 
+/** The items in a checked order. */
+const gather = (items: ReadonlyArray<ScoredItem>, order: Placer.Order): Array<ContextItem> => {
+  const placed = new Array<ContextItem>(order.length)
+  for (let k = 0; k < order.length; k++) placed[k] = items[order[k]!]!.item
+  return placed
+}
+
+/**
+ * Checks that a section placer's `local` order is a permutation of its `count` items, marking
+ * each in `seen` (one mark per item of the whole placement: sections hold disjoint items, so
+ * the marks of one never meet another's). The violation, or `undefined`.
+ */
+const checkSection = (
+  name: string,
+  members: ReadonlyArray<number>,
+  local: Placer.Order,
+  seen: Uint8Array
+): PlacerContractError | undefined => {
+  const n = members.length
+  if (local.length !== n) {
+    return new PlacerContractError({ placer: name, violation: "WrongLength", expectedLength: n, actualLength: local.length })
+  }
+  for (let k = 0; k < n; k++) {
+    const index = local[k]!
+    // `index >>> 0 === index` admits exactly the integers 0 … 2^32-1; the bound does the rest.
+    if (index >>> 0 !== index || index >= n) {
+      return new PlacerContractError({ placer: name, violation: "UnknownItem", expectedLength: n, actualLength: n, position: k })
+    }
+    const global = members[index]!
+    if (seen[global] === 1) {
+      return new PlacerContractError({ placer: name, violation: "RepeatedItem", expectedLength: n, actualLength: n, position: k })
+    }
+    seen[global] = 1
+  }
+  return undefined
+}
+
 /** Splits the items by section, orders each section with its placer, and joins the orders. */
 const placeSections = (
   items: ReadonlyArray<ScoredItem>,
@@ -172,6 +211,7 @@ const placeSections = (
     for (let s = 0; s <= orders.length; s++) indices.push([])
     for (let i = 0; i < items.length; i++) indices[sectionOf(items[i]!.item)]!.push(i)
     const out = new Uint32Array(items.length)
+    const seen = new Uint8Array(items.length)
     let k = 0
     for (let s = 0; s < orders.length; s++) {
       const members = indices[s]!
@@ -181,7 +221,8 @@ const placeSections = (
       const { name, order } = orders[s]!
       const local = yield* order(section)
       // The section placer's order must be a permutation of its own items.
-      yield* Placer.applyOrder(name, section, local)
+      const violation = checkSection(name, members, local, seen)
+      if (violation !== undefined) return yield* violation
       for (let j = 0; j < local.length; j++) out[k++] = members[local[j]!]!
     }
     for (const i of indices[orders.length]!) out[k++] = i
@@ -213,12 +254,11 @@ export const referenceKinds: ReadonlyArray<string> = [ContextKind.Document, Cont
  * @since 0.2.0
  * @category layers
  */
-export const conversation: Layer.Layer<Placer.Placer> = Layer.unwrap(
-  Effect.sync(() =>
-    make([
-      { kinds: systemKinds, placer: ChronologicalPlacer.make() },
-      { kinds: referenceKinds, placer: UShapedPlacer.make() },
-      { placer: ChronologicalPlacer.make() }
-    ], { name: "conversation" }).pipe(Layer.orDie)
-  )
+export const conversation: Layer.Layer<Placer.Placer> = make([
+  { kinds: systemKinds, placer: ChronologicalPlacer.make() },
+  { kinds: referenceKinds, placer: UShapedPlacer.make() },
+  { placer: ChronologicalPlacer.make() }
+], { name: "conversation" }).pipe(
+  // The sections above are fixed and valid: `make` cannot fail on them.
+  Layer.orDie
 )

@@ -19,8 +19,10 @@
  * @since 0.2.0
  */
 import { Effect } from "effect"
+import { describeValue } from "../internal/describeThrown.ts"
+import { checkLength, isScore, notAScore } from "../internal/scoreChecks.ts"
 import { InvalidConfigError } from "../InvalidConfigError.ts"
-import * as Scorer from "../Scorer.ts"
+import type * as Scorer from "../Scorer.ts"
 
 /**
  * The scorer's name.
@@ -81,12 +83,12 @@ export const make = (entries: ReadonlyArray<Entry>): Effect.Effect<Composite, In
     const { scorer, weight } = entries[k]!
     // Typed callers cannot pass a missing scorer; untyped ones can, and the chapter checks it.
     if (scorer === null || typeof scorer !== "object" || typeof scorer.scoreAll !== "function") {
-      return fail(`entries[${k}].scorer`, `must be a scorer, got ${String(scorer)}`)
+      return fail(`entries[${k}].scorer`, `must be a scorer, got ${describeValue(scorer)}`)
     }
+    // The type first: comparing an untyped caller's object with 0 may itself throw.
+    if (typeof weight !== "number") return fail(`entries[${k}].weight`, `must be finite, got ${describeValue(weight)}`)
     if (weight <= 0) return fail(`entries[${k}].weight`, `must be positive, got ${weight}`)
-    if (typeof weight !== "number" || !Number.isFinite(weight)) {
-      return fail(`entries[${k}].weight`, `must be finite, got ${String(weight)}`)
-    }
+    if (!Number.isFinite(weight)) return fail(`entries[${k}].weight`, `must be finite, got ${weight}`)
     totalWeight += weight
   }
   if (!Number.isFinite(totalWeight)) return fail("entries", "must have weights whose sum is finite")
@@ -100,9 +102,19 @@ export const make = (entries: ReadonlyArray<Entry>): Effect.Effect<Composite, In
       const n = items.length
       const result = new Float64Array(n)
       for (const child of children) {
-        const scores = yield* Effect.flatMap(child.scorer.scoreAll(items), (s) => Scorer.check(child.scorer.name, items, s))
+        const scorer = child.scorer
+        const scores: Scorer.Scores = yield* scorer.scoreAll(items)
+        const wrongShape = checkLength(scorer.name, items, scores)
+        if (wrongShape !== undefined) return yield* Effect.fail(wrongShape)
         const weight = child.weight
-        for (let i = 0; i < n; i++) result[i] = result[i]! + scores[i]! * weight
+        for (let i = 0; i < n; i++) {
+          const score: unknown = scores[i]
+          // Checked in the summing loop, not in a pass of its own, so that a bad score from a
+          // hand-made child is reported under the child's name (the Score stage would only
+          // see the composite's sum).
+          if (!isScore(score)) return yield* Effect.fail(notAScore(scorer.name, i, items[i]!, score))
+          result[i] = result[i]! + score * weight
+        }
       }
       return result
     })

@@ -24,6 +24,7 @@
 import { Effect } from "effect"
 import type { ContextItem } from "../ContextItem.ts"
 import { foldAscii } from "../internal/caseInsensitiveName.ts"
+import { positionsOfRepeats } from "../internal/repeatedObjects.ts"
 import * as Scorer from "../Scorer.ts"
 
 /**
@@ -165,18 +166,12 @@ export const scores = (items: ReadonlyArray<ContextItem>): Float64Array => {
   }
 
   // Leave out every position holding the item object itself; usually that is only its own.
-  const seen = new Set<ContextItem>()
-  for (let i = 0; i < n; i++) seen.add(items[i]!)
-  let copies: Map<ContextItem, number> | undefined
-  if (seen.size !== n) {
-    copies = new Map()
-    for (let i = 0; i < n; i++) copies.set(items[i]!, (copies.get(items[i]!) ?? 0) + 1)
-  }
+  const repeats = positionsOfRepeats(items)
   const denominator = n - 1
   for (let i = 0; i < n; i++) {
     const sig = sigOf[i]!
     if (sig < 0) continue
-    const self = copies === undefined ? 1 : copies.get(items[i]!)!
+    const self = repeats === undefined ? 1 : repeats.get(items[i]!)!.length
     out[i] = (meeting[sig]! - self) / denominator
   }
   return out

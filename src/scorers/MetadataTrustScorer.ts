@@ -43,6 +43,9 @@ export interface Options {
   readonly defaultScore?: number
 }
 
+/** The `defaultScore` when none is given: the layer's and {@link make}'s alike. */
+const standardDefaultScore = 0.5
+
 // Infinity and NaN spellings are left out: they would only parse to non-finite values, which
 // score the default exactly as a failed parse does.
 const decimal = /^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/
@@ -83,7 +86,7 @@ const scoreWith = (defaultScore: number, items: ReadonlyArray<ContextItem>): Flo
  * @category constructors
  */
 export const make = (options: Options = {}): Effect.Effect<Scorer.Definition, InvalidConfigError> => {
-  const defaultScore = options.defaultScore ?? 0.5
+  const defaultScore = options.defaultScore ?? standardDefaultScore
   if (!(defaultScore >= 0 && defaultScore <= 1)) {
     return Effect.fail(
       new InvalidConfigError({
@@ -93,8 +96,13 @@ export const make = (options: Options = {}): Effect.Effect<Scorer.Definition, In
       })
     )
   }
-  return Effect.succeed({ name, scoreAll: (items) => Effect.sync(() => scoreWith(defaultScore, items)) })
+  return Effect.succeed(withDefault(defaultScore))
 }
+
+const withDefault = (defaultScore: number): Scorer.Definition => ({
+  name,
+  scoreAll: (items) => Effect.sync(() => scoreWith(defaultScore, items))
+})
 
 /**
  * Provides the trust scorer with `defaultScore` 0.5 as the pipeline's `Scorer`.
@@ -102,4 +110,4 @@ export const make = (options: Options = {}): Effect.Effect<Scorer.Definition, In
  * @since 0.2.0
  * @category layers
  */
-export const layer = Scorer.layer({ name, scoreAll: (items) => Effect.sync(() => scoreWith(0.5, items)) })
+export const layer = Scorer.layer(withDefault(standardDefaultScore))

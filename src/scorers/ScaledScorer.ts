@@ -16,13 +16,17 @@
  * computed on halved values (halving is exact at these magnitudes, so the quotient is the one the
  * formula means, where the direct computation would give 0 or NaN); and
  * when the inner scorer returns an infinite score, min–max scaling has no meaning and the
- * scoring fails with a `ScorerError` naming the item (built-in scorers never do this).
+ * scoring fails with a `ScorerError` naming the item (built-in scorers never do this). A NaN or
+ * non-number inner score fails too, under the inner scorer's name: with the other scores equal,
+ * the 0.5 fill would otherwise hide it from the Score stage's own check.
  *
  * @since 0.2.0
  */
 import { Effect } from "effect"
 import type { ContextItem } from "../ContextItem.ts"
-import * as Scorer from "../Scorer.ts"
+import { positionsOfRepeats } from "../internal/repeatedObjects.ts"
+import { checkLength, isScore, notAScore } from "../internal/scoreChecks.ts"
+import type * as Scorer from "../Scorer.ts"
 import { ScorerError } from "../ScorerError.ts"
 
 /**
@@ -59,10 +63,12 @@ export const scale = (
   if (n === 0) return Effect.succeed(out)
   let min = Infinity
   let max = -Infinity
-  let duplicates = false
-  const seen = new Set<ContextItem>()
   for (let i = 0; i < n; i++) {
-    const s = raw[i]!
+    const s: unknown = raw[i]
+    // Checked in the min–max loop rather than in a pass of its own. A NaN must be caught here,
+    // under the inner scorer's name: the comparisons below skip it, and when the other scores
+    // are equal the 0.5 fill would hide it from the Score stage.
+    if (!isScore(s)) return Effect.fail(notAScore(innerName, i, items[i]!, s))
     if (s === Infinity || s === -Infinity) {
       return Effect.fail(
         new ScorerError({
@@ -75,28 +81,24 @@ export const scale = (
     }
     if (s < min) min = s
     if (s > max) max = s
-    const item = items[i]!
-    if (!duplicates) {
-      if (seen.has(item)) duplicates = true
-      else seen.add(item)
-    }
   }
   if (max === min) return Effect.succeed(out.fill(0.5))
   // The chapter's "rawScore" is the inner score at the last position holding the same object.
-  let last: Map<ContextItem, number> | undefined
-  if (duplicates) {
-    last = new Map()
-    for (let i = 0; i < n; i++) last.set(items[i]!, i)
+  const repeats = positionsOfRepeats(items)
+  let last: Int32Array | undefined
+  if (repeats !== undefined) {
+    last = new Int32Array(n)
+    for (let i = 0; i < n; i++) last[i] = repeats.get(items[i]!)!.at(-1)!
   }
   const range = max - min
   if (Number.isFinite(range)) {
-    for (let i = 0; i < n; i++) out[i] = (raw[last === undefined ? i : last.get(items[i]!)!]! - min) / range
+    for (let i = 0; i < n; i++) out[i] = (raw[last === undefined ? i : last[i]!]! - min) / range
   } else {
     // max − min overflowed: halve both terms of the quotient. Halving min, max and the (large)
     // differences is exact; a raw score small enough to lose a bit is absorbed by −min anyway.
     const halfMin = min / 2
     const halfRange = max / 2 - halfMin
-    for (let i = 0; i < n; i++) out[i] = (raw[last === undefined ? i : last.get(items[i]!)!]! / 2 - halfMin) / halfRange
+    for (let i = 0; i < n; i++) out[i] = (raw[last === undefined ? i : last[i]!]! / 2 - halfMin) / halfRange
   }
   return Effect.succeed(out)
 }
@@ -118,8 +120,8 @@ export const make = (inner: Scorer.Definition): Scaled => ({
   name,
   inner,
   scoreAll: (items) =>
-    Effect.flatMap(
-      Effect.flatMap(inner.scoreAll(items), (raw) => Scorer.check(inner.name, items, raw)),
-      (raw) => scale(items, raw, inner.name)
-    )
+    Effect.flatMap(inner.scoreAll(items), (raw) => {
+      const wrongShape = checkLength(inner.name, items, raw)
+      return wrongShape === undefined ? scale(items, raw, inner.name) : Effect.fail(wrongShape)
+    })
 })

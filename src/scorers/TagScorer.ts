@@ -8,13 +8,13 @@
  *
  * Tags are matched exactly (case-sensitive), the chapter's default comparer; pass
  * `caseInsensitive: true` to match them under ASCII case folding instead. Weights must be
- * non-negative and finite.
+ * non-negative and finite, and so must their sum.
  *
  * @since 0.2.0
  */
 import { Effect } from "effect"
 import type { ContextItem } from "../ContextItem.ts"
-import type { InvalidConfigError } from "../InvalidConfigError.ts"
+import { InvalidConfigError } from "../InvalidConfigError.ts"
 import { foldAscii } from "../internal/caseInsensitiveName.ts"
 import { checkWeights, type WeightsInput } from "../internal/weightMap.ts"
 import type * as Scorer from "../Scorer.ts"
@@ -26,6 +26,8 @@ import type * as Scorer from "../Scorer.ts"
  * @category constants
  */
 export const name = "tag"
+
+const component = "TagScorer"
 
 /**
  * A weight per tag: a `Map` or a plain record.
@@ -46,8 +48,9 @@ export interface Options {
 }
 
 /**
- * A tag scorer. Fails with an `InvalidConfigError` when a weight is negative or not finite, or,
- * when matching case-insensitively, when two tags differ only in case.
+ * A tag scorer. Fails with an `InvalidConfigError` when a weight is negative or not finite, when
+ * the weights add up to more than the largest double, or, when matching case-insensitively, when
+ * two tags differ only in case.
  *
  * @example
  * ```ts
@@ -61,11 +64,21 @@ export interface Options {
  */
 export const make = (weights: Weights, options: Options = {}): Effect.Effect<Scorer.Definition, InvalidConfigError> => {
   const fold = options.caseInsensitive === true ? foldAscii : undefined
-  return Effect.map(checkWeights("TagScorer", "weights", weights, fold), (tagWeights): Scorer.Definition => {
+  return Effect.flatMap(checkWeights(component, "weights", weights, fold), (tagWeights) => {
     // Summed in the map's order, as the chapter's construction loop does.
     let totalWeight = 0
     for (const weight of tagWeights.values()) totalWeight += weight
-    return { name, scoreAll: (items) => Effect.sync(() => scoreWith(tagWeights, totalWeight, fold, items)) }
+    // Finite weights may still add up to Infinity; an item matching them all would then score
+    // Infinity / Infinity = NaN.
+    if (!Number.isFinite(totalWeight)) {
+      return Effect.fail(
+        new InvalidConfigError({ component, path: "weights", rule: "must have weights whose sum is finite" })
+      )
+    }
+    return Effect.succeed<Scorer.Definition>({
+      name,
+      scoreAll: (items) => Effect.sync(() => scoreWith(tagWeights, totalWeight, fold, items))
+    })
   })
 }
 

@@ -39,7 +39,6 @@ import { isSafeTotal } from "../internal/tokens.ts"
 import { InvalidConfigError } from "../InvalidConfigError.ts"
 import type { ScoredItem } from "../ScoredItem.ts"
 import * as Slicer from "../Slicer.ts"
-import { SlicerContractError } from "../SlicerContractError.ts"
 import { SlicerError } from "../SlicerError.ts"
 
 /**
@@ -334,8 +333,6 @@ const sliceEach = (
 ): Effect.Effect<Slicer.Selection, Slicer.SliceError> =>
   Effect.gen(function*() {
     const selected = new Uint32Array(n)
-    // Partitions are disjoint, so an index seen twice means the inner slicer repeated one.
-    const seen = new Uint8Array(n)
     let count = 0
     let reasons: Map<number, ExclusionReason> | undefined
     let shortfalls: Array<CountRequirementShortfall> | undefined
@@ -344,16 +341,10 @@ const sliceEach = (
       if (share <= 0) continue
       const indices = partitions.indices[p]!
       const selection = yield* inner.slice(partitions.items[p]!, { maxTokens: shares.cap[p]!, targetTokens: share })
-      const local = selection.selected
-      for (let k = 0; k < local.length; k++) {
-        const j = local[k]!
-        // `j >>> 0 === j` admits exactly the integers 0 … 2^32-1; the bound does the rest.
-        if (j >>> 0 !== j || j >= indices.length) return yield* contract(inner.name, "UnknownItem", k)
-        const index = indices[j]!
-        if (seen[index] === 1) return yield* contract(inner.name, "RepeatedItem", k)
-        seen[index] = 1
-        selected[count++] = index
-      }
+      // Checked against the partition the inner slicer was given, under its name. Partitions
+      // are disjoint, so indices distinct within each are distinct across them.
+      const local = (yield* Slicer.checkIndices(inner.name, indices.length, selection.selected)).selected
+      for (let k = 0; k < local.length; k++) selected[count++] = indices[local[k]!]!
       if (selection.reasons !== undefined) {
         for (const [j, reason] of selection.reasons) {
           // A reason for an index outside the partition explains nothing: dropped.
@@ -370,9 +361,6 @@ const sliceEach = (
       ...(shortfalls === undefined ? {} : { shortfalls })
     }
   })
-
-const contract = (slicer: string, violation: "UnknownItem" | "RepeatedItem", position: number) =>
-  Effect.fail(new SlicerContractError({ slicer, violation, position }))
 
 const unsafeTarget = (target: number): SlicerError =>
   new SlicerError({

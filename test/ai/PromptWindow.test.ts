@@ -104,6 +104,118 @@ describe("PromptWindow — candidates", () => {
   })
 })
 
+describe("PromptWindow — invalid values from the caller's code", () => {
+  const prompt = Prompt.fromMessages([system("be terse"), user("hi"), assistant("hello")])
+  const candidateError = (
+    options: PromptWindow.Options,
+    count: Layer.Layer<TokenCounter.TokenCounter> = counter
+  ) =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(PromptWindow.toCandidates(prompt, options).pipe(Effect.provide(count)))
+      if (error._tag !== "CandidateError") return assert.fail(`expected CandidateError, got ${error._tag}`)
+      return error
+    })
+
+  it.effect("a TokenCounter count that is not a safe integer (3.5, NaN) is a CandidateError naming the message and tokens", () =>
+    Effect.gen(function*() {
+      for (const bad of [3.5, Number.NaN, 2 ** 60]) {
+        const error = yield* candidateError({}, TokenCounter.make((m) => (m.role === "user" ? bad : 3)))
+        assert.deepStrictEqual([error.index, error.field], [1, "tokens"])
+        assert.include(error.message, "message 1: tokens")
+      }
+    }))
+
+  it.effect("an annotation's priority that is not a safe integer is a CandidateError naming priority", () =>
+    Effect.gen(function*() {
+      const error = yield* candidateError({ annotate: (_, i) => (i === 2 ? { priority: 1.5 } : undefined) })
+      assert.deepStrictEqual([error.index, error.field], [2, "priority"])
+    }))
+
+  it.effect("an annotation's empty kind is a CandidateError naming kind", () =>
+    Effect.gen(function*() {
+      const error = yield* candidateError({ annotate: () => ({ kind: "" }) })
+      assert.deepStrictEqual([error.index, error.field], [0, "kind"])
+    }))
+
+  it.effect("an annotation's non-finite relevance hint is a CandidateError naming futureRelevanceHint", () =>
+    Effect.gen(function*() {
+      const error = yield* candidateError({ annotate: (_, i) => (i === 1 ? { futureRelevanceHint: Number.POSITIVE_INFINITY } : undefined) })
+      assert.deepStrictEqual([error.index, error.field], [1, "futureRelevanceHint"])
+    }))
+
+  it.effect("an annotate function that throws is a CandidateError naming annotate", () =>
+    Effect.gen(function*() {
+      const error = yield* candidateError({
+        annotate: (_, i) => {
+          if (i === 1) throw new TypeError("no")
+          return undefined
+        }
+      })
+      assert.deepStrictEqual([error.index, error.field], [1, "annotate"])
+      assert.include(error.message, "TypeError: no")
+    }))
+
+  it.effect("a startMillis that is NaN or out of range is a CandidateError naming timestamp", () =>
+    Effect.gen(function*() {
+      for (const startMillis of [Number.NaN, 1e20, Number.NEGATIVE_INFINITY]) {
+        const error = yield* candidateError({ startMillis })
+        assert.deepStrictEqual([error.index, error.field], [0, "timestamp"])
+      }
+    }))
+
+  it.effect("fit fails with the CandidateError too, in its error channel", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(
+        PromptWindow.fit(prompt, budget(1000, 1000), { annotate: () => ({ priority: Number.NaN }) }).pipe(Effect.provide(layers))
+      )
+      assert.strictEqual(error._tag, "CandidateError")
+    }))
+})
+
+describe("PromptWindow — groups in the conversation", () => {
+  it.effect("a group whose messages are not adjacent sits where it starts: later members follow the first", () =>
+    Effect.gen(function*() {
+      const prompt = Prompt.fromMessages([
+        system("s"),
+        user("go"),
+        calls(["a", "b"]),
+        results([["a", "1"]]),
+        user("meanwhile"),
+        assistant("noted"),
+        user("and?"),
+        results([["b", "2"]])
+      ])
+      const { prompt: fitted } = yield* PromptWindow.fit(prompt, budget(1000, 1000)).pipe(Effect.provide(layers))
+      const indexOf = new Map(prompt.content.map((m, i) => [m, i]))
+      assert.deepStrictEqual(fitted.content.map((m) => indexOf.get(m)), [0, 1, 2, 3, 7, 4, 5, 6])
+    }))
+
+  it.effect("message group ids never collide with the documents' group ids", () =>
+    Effect.gen(function*() {
+      const prompt = Prompt.fromMessages([user("go"), call("c1"), results([["c1", "42"]])])
+      const documents = [
+        new ContextItem.ContextItem({ content: "doc one", tokens: 3, kind: "Document", group: "message-1" }),
+        new ContextItem.ContextItem({ content: "doc two", tokens: 3, kind: "Document", group: "message-1" })
+      ]
+      const { items } = yield* PromptWindow.toCandidates(prompt, { documents }).pipe(Effect.provide(counter))
+      const messageGroups = items.slice(0, 3).map((i) => i.group)
+      assert.strictEqual(messageGroups[1], messageGroups[2])
+      assert.isDefined(messageGroups[1])
+      assert.notStrictEqual(messageGroups[1], "message-1")
+      assert.isFalse(documents.some((d) => d.group === messageGroups[1]))
+      // A document group that takes the fallback prefix too moves the messages on once more.
+      assert.strictEqual(PromptWindow.groupPrefix(documents), "prompt2:message-")
+      const both = [...documents, new ContextItem.ContextItem({ content: "d", tokens: 1, group: "prompt2:message-1" })]
+      assert.strictEqual(PromptWindow.groupPrefix(both), "prompt3:message-")
+      assert.strictEqual(PromptWindow.groupPrefix([]), "message-")
+      // In the pipeline, the documents and the tool call stay separate units.
+      const { result } = yield* PromptWindow.fit(prompt, budget(1000, 1000), { documents }).pipe(Effect.provide(layers))
+      assert.strictEqual(result.window.length, 5)
+      const position = (item: ContextItem.ContextItem) => result.window.indexOf(item)
+      assert.strictEqual(position(documents[1]!), position(documents[0]!) + 1)
+    }))
+})
+
 describe("PromptWindow — fit", () => {
   it.effect("keeps the system prompt first and drops the oldest turns with their tool results", () =>
     Effect.gen(function*() {

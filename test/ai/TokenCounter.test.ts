@@ -57,6 +57,29 @@ describe("TokenCounter.layerTokenizer", () => {
     }))
 })
 
+describe("TokenCounter.make", () => {
+  it.effect("a counter function that throws fails count with a typed AiError naming the counter, not a defect", () =>
+    Effect.gen(function*() {
+      const counter = yield* TokenCounter.TokenCounter
+      const error = yield* Effect.flip(counter.count(history.content[1]!))
+      assert.strictEqual(error._tag, "AiError")
+      assert.strictEqual(error.module, TokenCounter.errorModule)
+      assert.strictEqual(error.reason._tag, "UnknownError")
+      assert.include(error.message, "my-estimate")
+      assert.include(error.message, "RangeError: boom")
+      assert.include(error.message, "user message")
+    }).pipe(Effect.provide(TokenCounter.make(() => {
+      throw new RangeError("boom")
+    }, 0, "my-estimate"))))
+
+  it.effect("a counter that does not throw counts as before", () =>
+    Effect.gen(function*() {
+      const counter = yield* TokenCounter.TokenCounter
+      assert.strictEqual(yield* counter.count(history.content[0]!), 7)
+      assert.strictEqual(counter.requestOverhead, 2)
+    }).pipe(Effect.provide(TokenCounter.make(() => 7, 2))))
+})
+
 describe("GptTokenizer", () => {
   it.effect("per-message counts and the request overhead add up to the tokens of the whole prompt", () =>
     Effect.gen(function*() {
@@ -93,7 +116,7 @@ describe("GptTokenizer", () => {
   it.effect("cl100k_base by option", () =>
     Effect.gen(function*() {
       const text = "Ünïcödé — 東京 ".repeat(10)
-      const count = (layer: Layer.Layer<Tokenizer.Tokenizer | TokenCounter.TokenCounter>) =>
+      const count = (layer: Layer.Layer<Tokenizer.Tokenizer | TokenCounter.TokenCounter, GptTokenizer.TokenizerLoadError>) =>
         GptTokenizer.count([{ role: "user", content: text }]).pipe(Effect.provide(layer))
       const o200k = yield* count(GptTokenizer.layer)
       const cl100k = yield* count(GptTokenizer.layerEncoding("cl100k_base"))

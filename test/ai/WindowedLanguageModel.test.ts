@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer, PubSub, Ref, Schema, Stream } from "effect"
-import { LanguageModel, Prompt, type Response, Tool, Toolkit } from "effect/ai"
+import { AiError, LanguageModel, Prompt, type Response, Tool, Toolkit } from "effect/ai"
+import { ContextItem, Placer, Scorer } from "../../src/index.ts"
 import * as PromptWindow from "../../src/ai/PromptWindow.ts"
 import * as TokenCounter from "../../src/ai/TokenCounter.ts"
 import * as WindowedLanguageModel from "../../src/ai/WindowedLanguageModel.ts"
@@ -110,6 +111,61 @@ describe("WindowedLanguageModel", () => {
       assert.strictEqual(error.reason._tag, "InvalidRequestError")
       assert.strictEqual(WindowedLanguageModel.windowFailure(error), "PinnedBudgetError")
       assert.strictEqual((yield* Ref.get(seen)).length, 0)
+    }).pipe(Effect.scoped))
+
+  it.effect("a custom scorer's ScorerError is an UnknownError, not a prompt that does not fit; windowFailure names it", () =>
+    Effect.gen(function*() {
+      const scorer = Scorer.make("broken", () => {
+        throw new Error("no score today")
+      })
+      const { context, seen } = yield* setup(1, { scorer })
+      const error = yield* Effect.flip(LanguageModel.generateText({ prompt: start }).pipe(Effect.provide(context)))
+      assert.strictEqual(error.module, WindowedLanguageModel.errorModule)
+      assert.strictEqual(error.reason._tag, "UnknownError")
+      assert.notInclude(error.message, "must fit the context window")
+      assert.include(error.message, "no score today")
+      assert.strictEqual(WindowedLanguageModel.windowFailure(error), "ScorerError")
+      assert.strictEqual((yield* Ref.get(seen)).length, 0)
+    }).pipe(Effect.scoped))
+
+  it.effect("a placer that breaks its contract (a bug) is an UnknownError; windowFailure names PlacerContractError", () =>
+    Effect.gen(function*() {
+      const placer = Placer.fromOrder("repeats", (items) => items.map(() => 0))
+      const { context } = yield* setup(1, { placer })
+      const error = yield* Effect.flip(LanguageModel.generateText({ prompt: start }).pipe(Effect.provide(context)))
+      assert.strictEqual(error.reason._tag, "UnknownError")
+      assert.strictEqual(WindowedLanguageModel.windowFailure(error), "PlacerContractError")
+    }).pipe(Effect.scoped))
+
+  it.effect("an invalid item value (CandidateError) is an InvalidRequestError about the items, not about fitting", () =>
+    Effect.gen(function*() {
+      const { context } = yield* setup(1, { annotate: () => ({ priority: 0.5 }) })
+      const error = yield* Effect.flip(LanguageModel.generateText({ prompt: start }).pipe(Effect.provide(context)))
+      assert.strictEqual(error.reason._tag, "InvalidRequestError")
+      if (error.reason._tag === "InvalidRequestError") {
+        assert.notStrictEqual(error.reason.constraint, "the prompt must fit the context window")
+        assert.include(error.reason.constraint, "priority")
+      }
+      assert.strictEqual(WindowedLanguageModel.windowFailure(error), "CandidateError")
+    }).pipe(Effect.scoped))
+
+  it.effect("windowFailure is undefined for an AiError this layer did not raise", () =>
+    Effect.sync(() => {
+      const other = AiError.make({ module: "Provider", method: "generateText", reason: new AiError.UnknownError({ metadata: { cupelError: "OverflowError" } }) })
+      assert.isUndefined(WindowedLanguageModel.windowFailure(other))
+    }))
+
+  it.effect("CallReport.candidates counts the prompt's messages and the documents", () =>
+    Effect.gen(function*() {
+      const documents = [new ContextItem.ContextItem({ content: "a retrieved fact", tokens: 5, kind: "Document" })]
+      const { context } = yield* setup(1, { documents })
+      const report = yield* Effect.gen(function*() {
+        const reports = yield* PubSub.subscribe(yield* WindowedLanguageModel.WindowReports)
+        yield* LanguageModel.generateText({ prompt: start })
+        return yield* PubSub.take(reports)
+      }).pipe(Effect.provide(context))
+      assert.strictEqual(report.candidates, start.content.length + documents.length)
+      assert.strictEqual(report.candidates, report.result.report.totalCandidates)
     }).pipe(Effect.scoped))
 
   it.effect("streamText's prompt is fitted too", () =>

@@ -102,6 +102,64 @@ describe("SectionedPlacer", () => {
       if (error._tag === "PlacerContractError") assert.strictEqual(error.placer, "broken")
     }))
 
+  it.effect("a section given as Placer.Functions that throws fails with PlacerError naming it, not a defect", () =>
+    Effect.gen(function*() {
+      const throwing: Placer.Functions = {
+        name: "throwing",
+        order: () => {
+          throw new RangeError("out of order")
+        },
+        place: () => {
+          throw new RangeError("out of order")
+        }
+      }
+      const layer = SectionedPlacer.make([{ kinds: ["Document"], placer: UShapedPlacer.make() }, { placer: throwing }])
+      const items = [scored("d", "Document", 1), scored("m", "Message", 1)]
+      const error = yield* Effect.flip(place(layer, items))
+      if (error._tag !== "PlacerError") return assert.fail(`expected PlacerError, got ${error._tag}`)
+      assert.strictEqual(error.placer, "throwing")
+      assert.include(error.reason, "RangeError: out of order")
+      const viaOrder = yield* Effect.flip(Effect.flatMap(Placer.Placer, (p) => p.order(items)).pipe(Effect.provide(layer)))
+      assert.strictEqual(viaOrder._tag, "PlacerError")
+    }))
+
+  it.effect("each section's order is checked once: wrong length, unknown and repeated indices, by position", () =>
+    Effect.gen(function*() {
+      const fixed = (name: string, order: ReadonlyArray<number>): Placer.Functions => ({
+        name,
+        order: () => Uint32Array.from(order),
+        place: () => []
+      })
+      const items = [scored("s", "SystemPrompt", 1), scored("a", "Message", 1), scored("b", "Message", 1)]
+      const run = (order: ReadonlyArray<number>) =>
+        Effect.flip(place(SectionedPlacer.make([{ kinds: ["SystemPrompt"], placer: ChronologicalPlacer.make() }, { placer: fixed("fixed", order) }]), items))
+      const cases: ReadonlyArray<readonly [ReadonlyArray<number>, string, number | undefined]> = [
+        [[0], "WrongLength", undefined],
+        [[0, 2], "UnknownItem", 1],
+        [[1, 1], "RepeatedItem", 1]
+      ]
+      for (const [order, violation, position] of cases) {
+        const error = yield* run(order)
+        if (error._tag !== "PlacerContractError") return assert.fail(`expected PlacerContractError, got ${error._tag}`)
+        assert.deepStrictEqual([error.placer, error.violation, error.expectedLength, error.position], ["fixed", violation, 2, position])
+      }
+      // A valid order places exactly the section's items, in its order.
+      assert.deepStrictEqual(
+        yield* place(SectionedPlacer.make([{ kinds: ["SystemPrompt"], placer: ChronologicalPlacer.make() }, { placer: fixed("fixed", [1, 0]) }]), items),
+        ["s", "b", "a"]
+      )
+    }))
+
+  it.effect("order and place agree: place is the items in the order's positions", () =>
+    Effect.gen(function*() {
+      const items = [scored("m1", "Message", 0.2, 3), scored("d1", "Document", 0.9), scored("s", "SystemPrompt", 1), scored("m0", "Message", 0.5, 1)]
+      const [order, placed] = yield* Effect.flatMap(Placer.Placer, (p) => Effect.all([p.order(items), p.place(items)])).pipe(
+        Effect.provide(SectionedPlacer.conversation)
+      )
+      assert.deepStrictEqual(placed, Array.from(order, (i) => items[i]!.item))
+      assert.deepStrictEqual(placed.map((i) => i.content), ["s", "d1", "m0", "m1"])
+    }))
+
   it.effect("conversation: system prompts first, documents and memory U-shaped, then the conversation oldest first", () =>
     Effect.gen(function*() {
       const items = [

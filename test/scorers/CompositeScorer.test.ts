@@ -91,6 +91,17 @@ describe("CompositeScorer — chapter rules", () => {
       }
     }))
 
+  it.effect("construction: an entry whose scorer or weight cannot be shown (no prototype) is refused, not thrown", () =>
+    Effect.gen(function*() {
+      const unshowable: unknown = Object.create(null)
+      const noScorer = [{ scorer: unshowable, weight: 1 }] as unknown as ReadonlyArray<CompositeScorer.Entry>
+      const badScorer = yield* Effect.flip(CompositeScorer.make(noScorer))
+      assert.deepStrictEqual([badScorer.path, badScorer.rule], ["entries[0].scorer", "must be a scorer, got a value that cannot be shown"])
+      const noWeight = [{ scorer: recency, weight: unshowable }] as unknown as ReadonlyArray<CompositeScorer.Entry>
+      const badWeight = yield* Effect.flip(CompositeScorer.make(noWeight))
+      assert.deepStrictEqual([badWeight.path, badWeight.rule], ["entries[0].weight", "must be finite, got a value that cannot be shown"])
+    }))
+
   it.effect("construction: a missing scorer (untyped callers) is refused", () =>
     Effect.gen(function*() {
       const entries = JSON.parse("[{\"scorer\":null,\"weight\":1}]") as ReadonlyArray<CompositeScorer.Entry>

@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import fc from "fast-check"
+import { positionsOfRepeats } from "../../src/internal/repeatedObjects.ts"
 import * as FrequencyScorer from "../../src/scorers/FrequencyScorer.ts"
 import * as Scorer from "../../src/Scorer.ts"
 import { items as arbitraryItems } from "../support/scorerArbitraries.ts"
@@ -59,6 +60,23 @@ describe("FrequencyScorer — chapter rules", () => {
     const a = item("a", { tags: ["x"] })
     const b = item("b", { tags: ["x"] })
     assert.deepStrictEqual(await score([a, a, b]), [0.5, 0.5, 1])
+  })
+
+  it("repeated objects (one helper, positionsOfRepeats): none repeated is undefined; repeats map to their positions", () => {
+    const a = item("a")
+    const b = item("b")
+    assert.isUndefined(positionsOfRepeats([a, b, item("a")]))
+    assert.isUndefined(positionsOfRepeats([]))
+    const repeats = positionsOfRepeats([a, b, a, a])
+    assert.deepStrictEqual(repeats === undefined ? undefined : [...repeats], [[a, [0, 2, 3]], [b, [1]]])
+  })
+
+  it("the same object three times among tagged peers: each copy leaves out all three", async () => {
+    const a = item("a", { tags: ["x"] })
+    const b = item("b", { tags: ["x"] })
+    const c = item("c", { tags: ["y"] })
+    // n = 5, denominator 4; "a" meets a, a, a, b (4) less its 3 copies = 1.
+    assert.deepStrictEqual(await score([a, b, a, c, a]), [0.25, 0.75, 0.25, 0, 0.25])
   })
 
   it("large tag sets (more than subsetLimit distinct tags) are counted exactly", async () => {

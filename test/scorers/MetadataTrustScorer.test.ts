@@ -77,6 +77,17 @@ describe("MetadataTrustScorer — chapter rules", () => {
     ))
 })
 
+describe("MetadataTrustScorer — the layer reuses make's default", () => {
+  it.effect("layer scores every item exactly as make() with no options does", () =>
+    Effect.gen(function*() {
+      const items = [item("x"), trust("0.25"), trust("high"), trust(7), trust(Number.NaN)]
+      const fromMake = yield* Effect.flatMap(MetadataTrustScorer.make(), (s) => s.scoreAll(items))
+      const fromLayer = yield* Scorer.scoreAll(items).pipe(Effect.provide(MetadataTrustScorer.layer))
+      assert.deepStrictEqual(Array.from(fromLayer), Array.from(fromMake))
+      assert.deepStrictEqual(Array.from(fromLayer), [0.5, 0.25, 0.5, 1, 0.5])
+    }))
+})
+
 describe("MetadataTrustScorer — against the chapter's pseudocode", () => {
   it("equals METADATA-TRUST-SCORE exactly (a hand-written parser of the same grammar as reference)", () =>
     fc.assert(

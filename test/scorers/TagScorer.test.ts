@@ -75,6 +75,20 @@ describe("TagScorer — chapter rules", () => {
       }
     }))
 
+  it.effect("construction: finite weights whose sum is not finite are refused (an item matching both would score NaN)", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(TagScorer.make({ a: 1e308, b: 1e308 }))
+      assert.instanceOf(error, InvalidConfigError)
+      assert.deepStrictEqual([error.component, error.path], ["TagScorer", "weights"])
+      assert.match(error.rule, /sum is finite/)
+      // The largest double alone, or two that still add up below it, are accepted.
+      assert.deepStrictEqual(yield* scoresOf({ a: Number.MAX_VALUE }, [item("x", { tags: ["a"] })]), [1])
+      assert.deepStrictEqual(
+        yield* scoresOf({ a: Number.MAX_VALUE / 2, b: Number.MAX_VALUE / 2 }, [item("x", { tags: ["a", "b"] })]),
+        [1]
+      )
+    }))
+
   it.effect("construction, case-insensitive: tags that differ only in case are refused", () =>
     Effect.gen(function*() {
       const error = yield* Effect.flip(TagScorer.make({ a: 1, A: 2 }, { caseInsensitive: true }))

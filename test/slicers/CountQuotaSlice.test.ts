@@ -366,6 +366,40 @@ describe("CountQuotaSlice — the algorithm", () => {
       }
     }))
 
+  it.effect("inner indices are checked by Slicer.checkIndices against the residual list, under the inner slicer's name", () =>
+    Effect.gen(function*() {
+      // Phase 1 commits "t"; the inner slicer is given the residual list of two messages.
+      const sorted = [tool("t", 0.9), msg("m1", 0.5), msg("m2", 0.4)]
+      for (const selected of [[2], [1, 1], [0.5], [-1], [Number.NaN]]) {
+        const bad: Slicer.Definition = { name: "bad", slice: () => Effect.succeed({ selected }) }
+        const error = yield* Effect.flip(slice(sorted, budget(100), [{ kind: "tool", requireCount: 1 }], "Degrade", bad))
+        const expected = yield* Effect.flip(Slicer.checkIndices("bad", 2, selected))
+        assert.deepStrictEqual(
+          [error._tag, error._tag === "SlicerContractError" && [error.slicer, error.violation, error.position]],
+          [expected._tag, [expected.slicer, expected.violation, expected.position]]
+        )
+      }
+    }))
+
+  it.effect("an inner slicer's reasons for items it selected are dropped; for ones it left out, kept", () =>
+    Effect.gen(function*() {
+      const sorted = bySort([msg("m1", 0.8), msg("m2", 0.7)])
+      const explaining: Slicer.Definition = {
+        name: "explaining",
+        slice: () =>
+          Effect.succeed({
+            selected: [0],
+            reasons: new Map([
+              [0, ExclusionReason.budgetExceeded(1, 1)],
+              [1, ExclusionReason.budgetExceeded(2, 2)],
+              [7, ExclusionReason.budgetExceeded(3, 3)]
+            ])
+          })
+      }
+      const selection = yield* slice(sorted, budget(1000), [], "Degrade", explaining)
+      assert.deepStrictEqual(reasonsOf(sorted, selection), [["m2", ExclusionReason.budgetExceeded(2, 2)]])
+    }))
+
   it.effect("a NaN score in a required kind fails with SlicerError (it has no place in the partition's order)", () =>
     Effect.gen(function*() {
       const error = yield* Effect.flip(slice([tool("t", NaN)], budget(100), [{ kind: "tool", requireCount: 1 }]))

@@ -379,6 +379,24 @@ describe("QuotaSlice — per-kind slicing and the merged result", () => {
       }
     }))
 
+  it.effect("inner indices are checked by Slicer.checkIndices: its errors, the inner slicer's name, positions in the partition's selection", () =>
+    Effect.gen(function*() {
+      // The second partition ("B", two items) is where the inner slicer goes wrong.
+      const items = [scored("a", 1, 0.9, "A"), scored("b1", 1, 0.8, "B"), scored("b2", 1, 0.7, "B")]
+      for (const bad of [[1, 2], [0, 0], [0, 1.5], [-0.5], [Number.NaN], [2 ** 32]]) {
+        const inner: Slicer.Definition = {
+          name: "inner",
+          slice: (partition) => Effect.succeed({ selected: partition[0]!.item.kind === "B" ? bad : [0] })
+        }
+        const error = yield* Effect.flip(sliceWith([], items, 10, inner))
+        const expected = yield* Effect.flip(Slicer.checkIndices("inner", 2, bad))
+        assert.deepStrictEqual(
+          [error._tag, error._tag === "SlicerContractError" && [error.slicer, error.violation, error.position]],
+          [expected._tag, [expected.slicer, expected.violation, expected.position]]
+        )
+      }
+    }))
+
   it.effect("an inner slicer repeating an index fails with SlicerContractError (RepeatedItem)", () =>
     Effect.gen(function*() {
       const inner: Slicer.Definition = { name: "twice", slice: () => Effect.succeed({ selected: [0, 0] }) }
