@@ -1,8 +1,7 @@
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it, layer } from "@effect/vitest"
-import { Cause, Console, Effect, Exit, FileSystem, Path, Runtime, Schema, Stdio, Stream } from "effect"
+import { Effect, Exit, Schema } from "effect"
 import { CliError } from "effect/cli"
-import { TestConsole } from "effect/testing"
 import { spawnSync } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -24,6 +23,7 @@ import {
   PlacerError,
   TokenTotalError
 } from "../src/index.ts"
+import { cli, capture, writeTemp } from "./support/cli.ts"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 const cliDoc = readFileSync(`${root}docs/cli.md`, "utf8")
@@ -46,45 +46,9 @@ const docTableRows = (marker: string): Array<Array<string>> => {
   return table.slice(2).map((row) => row.split("|").slice(1, -1).map((cell) => cell.trim()))
 }
 
-interface Run {
-  readonly code: number
-  readonly stdout: string
-  readonly stderr: string
-}
 
-/**
- * Runs `cupel args…` in process: real files and paths, standard input from `stdin`, output
- * captured by a fresh test console, the exit code as the runtime would compute it.
- */
-const cli = (args: ReadonlyArray<string>, stdin = "") => capture(Main.runWith(args), stdin)
 
-/** Runs any part of the CLI as `cli` runs the whole: output captured, exit code computed. */
-const capture = <A, E, R>(program: Effect.Effect<A, E, R>, stdin = "") =>
-  Effect.gen(function*() {
-    // A console of its own per run: a shared test console would mix the output of several runs.
-    const console = yield* TestConsole.make
-    const exit = yield* Effect.exit(program).pipe(
-      Effect.provideService(Console.Console, console),
-      Effect.provide(Stdio.layerTest({
-        stdin: Stream.make(new TextEncoder().encode(stdin)),
-        stdoutIsTerminal: Effect.succeed(false)
-      }))
-    )
-    const stdout = (yield* console.logLines).join("\n")
-    const stderr = (yield* console.errorLines).join("\n")
-    const code = Exit.isSuccess(exit) ? 0 : Runtime.getErrorExitCode(Cause.squash(exit.cause))
-    return { code, stdout, stderr } satisfies Run
-  })
 
-const writeTemp = (name: string, text: string) =>
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const path = yield* Path.Path
-    const dir = yield* fs.makeTempDirectoryScoped({ prefix: "cupel-cli-" })
-    const file = path.join(dir, name)
-    yield* fs.writeFileString(file, text)
-    return file
-  })
 
 const budget = `"budget": { "maxTokens": 100, "targetTokens": 50 }`
 

@@ -1,28 +1,11 @@
 import { NodeServices } from "@effect/platform-node"
 import { assert, layer } from "@effect/vitest"
-import { Cause, Console, Effect, Exit, FileSystem, Option, Path, Runtime, Stdio, Stream } from "effect"
-import { TestConsole } from "effect/testing"
-import * as Main from "../src/cli/Main.ts"
+import { Effect, Option } from "effect"
 import * as PipelineInput from "../src/cli/PipelineInput.ts"
 import * as Sample from "../src/cli/Sample.ts"
 import { BudgetAnalysis, ContextItem, Policy, Presets } from "../src/index.ts"
+import { cli, writeTemp } from "./support/cli.ts"
 
-/** Runs `cupel args…` in process, as test/Cli.test.ts does: output captured, exit code computed. */
-const cli = (args: ReadonlyArray<string>, stdin = "") =>
-  Effect.gen(function*() {
-    const console = yield* TestConsole.make
-    const exit = yield* Effect.exit(Main.runWith(args)).pipe(
-      Effect.provideService(Console.Console, console),
-      Effect.provide(Stdio.layerTest({
-        stdin: Stream.make(new TextEncoder().encode(stdin)),
-        stdoutIsTerminal: Effect.succeed(false)
-      }))
-    )
-    const stdout = (yield* console.logLines).join("\n")
-    const stderr = (yield* console.errorLines).join("\n")
-    const code = Exit.isSuccess(exit) ? 0 : Runtime.getErrorExitCode(Cause.squash(exit.cause))
-    return { code, stdout, stderr }
-  })
 
 const assertOneLine = (run: { code: number; stdout: string; stderr: string }, code: number, text: string) => {
   assert.strictEqual(run.code, code, run.stderr)
@@ -31,15 +14,6 @@ const assertOneLine = (run: { code: number; stdout: string; stderr: string }, co
   assert.include(run.stderr, text)
 }
 
-const writeTemp = (name: string, text: string) =>
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const path = yield* Path.Path
-    const dir = yield* fs.makeTempDirectoryScoped({ prefix: "cupel-budget-" })
-    const file = path.join(dir, name)
-    yield* fs.writeFileString(file, text)
-    return file
-  })
 
 const sampleText = JSON.stringify(Sample.pipeline)
 const sample = PipelineInput.decodeValue("sample", Sample.pipeline)

@@ -1,30 +1,13 @@
 import { NodeServices } from "@effect/platform-node"
 import { assert, layer } from "@effect/vitest"
-import { Cause, Console, Effect, Exit, Runtime, Stdio, Stream } from "effect"
-import { TestConsole } from "effect/testing"
-import * as Main from "../src/cli/Main.ts"
+import { Effect } from "effect"
 import * as PipelineInput from "../src/cli/PipelineInput.ts"
 import * as Render from "../src/cli/Render.ts"
 import * as RunCommand from "../src/cli/RunCommand.ts"
 import * as Sample from "../src/cli/Sample.ts"
 import { Presets, ReportMetrics } from "../src/index.ts"
+import { cli } from "./support/cli.ts"
 
-/** Runs `cupel args…` in process, as test/Cli.test.ts does: output captured, exit code computed. */
-const cli = (args: ReadonlyArray<string>, options: { readonly stdin?: string; readonly terminal?: boolean } = {}) =>
-  Effect.gen(function*() {
-    const console = yield* TestConsole.make
-    const exit = yield* Effect.exit(Main.runWith(args)).pipe(
-      Effect.provideService(Console.Console, console),
-      Effect.provide(Stdio.layerTest({
-        stdin: Stream.make(new TextEncoder().encode(options.stdin ?? "")),
-        stdoutIsTerminal: Effect.succeed(options.terminal ?? false)
-      }))
-    )
-    const stdout = (yield* console.logLines).join("\n")
-    const stderr = (yield* console.errorLines).join("\n")
-    const code = Exit.isSuccess(exit) ? 0 : Runtime.getErrorExitCode(Cause.squash(exit.cause))
-    return { code, stdout, stderr }
-  })
 
 /** The lines of the section whose heading starts with `── title`, up to the next blank line. */
 const sectionOf = (stdout: string, title: string): Array<string> => {

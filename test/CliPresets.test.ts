@@ -1,24 +1,10 @@
 import { NodeServices } from "@effect/platform-node"
 import { assert, layer } from "@effect/vitest"
-import { Cause, Console, Effect, Exit, Runtime, Stdio, Stream } from "effect"
-import { TestConsole } from "effect/testing"
+import { Effect } from "effect"
 import * as PolicySummary from "../src/cli/PolicySummary.ts"
-import * as Main from "../src/cli/Main.ts"
 import { Policy, Presets } from "../src/index.ts"
+import { cli } from "./support/cli.ts"
 
-/** Runs `cupel args…` in process, as test/Cli.test.ts does: output captured, exit code computed. */
-const cli = (args: ReadonlyArray<string>) =>
-  Effect.gen(function*() {
-    const console = yield* TestConsole.make
-    const exit = yield* Effect.exit(Main.runWith(args)).pipe(
-      Effect.provideService(Console.Console, console),
-      Effect.provide(Stdio.layerTest({ stdin: Stream.empty, stdoutIsTerminal: Effect.succeed(false) }))
-    )
-    const stdout = (yield* console.logLines).join("\n")
-    const stderr = (yield* console.errorLines).join("\n")
-    const code = Exit.isSuccess(exit) ? 0 : Runtime.getErrorExitCode(Cause.squash(exit.cause))
-    return { code, stdout, stderr }
-  })
 
 layer(NodeServices.layer)("cupel presets", (it) => {
   it.effect("is listed by --help", () =>

@@ -1,11 +1,9 @@
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it, layer } from "@effect/vitest"
-import { Cause, Console, DateTime, Effect, Exit, FileSystem, Layer, Path, Runtime, Stdio, Stream } from "effect"
-import { TestConsole } from "effect/testing"
+import { DateTime, Effect, Layer } from "effect"
 import { spawnSync } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
-import * as Main from "../src/cli/Main.ts"
 import * as PipelineInput from "../src/cli/PipelineInput.ts"
 import * as PlaceInput from "../src/cli/PlaceInput.ts"
 import * as RunInput from "../src/cli/RunInput.ts"
@@ -35,6 +33,7 @@ import {
   TagScorer,
   UShapedPlacer
 } from "../src/index.ts"
+import { cli, writeTemp, type Run } from "./support/cli.ts"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 const cliDoc = readFileSync(`${root}docs/cli.md`, "utf8")
@@ -48,38 +47,8 @@ const docBlock = (marker: string): string => {
   return match![1]!
 }
 
-interface Run {
-  readonly code: number
-  readonly stdout: string
-  readonly stderr: string
-}
 
-/** Runs `cupel args…` in process, as test/Cli.test.ts does: output captured, exit code computed. */
-const cli = (args: ReadonlyArray<string>, stdin = "") =>
-  Effect.gen(function*() {
-    const console = yield* TestConsole.make
-    const exit = yield* Effect.exit(Main.runWith(args)).pipe(
-      Effect.provideService(Console.Console, console),
-      Effect.provide(Stdio.layerTest({
-        stdin: Stream.make(new TextEncoder().encode(stdin)),
-        stdoutIsTerminal: Effect.succeed(false)
-      }))
-    )
-    const stdout = (yield* console.logLines).join("\n")
-    const stderr = (yield* console.errorLines).join("\n")
-    const code = Exit.isSuccess(exit) ? 0 : Runtime.getErrorExitCode(Cause.squash(exit.cause))
-    return { code, stdout, stderr } satisfies Run
-  })
 
-const writeTemp = (name: string, text: string) =>
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const path = yield* Path.Path
-    const dir = yield* fs.makeTempDirectoryScoped({ prefix: "cupel-run-" })
-    const file = path.join(dir, name)
-    yield* fs.writeFileString(file, text)
-    return file
-  })
 
 const sampleText = JSON.stringify(Sample.pipeline)
 

@@ -1,43 +1,17 @@
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it, layer } from "@effect/vitest"
-import { Cause, Console, Effect, Exit, FileSystem, Path, Runtime, Stdio, Stream } from "effect"
-import { TestConsole } from "effect/testing"
+import { Effect } from "effect"
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
-import * as Main from "../src/cli/Main.ts"
 import * as PipelineInput from "../src/cli/PipelineInput.ts"
 import * as PlaceInput from "../src/cli/PlaceInput.ts"
 import * as Render from "../src/cli/Render.ts"
 import * as RunCommand from "../src/cli/RunCommand.ts"
 import * as Sample from "../src/cli/Sample.ts"
 import { ContextItem } from "../src/index.ts"
+import { cli, writeTemp } from "./support/cli.ts"
 
-/** Runs `cupel args…` in process, as test/Cli.test.ts does. */
-const cli = (args: ReadonlyArray<string>, options: { readonly stdin?: string; readonly terminal?: boolean } = {}) =>
-  Effect.gen(function*() {
-    const console = yield* TestConsole.make
-    const exit = yield* Effect.exit(Main.runWith(args)).pipe(
-      Effect.provideService(Console.Console, console),
-      Effect.provide(Stdio.layerTest({
-        stdin: Stream.make(new TextEncoder().encode(options.stdin ?? "")),
-        stdoutIsTerminal: Effect.succeed(options.terminal ?? false)
-      }))
-    )
-    const stdout = (yield* console.logLines).join("\n")
-    const stderr = (yield* console.errorLines).join("\n")
-    const code = Exit.isSuccess(exit) ? 0 : Runtime.getErrorExitCode(Cause.squash(exit.cause))
-    return { code, stdout, stderr }
-  })
 
-const writeTemp = (name: string, text: string) =>
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const path = yield* Path.Path
-    const dir = yield* fs.makeTempDirectoryScoped({ prefix: "cupel-demo-" })
-    const file = path.join(dir, name)
-    yield* fs.writeFileString(file, text)
-    return file
-  })
 
 /** The lines of the section whose heading starts with `── title`. */
 const sectionOf = (stdout: string, title: string): Array<string> => {
