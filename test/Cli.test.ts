@@ -23,28 +23,12 @@ import {
   PlacerError,
   TokenTotalError
 } from "../src/index.ts"
+import { docBlock, docTableRows } from "./support/docs.ts"
 import { cli, capture, writeTemp } from "./support/cli.ts"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
-const cliDoc = readFileSync(`${root}docs/cli.md`, "utf8")
 
-/** The fenced block that follows `<!-- marker -->` in docs/cli.md. */
-const docBlock = (marker: string): string => {
-  const at = cliDoc.indexOf(`<!-- ${marker} -->`)
-  assert.isAtLeast(at, 0, `docs/cli.md has no <!-- ${marker} -->`)
-  const match = /```\w*\n([\s\S]*?)\n```/.exec(cliDoc.slice(at))
-  assert.isNotNull(match)
-  return match![1]!
-}
 
-/** The rows of the table that follows `<!-- marker -->` in docs/cli.md, header and rule left out. */
-const docTableRows = (marker: string): Array<Array<string>> => {
-  const at = cliDoc.indexOf(`<!-- ${marker} -->`)
-  assert.isAtLeast(at, 0, `docs/cli.md has no <!-- ${marker} -->`)
-  const lines = cliDoc.slice(at).split("\n").slice(1)
-  const table = lines.slice(0, lines.findIndex((line) => !line.startsWith("|")))
-  return table.slice(2).map((row) => row.split("|").slice(1, -1).map((cell) => cell.trim()))
-}
 
 
 

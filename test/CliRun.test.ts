@@ -2,7 +2,6 @@ import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it, layer } from "@effect/vitest"
 import { DateTime, Effect, Layer } from "effect"
 import { spawnSync } from "node:child_process"
-import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import * as PipelineInput from "../src/cli/PipelineInput.ts"
 import * as PlaceInput from "../src/cli/PlaceInput.ts"
@@ -33,19 +32,11 @@ import {
   TagScorer,
   UShapedPlacer
 } from "../src/index.ts"
+import { docBlock } from "./support/docs.ts"
 import { cli, writeTemp, type Run } from "./support/cli.ts"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
-const cliDoc = readFileSync(`${root}docs/cli.md`, "utf8")
 
-/** The fenced block that follows `<!-- marker -->` in docs/cli.md. */
-const docBlock = (marker: string): string => {
-  const at = cliDoc.indexOf(`<!-- ${marker} -->`)
-  assert.isAtLeast(at, 0, `docs/cli.md has no <!-- ${marker} -->`)
-  const match = /```\w*\n([\s\S]*?)\n```/.exec(cliDoc.slice(at))
-  assert.isNotNull(match)
-  return match![1]!
-}
 
 
 

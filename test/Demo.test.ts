@@ -208,19 +208,6 @@ layer(NodeServices.layer)("cupel demo: the whole pipeline", (it) => {
 })
 
 layer(NodeServices.layer)("cupel demo --place: the Place stage alone, as before", (it) => {
-  it.effect("places the scored sample with both placers and every strategy", () =>
-    Effect.gen(function*() {
-      const run = yield* cli(["demo", "--place"])
-      assert.strictEqual(run.code, 0, run.stderr)
-      for (const placer of ["u-shaped", "chronological"]) {
-        for (const strategy of ["throw", "truncate", "proceed"]) {
-          assert.include(run.stdout, `· ${placer} placer · overflow: ${strategy} `)
-        }
-      }
-      assert.include(run.stdout, "✗ OverflowError: Selected items require 4633 tokens, exceeding target budget of 700")
-      assert.include(run.stdout, "excluded by truncation (3)")
-    }))
-
   it.effect("--place --print-sample prints the scored sample as `cupel place` input", () =>
     Effect.gen(function*() {
       const printed = yield* cli(["demo", "--place", "--print-sample"])
