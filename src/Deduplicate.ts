@@ -9,6 +9,8 @@
  */
 import { Effect } from "effect"
 import type { ContextItem } from "./ContextItem.ts"
+import type { Scratch } from "./internal/scratch.ts"
+import { withStageScratch } from "./internal/stageScratch.ts"
 
 /**
  * What Deduplicate kept and removed.
@@ -56,8 +58,12 @@ const keepAll = (n: number): Deduplicated => {
   return { kept, removed: [] }
 }
 
-const byContent = (items: ReadonlyArray<ContextItem>, scores: ArrayLike<number>): Deduplicated =>
-  byHashTable(items, scores) ?? byMap(items, scores)
+const byContent = (items: ReadonlyArray<ContextItem>, scores: ArrayLike<number>): Deduplicated => {
+  const hashed = items.length < hashTableThreshold
+    ? undefined
+    : withStageScratch((scratch) => byHashTable(items, scores, scratch))
+  return hashed ?? byMap(items, scores)
+}
 
 /**
  * The chapter's map from content to the best index so far, as an open-addressing table of
@@ -70,17 +76,23 @@ const byContent = (items: ReadonlyArray<ContextItem>, scores: ArrayLike<number>)
  * are confirmed by string equality, so a collision costs a probe, never a wrong answer; but
  * many long contents that differ only in their middle would all collide, so after
  * {@link maxProbes} probes for one item the table gives up (`undefined`) and the `Map` runs.
+ *
+ * The table and the slots are kept buffers (stageScratch.ts), cleared here; what is returned is
+ * new.
  */
-const byHashTable = (items: ReadonlyArray<ContextItem>, scores: ArrayLike<number>): Deduplicated | undefined => {
+const byHashTable = (
+  items: ReadonlyArray<ContextItem>,
+  scores: ArrayLike<number>,
+  scratch: Scratch
+): Deduplicated | undefined => {
   const n = items.length
-  if (n < hashTableThreshold) return undefined
   const size = 1 << (32 - Math.clz32(2 * n - 1))
   const mask = size - 1
   // Slot s is two words: [2s] the best item so far plus one (0: empty), [2s + 1] its content's
   // hash — one cache line per probe, not two.
-  const table = new Int32Array(2 * size)
+  const table = scratch.pairs(2 * size).fill(0)
   // The slot of each item's content, for the second pass.
-  const slotOf = new Int32Array(n)
+  const slotOf = scratch.ids(n)
   let distinct = 0
   for (let i = 0; i < n; i++) {
     const content = items[i]!.content
@@ -136,7 +148,8 @@ const hashContent = (content: string): number => {
   // A final mix, so that the low bits the table indexes by depend on every code unit read.
   hash ^= hash >>> 15
   hash = Math.imul(hash, 0x2c1b3c6d)
-  return hash ^ (hash >>> 12)
+  // Unsigned, as the table's words read back.
+  return (hash ^ (hash >>> 12)) >>> 0
 }
 
 const byMap = (items: ReadonlyArray<ContextItem>, scores: ArrayLike<number>): Deduplicated => {

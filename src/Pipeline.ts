@@ -19,6 +19,7 @@ import type { IncludedItem } from "./IncludedItem.ts"
 import * as InclusionReason from "./InclusionReason.ts"
 import * as Groups from "./internal/groups.ts"
 import { orderByScoreDescending } from "./internal/sortByScore.ts"
+import { withStageScratch } from "./internal/stageScratch.ts"
 import { isSafeTotal } from "./internal/tokens.ts"
 import type { InvalidItemError } from "./InvalidItemError.ts"
 import type * as OverflowNotifier from "./OverflowNotifier.ts"
@@ -33,7 +34,6 @@ import type { ScorerError } from "./ScorerError.ts"
 import type { ScoredItem } from "./ScoredItem.ts"
 import * as Slice from "./Slice.ts"
 import type * as Slicer from "./Slicer.ts"
-import * as Sort from "./Sort.ts"
 import { TokenTotalError } from "./TokenTotalError.ts"
 import type { PipelineStage, TraceEvent } from "./TraceEvent.ts"
 
@@ -286,31 +286,33 @@ const sortKept = (
   scoreable: ReadonlyArray<ContextItem>,
   scores: ArrayLike<number>,
   kept: ArrayLike<number>
-): { readonly sorted: Array<Entry>; readonly tokens: Float64Array } => {
-  const m = kept.length
-  const all = m === scoreable.length
-  // The tokens in sorted order, for the report's reasons: read here in input order, where the
-  // items lie in memory as they were made, and gathered from a dense array, rather than read
-  // through each entry later, in score order, a cache miss per item on large inputs.
-  const tokensByIndex = new Float64Array(scoreable.length)
-  for (let i = 0; i < scoreable.length; i++) tokensByIndex[i] = scoreable[i]!.tokens
-  const tokens = new Float64Array(m)
-  let keptScores = scores
-  if (!all) {
-    const gathered = new Float64Array(m)
-    for (let k = 0; k < m; k++) gathered[k] = scores[kept[k]!]!
-    keptScores = gathered
-  }
-  const byScore = Sort.order(keptScores)
-  const sorted = new Array<Entry>(m)
-  for (let k = 0; k < m; k++) {
-    const position = byScore[k]!
-    const index = all ? position : kept[position]!
-    sorted[k] = { item: scoreable[index]!, score: keptScores[position]!, reason: undefined }
-    tokens[k] = tokensByIndex[index]!
-  }
-  return { sorted, tokens }
-}
+): { readonly sorted: Array<Entry>; readonly tokens: Float64Array } =>
+  withStageScratch((scratch) => {
+    const m = kept.length
+    const all = m === scoreable.length
+    // The tokens in sorted order, for the report's reasons: read here in input order, where the
+    // items lie in memory as they were made, and gathered from a dense array, rather than read
+    // through each entry later, in score order, a cache miss per item on large inputs.
+    const tokensByIndex = scratch.doubles(scoreable.length)
+    for (let i = 0; i < scoreable.length; i++) tokensByIndex[i] = scoreable[i]!.tokens
+    const tokens = new Float64Array(m)
+    let keptScores = scores
+    if (!all) {
+      const gathered = new Float64Array(m)
+      for (let k = 0; k < m; k++) gathered[k] = scores[kept[k]!]!
+      keptScores = gathered
+    }
+    // A kept buffer of the scratch: read in the loop below, before the scratch is lent again.
+    const byScore = orderByScoreDescending(keptScores, scratch)
+    const sorted = new Array<Entry>(m)
+    for (let k = 0; k < m; k++) {
+      const position = byScore[k]!
+      const index = all ? position : kept[position]!
+      sorted[k] = { item: scoreable[index]!, score: keptScores[position]!, reason: undefined }
+      tokens[k] = tokensByIndex[index]!
+    }
+    return { sorted, tokens }
+  })
 
 /** One byte per sorted position: 1 where the slicer selected it. */
 const markSelected = (n: number, indices: ArrayLike<number>): Uint8Array => {

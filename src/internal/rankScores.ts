@@ -16,7 +16,7 @@
  * @internal
  */
 import { type Layout, sortKeys, sortWholeNumbers, toKeys } from "./radix.ts"
-import { fresh } from "./scratch.ts"
+import type { Scratch } from "./scratch.ts"
 
 /** From this many keyed items up, the linear paths win over sort and binary search. */
 const linearThreshold = 1024
@@ -27,9 +27,11 @@ const inOrder: Layout = { uShape: false, inverse: false }
  * Scores `keys[i]` (NaN where the item has no key) by rank among the keyed items: 0 for items
  * without a key, 1 when at most one item has a key, otherwise `rank / (count - 1)` where `rank`
  * counts the keys strictly smaller. Keys are compared with `<` only, so `-0` and `+0` tie, as
- * they do in the chapters' comparisons. `keys` is read only.
+ * they do in the chapters' comparisons. Every entry of `scores` (as long as `keys`) is written.
+ * `keys` is read only, and neither array may be one of `scratch`'s `keys`, `ids`, `moreIds`,
+ * `pairs` or `positions` buffers, which the sort uses.
  */
-export const rankScores = (keys: Float64Array): Float64Array => {
+export const rankScoresInto = (keys: Float64Array, scores: Float64Array, scratch: Scratch): void => {
   const n = keys.length
   let count = 0
   let least = Infinity
@@ -43,23 +45,28 @@ export const rankScores = (keys: Float64Array): Float64Array => {
     if (key > most) most = key
     whole = whole && Math.floor(key) === key
   }
-  const scores = new Float64Array(n)
-  if (count === 0) return scores
+  // Items without a key score 0, and the paths below write only the keyed ones.
+  if (count < n) scores.fill(0)
+  if (count === 0) return
   if (count === 1) {
     for (let i = 0; i < n; i++) if (keys[i] === keys[i]) scores[i] = 1
-    return scores
+    return
   }
-  if (count < linearThreshold) return bySearch(keys, count, scores)
+  if (count < linearThreshold) {
+    bySearch(keys, count, scores)
+    return
+  }
   // Whole numbers within ±2^53 subtract exactly; a span of at most 4 counts per keyed item
   // keeps the counts (4 bytes each) within the size of the scores.
   if (whole && most - least <= 4 * count && least >= -Number.MAX_SAFE_INTEGER && most <= Number.MAX_SAFE_INTEGER) {
-    return byCounting(keys, count, least, most - least, scores)
+    byCounting(keys, count, least, most - least, scores)
+    return
   }
-  return byOrder(keys, count, whole, scores)
+  byOrder(keys, count, whole, scores, scratch)
 }
 
 /** A native sort of the keyed keys and a lower-bound search for each. */
-const bySearch = (keys: Float64Array, count: number, scores: Float64Array): Float64Array => {
+const bySearch = (keys: Float64Array, count: number, scores: Float64Array): void => {
   const n = keys.length
   const sorted = new Float64Array(count)
   let k = 0
@@ -82,7 +89,6 @@ const bySearch = (keys: Float64Array, count: number, scores: Float64Array): Floa
     }
     scores[i] = lo / denominator
   }
-  return scores
 }
 
 /**
@@ -96,7 +102,7 @@ const byCounting = (
   least: number,
   span: number,
   scores: Float64Array
-): Float64Array => {
+): void => {
   const n = keys.length
   const below = new Uint32Array(span + 1)
   for (let i = 0; i < n; i++) {
@@ -116,22 +122,27 @@ const byCounting = (
     const key = keys[i]!
     if (key === key) scores[i] = below[key - least]! / denominator
   }
-  return scores
 }
 
 /**
  * The keyed items' indices in ascending key order (a stable radix sort), then one pass: an item
  * whose key equals the previous one's shares its rank, any other gets its position.
  */
-const byOrder = (keys: Float64Array, count: number, whole: boolean, scores: Float64Array): Float64Array => {
+const byOrder = (
+  keys: Float64Array,
+  count: number,
+  whole: boolean,
+  scores: Float64Array,
+  scratch: Scratch
+): void => {
   const n = keys.length
   // The sorts consume their values: the keyed keys, copied, with their indices when some items
   // have no key (without ids, an entry's id is its position).
-  const values = new Float64Array(count)
+  const values = scratch.keys(count)
   let ids: Uint32Array | undefined
   if (count === n) values.set(keys)
   else {
-    ids = new Uint32Array(count)
+    ids = scratch.ids(count)
     let k = 0
     for (let i = 0; i < n; i++) {
       const key = keys[i]!
@@ -140,11 +151,10 @@ const byOrder = (keys: Float64Array, count: number, whole: boolean, scores: Floa
       ids[k++] = i
     }
   }
-  const out = new Uint32Array(count)
-  const order = (whole ? sortWholeNumbers(values, count, ids, inOrder, fresh, out) : undefined) ??
-    sortKeys(toKeys(values, count, false), count, ids, inOrder, fresh, out)
+  const out = scratch.positions(count)
+  const order = (whole ? sortWholeNumbers(values, count, ids, inOrder, scratch, out) : undefined) ??
+    sortKeys(toKeys(values, count, false), count, ids, inOrder, scratch, out)
   assignRanks(keys, order, count, scores)
-  return scores
 }
 
 const assignRanks = (keys: Float64Array, order: Uint32Array, count: number, scores: Float64Array): void => {

@@ -29,6 +29,8 @@ import type { ContextItem } from "../ContextItem.ts"
 export interface Scratch {
   /** `n` doubles: the sort keys. */
   readonly keys: (n: number) => Float64Array
+  /** `n` doubles: values read alongside the keys (a sort's input kept intact, token counts). */
+  readonly doubles: (n: number) => Float64Array
   /** `n` words: the radix passes' second pair buffer (twice the key count), or their output. */
   readonly pairs: (n: number) => Uint32Array
   /** `n` words: input indices (chronological: timed first, untimed last). */
@@ -46,6 +48,7 @@ export interface Scratch {
 /** Buffers allocated on every call and dropped after it: for the pure functions. */
 export const fresh: Scratch = {
   keys: (n) => new Float64Array(n),
+  doubles: (n) => new Float64Array(n),
   pairs: (n) => new Uint32Array(n),
   ids: (n) => new Uint32Array(n),
   moreIds: (n) => new Uint32Array(n),
@@ -85,6 +88,7 @@ export const reusable = (): Scratch => {
   let lentCount = 0
   return {
     keys: slot((n) => new Float64Array(n), float64View),
+    doubles: slot((n) => new Float64Array(n), float64View),
     pairs: slot((n) => new Uint32Array(n), uint32View),
     ids: slot((n) => new Uint32Array(n), uint32View),
     moreIds: slot((n) => new Uint32Array(n), uint32View),

@@ -9,7 +9,7 @@
  * @internal
  */
 import { sortKeys, toKeys } from "./radix.ts"
-import { fresh } from "./scratch.ts"
+import { fresh, type Scratch } from "./scratch.ts"
 import { sortIdsByKey } from "./stableSort.ts"
 
 /** From this many scores up, the radix sort wins over the merge sort (as for the placers). */
@@ -17,9 +17,10 @@ const radixThreshold = 1024
 
 /**
  * The indices `0 … n-1` ordered by `scores[i]` descending, ties by index ascending. `scores`
- * is read only; NaN must not occur (the Score stage refuses it).
+ * is read only; NaN must not occur (the Score stage refuses it). With a kept `scratch`, the
+ * order of a large input is one of its buffers, to be read before the scratch is lent again.
  */
-export const orderByScoreDescending = (scores: ArrayLike<number>): ArrayLike<number> => {
+export const orderByScoreDescending = (scores: ArrayLike<number>, scratch: Scratch = fresh): ArrayLike<number> => {
   const n = scores.length
   if (n < radixThreshold) {
     const keys = new Array<number>(n)
@@ -31,6 +32,7 @@ export const orderByScoreDescending = (scores: ArrayLike<number>): ArrayLike<num
     }
     return sortIdsByKey(keys, ids)
   }
-  const values = Float64Array.from(scores)
-  return sortKeys(toKeys(values, n, true), n, undefined, { uShape: false, inverse: false }, fresh)
+  const values = scratch.keys(n)
+  values.set(scores)
+  return sortKeys(toKeys(values, n, true), n, undefined, { uShape: false, inverse: false }, scratch)
 }

@@ -19,10 +19,14 @@
  * @since 0.2.0
  */
 import { Effect } from "effect"
+import type { ContextItem } from "../ContextItem.ts"
 import { describeValue } from "../internal/describeThrown.ts"
 import { checkLength, isScore, notAScore } from "../internal/scoreChecks.ts"
+import { guarded, reusable } from "../internal/scratch.ts"
+import { writerOf } from "../internal/scoreWriters.ts"
 import { InvalidConfigError } from "../InvalidConfigError.ts"
 import type * as Scorer from "../Scorer.ts"
+import type { ScorerError } from "../ScorerError.ts"
 
 /**
  * The scorer's name.
@@ -103,20 +107,47 @@ export const make = (entries: ReadonlyArray<Entry>): Effect.Effect<Composite, In
       const result = new Float64Array(n)
       for (const child of children) {
         const scorer = child.scorer
-        const scores: Scorer.Scores = yield* scorer.scoreAll(items)
-        const wrongShape = checkLength(scorer.name, items, scores)
-        if (wrongShape !== undefined) return yield* Effect.fail(wrongShape)
-        const weight = child.weight
-        for (let i = 0; i < n; i++) {
-          const score: unknown = scores[i]
-          // Checked in the summing loop, not in a pass of its own, so that a bad score from a
-          // hand-made child is reported under the child's name (the Score stage would only
-          // see the composite's sum).
-          if (!isScore(score)) return yield* Effect.fail(notAScore(scorer.name, i, items[i]!, score))
-          result[i] = result[i]! + score * weight
-        }
+        const write = writerOf(scorer)
+        // A built-in child writes into a kept buffer (see scoreWriters.ts), summed at once.
+        const failure = write !== undefined
+          ? withChildBuffer((buffer) => {
+            const scores = buffer.doubles(n)
+            write(items, scores)
+            return addWeighted(scorer.name, items, scores, child.weight, result)
+          })
+          : addWeighted(scorer.name, items, yield* scorer.scoreAll(items), child.weight, result)
+        if (failure !== undefined) return yield* Effect.fail(failure)
       }
       return result
     })
   })
+}
+
+/**
+ * The buffer a built-in child writes into: kept between calls, for one child at a time. A
+ * nested composite's children, scored while it is lent, get fresh ones.
+ */
+const withChildBuffer = guarded(reusable())
+
+/**
+ * Adds `scores × weight` to `result`, after checking the child's scores: one per item, each a
+ * number. Checked here, in the summing loop, so that a bad score from a hand-made child is
+ * reported under the child's name (the Score stage would only see the composite's sum).
+ */
+const addWeighted = (
+  name: string,
+  items: ReadonlyArray<ContextItem>,
+  scores: Scorer.Scores,
+  weight: number,
+  result: Float64Array
+): ScorerError | undefined => {
+  const wrongShape = checkLength(name, items, scores)
+  if (wrongShape !== undefined) return wrongShape
+  const n = items.length
+  for (let i = 0; i < n; i++) {
+    const score: unknown = scores[i]
+    if (!isScore(score)) return notAScore(name, i, items[i]!, score)
+    result[i] = result[i]! + score * weight
+  }
+  return undefined
 }

@@ -15,6 +15,7 @@ import { Effect } from "effect"
 import type { ContextItem } from "../ContextItem.ts"
 import * as ContextKind from "../ContextKind.ts"
 import type { InvalidConfigError } from "../InvalidConfigError.ts"
+import { withWriter } from "../internal/scoreWriters.ts"
 import { checkWeights, type WeightsInput } from "../internal/weightMap.ts"
 import * as Scorer from "../Scorer.ts"
 
@@ -50,14 +51,26 @@ export const defaultWeights: ReadonlyMap<string, number> = new Map([
  */
 export type Weights = WeightsInput
 
-const scorerFor = (folded: ReadonlyMap<string, number>): Scorer.Definition => ({
-  name,
-  scoreAll: (items) => Effect.sync(() => scoreWith(folded, items))
-})
+const scorerFor = (folded: ReadonlyMap<string, number>): Scorer.Definition =>
+  withWriter(
+    {
+      name,
+      scoreAll: (items) =>
+        Effect.sync(() => {
+          const scores = new Float64Array(items.length)
+          writeScores(folded, items, scores)
+          return scores
+        })
+    },
+    (items, out) => writeScores(folded, items, out)
+  )
 
-const scoreWith = (folded: ReadonlyMap<string, number>, items: ReadonlyArray<ContextItem>): Float64Array => {
+const writeScores = (
+  folded: ReadonlyMap<string, number>,
+  items: ReadonlyArray<ContextItem>,
+  scores: Float64Array
+): void => {
   const n = items.length
-  const scores = new Float64Array(n)
   // Lists hold few distinct kind spellings: fold each once, then look the spelling up.
   const bySpelling = new Map<string, number>()
   for (let i = 0; i < n; i++) {
@@ -69,7 +82,6 @@ const scoreWith = (folded: ReadonlyMap<string, number>, items: ReadonlyArray<Con
     }
     scores[i] = weight
   }
-  return scores
 }
 
 /**

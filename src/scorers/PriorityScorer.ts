@@ -13,7 +13,9 @@
  */
 import { Effect } from "effect"
 import type { ContextItem } from "../ContextItem.ts"
-import { rankScores } from "../internal/rankScores.ts"
+import { rankScoresInto } from "../internal/rankScores.ts"
+import { withWriter } from "../internal/scoreWriters.ts"
+import { withStageScratch } from "../internal/stageScratch.ts"
 import * as Scorer from "../Scorer.ts"
 
 /**
@@ -31,15 +33,22 @@ export const name = "priority"
  * @category scoring
  */
 export const scores = (items: ReadonlyArray<ContextItem>): Float64Array => {
-  const n = items.length
-  // NaN marks "no priority": priorities are integers, never NaN.
-  const keys = new Float64Array(n)
-  for (let i = 0; i < n; i++) {
-    const priority = items[i]!.priority
-    keys[i] = priority === undefined ? NaN : priority
-  }
-  return rankScores(keys)
+  const out = new Float64Array(items.length)
+  writeScores(items, out)
+  return out
 }
+
+const writeScores = (items: ReadonlyArray<ContextItem>, out: Float64Array): void =>
+  withStageScratch((scratch) => {
+    const n = items.length
+    // NaN marks "no priority": priorities are integers, never NaN.
+    const keys = scratch.doubles(n)
+    for (let i = 0; i < n; i++) {
+      const priority = items[i]!.priority
+      keys[i] = priority === undefined ? NaN : priority
+    }
+    rankScoresInto(keys, out, scratch)
+  })
 
 /**
  * The priority scorer.
@@ -54,10 +63,8 @@ export const scores = (items: ReadonlyArray<ContextItem>): Float64Array => {
  * @since 0.2.0
  * @category constructors
  */
-export const make = (): Scorer.Definition => ({
-  name,
-  scoreAll: (items) => Effect.sync(() => scores(items))
-})
+export const make = (): Scorer.Definition =>
+  withWriter({ name, scoreAll: (items) => Effect.sync(() => scores(items)) }, writeScores)
 
 /**
  * Provides the priority scorer as the pipeline's `Scorer`.

@@ -16,8 +16,9 @@
  */
 import { Effect, type Layer } from "effect"
 import { type Layout, sortKeys, toKeys } from "../internal/radix.ts"
-import { fresh } from "../internal/scratch.ts"
+import type { Scratch } from "../internal/scratch.ts"
 import { orderByScoreDescending } from "../internal/sortByScore.ts"
+import { withStageScratch } from "../internal/stageScratch.ts"
 import { isSafeTotal } from "../internal/tokens.ts"
 import type { ScoredItem } from "../ScoredItem.ts"
 import * as Slicer from "../Slicer.ts"
@@ -55,13 +56,15 @@ export const select = (
   const n = sorted.length
   // `!(t > 0)` also turns a NaN target away, where `t <= 0` would let it through.
   if (n === 0 || !(targetTokens > 0)) return new Uint32Array(0)
-  const densities = new Float64Array(n)
-  // The fill reads tokens in density order, a random walk: a typed array of them is read far
-  // faster than the item objects.
-  const tokens = new Float64Array(n)
-  const nan = readDensities(sorted, densities, tokens)
-  if (nan >= 0) return nanScore(nan)
-  return fill(densityOrder(densities), tokens, targetTokens)
+  return withStageScratch((scratch) => {
+    const densities = scratch.keys(n)
+    // The fill reads tokens in density order, a random walk: a typed array of them is read far
+    // faster than the item objects.
+    const tokens = scratch.doubles(n)
+    const nan = readDensities(sorted, densities, tokens)
+    if (nan >= 0) return nanScore(nan)
+    return fill(densityOrder(densities, scratch), tokens, targetTokens)
+  })
 }
 
 /**
@@ -119,20 +122,23 @@ const density = (score: number, tokens: number): number => tokens === 0 ? zeroTo
  * to the radix sort, which consumes `densities` in place (the shared `orderByScoreDescending`
  * would copy them first); small ones to the merge sort, whose fixed costs are lower.
  */
-const densityOrder = (densities: Float64Array): ArrayLike<number> => {
+const densityOrder = (densities: Float64Array, scratch: Scratch): ArrayLike<number> => {
   const n = densities.length
   if (n < radixThreshold) return orderByScoreDescending(densities)
-  return sortKeys(toKeys(densities, n, true), n, undefined, inOrder, fresh)
+  return sortKeys(toKeys(densities, n, true), n, undefined, inOrder, scratch)
 }
 
 const radixThreshold = 1024
 const inOrder: Layout = { uShape: false, inverse: false }
 
-/** The greedy pass: takes each item, in `order`, that fits what is left. */
+/**
+ * The greedy pass: takes each item, in `order`, that fits what is left. The selection is a new
+ * array: `order` may be a kept buffer, lent only for this call.
+ */
 const fill = (order: ArrayLike<number>, tokens: Float64Array, targetTokens: number): Uint32Array | SlicerError => {
   const n = order.length
-  // The radix sort's order is a buffer of our own: the selection is compacted into it, each
-  // entry read before the slot is written (count <= k).
+  // The selection is compacted into the radix sort's order when it is a buffer of the sort's
+  // own, each entry read before the slot is written (count <= k), then copied out.
   const selected = order instanceof Uint32Array ? order : new Uint32Array(n)
   let count = 0
   let remaining = targetTokens
@@ -148,7 +154,7 @@ const fill = (order: ArrayLike<number>, tokens: Float64Array, targetTokens: numb
       if (t < 0 && !isSafeTotal(remaining)) return unsafeRemaining(i)
     }
   }
-  return selected.subarray(0, count)
+  return selected.slice(0, count)
 }
 
 const nanScore = (index: number): SlicerError =>
