@@ -9,10 +9,12 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import * as fc from "fast-check"
 import {
+  CompositeScorer,
   ContextBudget,
   ContextItem,
   Deduplicate,
   GreedySlice,
+  KindScorer,
   OverflowNotifier,
   Pipeline,
   PriorityScorer,
@@ -24,7 +26,7 @@ import {
 } from "../src/index.ts"
 import { uShapedBaseline } from "../bench/baseline.ts"
 import { specPipeline } from "./support/specPipeline.ts"
-import { priority, recency, scoreEach } from "./support/specScorers.ts"
+import { constructComposite, kind, kindDefaultWeights, priority, recency, scoreEach } from "./support/specScorers.ts"
 import { greedySlice } from "./support/specSlicers.ts"
 
 const item = (i: number, fields: { tokens?: number; priority?: number; time?: number; content?: string; pinned?: boolean }) =>
@@ -91,6 +93,41 @@ describe("rank scores on large lists", () => {
     const none = Array.from({ length: 1100 }, (_, i) => item(i, {}))
     sameScores(PriorityScorer.scores(none), scoreEach(priority, none))
   })
+})
+
+describe("composites of built-in scorers on large lists", () => {
+  it.effect("children written into kept buffers, a nested composite among them, equal COMPOSITE-SCORE, call after call", () =>
+    Effect.gen(function*() {
+      const inner = yield* CompositeScorer.make([{ scorer: RecencyScorer.make(), weight: 2 }, { scorer: KindScorer.defaults, weight: 1 }])
+      const outer = yield* CompositeScorer.make([
+        { scorer: PriorityScorer.make(), weight: 0.3 },
+        { scorer: inner, weight: 0.5 },
+        { scorer: RecencyScorer.make(), weight: 0.2 }
+      ])
+      const specInner = constructComposite([{ scorer: recency, weight: 2 }, { scorer: kind(kindDefaultWeights), weight: 1 }])
+      if (!("scorer" in specInner)) return assert.fail("valid")
+      const specOuter = constructComposite([
+        { scorer: priority, weight: 0.3 },
+        { scorer: specInner.scorer, weight: 0.5 },
+        { scorer: recency, weight: 0.2 }
+      ])
+      if (!("scorer" in specOuter)) return assert.fail("valid")
+      // Two lists of different sizes, each scored twice: the buffers are reused, shorter and
+      // longer, and every call gives the chapter's scores.
+      for (const n of [3000, 1200, 3000]) {
+        const items = Array.from({ length: n }, (_, i) =>
+          new ContextItem.ContextItem({
+            content: `item-${i}`,
+            tokens: 1,
+            kind: ["Message", "Document", "ToolOutput"][i % 3]!,
+            ...(i % 7 === 0 ? {} : { priority: (i * 31) % 11 }),
+            ...(i % 5 === 0 ? {} : { timestamp: Timestamp.fromEpochMillis(1_700_000_000_000 + ((i * 7919) % 2003) * 1000) })
+          }))
+        const expected = scoreEach(specOuter.scorer, items)
+        sameScores(yield* outer.scoreAll(items), expected)
+        sameScores(yield* outer.scoreAll(items), expected)
+      }
+    }))
 })
 
 /** DEDUPLICATE of pipeline/deduplicate.md on bare scores: kept indices and (index, survivor). */

@@ -152,6 +152,18 @@ describe("CompositeScorer — chapter rules", () => {
       assert.deepStrictEqual(calls, ["first", "second", "third"])
     }))
 
+  it.effect("a copy of a built-in scorer with a scoreAll of its own is scored by that scoreAll, not the built-in's", () =>
+    Effect.gen(function*() {
+      // Built-in children write into a shared buffer instead of calling scoreAll; a copy is a
+      // different scorer, whatever it was copied from.
+      const copy: Scorer.Definition = { ...recency, scoreAll: (items) => Effect.succeed(items.map(() => 0.25)) }
+      const composite = yield* CompositeScorer.make([{ scorer: copy, weight: 1 }])
+      const items = vectorItems()
+      assert.deepStrictEqual(Array.from(yield* composite.scoreAll(items)), [0.25, 0.25, 0.25])
+      const original = yield* CompositeScorer.make([{ scorer: recency, weight: 1 }])
+      assert.deepStrictEqual(Array.from(yield* original.scoreAll(items)), Array.from(yield* recency.scoreAll(items)))
+    }))
+
   it.effect("a child's failure is the composite's failure (a hand-made child returning NaN is caught)", () =>
     Effect.gen(function*() {
       const bad: Scorer.Definition = { name: "bad", scoreAll: (items) => Effect.succeed(items.map(() => NaN)) }
