@@ -174,11 +174,11 @@ const runItems: (
   stageDone("Deduplicate", kept.length)
 
   // 4. Sort: the kept items by score; its time counts towards Slice's event, as Sort has none.
-  const { sorted, tokens: sortedTokens } = sortKept(scoreable, scores, kept)
+  const { scores: sortedScores, sorted, tokens: sortedTokens } = sortKept(scoreable, scores, kept)
 
   // 5. Slice
   const effective = yield* Slice.effectiveBudget(budget, pinnedTokens)
-  const selection = yield* Slice.slice(sorted, effective)
+  const selection = yield* Slice.slice(sorted, effective, { scores: sortedScores, tokens: sortedTokens })
   const selectedIndices = selection.selected
   const selected = markSelected(sorted.length, selectedIndices)
   stageDone("Slice", selectedIndices.length)
@@ -277,8 +277,9 @@ const hasReason = (entry: Entry): entry is Entry & { readonly reason: ExclusionR
   entry.reason !== undefined
 
 /**
- * The kept items with their scores, score descending (ties by position). When deduplication
- * kept every item, the scores are sorted as they are; otherwise the kept ones are gathered.
+ * The kept items with their scores, score descending (ties by position), and the scores and
+ * tokens in that order as columns (`Slicer.Columns`). When deduplication kept every item, the
+ * scores are sorted as they are; otherwise the kept ones are gathered.
  * Plain functions from here on: V8 optimises loops in a generator less well, and keeps their
  * numbers boxed.
  */
@@ -286,7 +287,7 @@ const sortKept = (
   scoreable: ReadonlyArray<ContextItem>,
   scores: ArrayLike<number>,
   kept: ArrayLike<number>
-): { readonly sorted: Array<Entry>; readonly tokens: Float64Array } =>
+): { readonly sorted: Array<Entry>; readonly scores: Float64Array; readonly tokens: Float64Array } =>
   withStageScratch((scratch) => {
     const m = kept.length
     const all = m === scoreable.length
@@ -296,6 +297,7 @@ const sortKept = (
     const tokensByIndex = scratch.doubles(scoreable.length)
     for (let i = 0; i < scoreable.length; i++) tokensByIndex[i] = scoreable[i]!.tokens
     const tokens = new Float64Array(m)
+    const sortedScores = new Float64Array(m)
     let keptScores = scores
     if (!all) {
       const gathered = new Float64Array(m)
@@ -308,10 +310,12 @@ const sortKept = (
     for (let k = 0; k < m; k++) {
       const position = byScore[k]!
       const index = all ? position : kept[position]!
-      sorted[k] = { item: scoreable[index]!, score: keptScores[position]!, reason: undefined }
+      const score = keptScores[position]!
+      sorted[k] = { item: scoreable[index]!, score, reason: undefined }
+      sortedScores[k] = score
       tokens[k] = tokensByIndex[index]!
     }
-    return { sorted, tokens }
+    return { sorted, scores: sortedScores, tokens }
   })
 
 /** One byte per sorted position: 1 where the slicer selected it. */

@@ -47,20 +47,22 @@ export const effectiveBudget = (
 }
 
 /**
- * Slices the sorted items with the current slicer against `budget` (the effective budget).
- * Runs in the span `cupel.stage.slice`.
+ * Slices the sorted items with the current slicer against `budget` (the effective budget),
+ * passing `columns` (the items' scores and tokens as typed arrays, see `Slicer.Columns`) on to
+ * it. Runs in the span `cupel.stage.slice`.
  *
  * @since 0.2.0
  * @category stages
  */
 export const slice: (
   sorted: ReadonlyArray<ScoredItem>,
-  budget: Slicer.Budget
+  budget: Slicer.Budget,
+  columns?: Slicer.Columns | undefined
 ) => Effect.Effect<Slicer.Selection, Slicer.SliceError, Slicer.Slicer> = Effect.fn(
   "cupel.stage.slice"
-)(function*(sorted: ReadonlyArray<ScoredItem>, budget: Slicer.Budget) {
+)(function*(sorted: ReadonlyArray<ScoredItem>, budget: Slicer.Budget, columns?: Slicer.Columns | undefined) {
   const slicer = yield* Slicer.Slicer
-  const selection = yield* slicer.slice(sorted, budget)
+  const selection = yield* slicer.slice(sorted, budget, columns)
   yield* Effect.annotateCurrentSpan({
     "cupel.stage.name": "slice",
     "cupel.stage.item_count_in": sorted.length,

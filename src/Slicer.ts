@@ -56,6 +56,26 @@ export interface Selection {
 }
 
 /**
+ * The sorted list's numbers as typed arrays, which the pipeline hands its slicer alongside the
+ * entries: `scores[k]` is `sorted[k].score` and `tokens[k]` is `sorted[k].item.tokens`, for
+ * every `k`.
+ *
+ * The entries are in score order, and their items lie in memory in the order they were made,
+ * so reading `sorted[k].item.tokens` for every `k` visits the items at random: at a million
+ * candidates, a cache miss per entry and most of a slicer's time. The columns are read in
+ * sequence. A slicer may use them or ignore them, and must give the same answer either way;
+ * called without them (on its own, or by a slicer that wraps it), it reads the entries. They
+ * are read only: the pipeline reads them again for its report.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Columns {
+  readonly scores: Float64Array
+  readonly tokens: Float64Array
+}
+
+/**
  * Every way a slicer can fail.
  *
  * @since 0.2.0
@@ -67,7 +87,9 @@ export type SliceError = SlicerError | SlicerContractError | CountRequirementErr
  * A slicer as a value.
  *
  * - `name` — for spans, reports and error messages.
- * - `slice(sorted, budget)` — `sorted` is score-descending (stable); returns a {@link Selection}.
+ * - `slice(sorted, budget, columns?)` — `sorted` is score-descending (stable); returns a
+ *   {@link Selection}. The pipeline also passes `columns`, the entries' numbers as typed arrays
+ *   ({@link Columns}), which a slicer may read instead of the entries.
  *
  * @since 0.2.0
  * @category models
@@ -76,7 +98,8 @@ export interface Definition {
   readonly name: string
   readonly slice: (
     sorted: ReadonlyArray<ScoredItem>,
-    budget: Budget
+    budget: Budget,
+    columns?: Columns | undefined
   ) => Effect.Effect<Selection, SliceError>
 }
 
@@ -104,9 +127,10 @@ export const layer = (slicer: Definition): Layer.Layer<Slicer> => Layer.succeed(
  */
 export const slice = (
   sorted: ReadonlyArray<ScoredItem>,
-  budget: Budget
+  budget: Budget,
+  columns?: Columns | undefined
 ): Effect.Effect<Selection, SliceError, Slicer> =>
-  Slicer.use((slicer) => slicer.slice(sorted, budget))
+  Slicer.use((slicer) => slicer.slice(sorted, budget, columns))
 
 /**
  * A custom slicer in the specification's shape: given the sorted scored items and the effective

@@ -239,6 +239,29 @@ describe("Pipeline — Sort and Slice", () => {
     }))
 })
 
+describe("Pipeline — Slice's columns", () => {
+  it.effect("the slicer is handed the sorted entries' scores and tokens as typed arrays, entry for entry", () =>
+    Effect.gen(function*() {
+      const seen: Array<{ sorted: ReadonlyArray<{ score: number; tokens: number }>; columns: Slicer.Columns | undefined }> = []
+      const recording: Slicer.Definition = {
+        name: "recording",
+        slice: (sorted, _budget, columns) => {
+          seen.push({ sorted: sorted.map((s) => ({ score: s.score, tokens: s.item.tokens })), columns })
+          return Effect.succeed({ selected: [0] })
+        }
+      }
+      const items = [item("a", 5, { priority: 3 }), item("b", 0, { priority: 9 }), item("a", 7, { priority: 5 }), item("c", 2)]
+      yield* Pipeline.run(items, budget(100, 50)).pipe(Effect.provide(Layer.mergeAll(layers, Slicer.layer(recording))))
+      const first = seen[0]
+      if (seen.length !== 1 || first?.columns === undefined) return assert.fail("one call, with columns")
+      const { columns, sorted } = first
+      // After deduplication ("a" at 3 loses to "a" at 5), by score: b 0.9, a 0.5, c 0.
+      assert.deepStrictEqual(sorted, [{ score: 0.9, tokens: 0 }, { score: 0.5, tokens: 7 }, { score: 0, tokens: 2 }])
+      assert.deepStrictEqual(Array.from(columns.scores), sorted.map((s) => s.score))
+      assert.deepStrictEqual(Array.from(columns.tokens), sorted.map((s) => s.tokens))
+    }))
+})
+
 describe("Pipeline — the report", () => {
   it.effect("included in placed order with reasons; excluded by score descending; five stage events", () =>
     Effect.gen(function*() {

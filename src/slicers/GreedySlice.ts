@@ -44,14 +44,16 @@ export const zeroTokenDensity = Number.MAX_VALUE
  * The indices of the items GreedySlice selects from `sorted`, in the order it selects them
  * (density descending, equal densities by index ascending), or a {@link SlicerError} when a
  * density is NaN (a NaN score on an item with tokens: it has no place in the order) or when
- * negative token counts carry the remaining budget beyond exact integers.
+ * negative token counts carry the remaining budget beyond exact integers. With `columns` (the
+ * entries' scores and tokens, see `Slicer.Columns`), the numbers are read from them.
  *
  * @since 0.2.0
  * @category slicing
  */
 export const select = (
   sorted: ReadonlyArray<ScoredItem>,
-  targetTokens: number
+  targetTokens: number,
+  columns?: Slicer.Columns | undefined
 ): Uint32Array | SlicerError => {
   const n = sorted.length
   // `!(t > 0)` also turns a NaN target away, where `t <= 0` would let it through.
@@ -60,11 +62,29 @@ export const select = (
     const densities = scratch.keys(n)
     // The fill reads tokens in density order, a random walk: a typed array of them is read far
     // faster than the item objects.
-    const tokens = scratch.doubles(n)
-    const nan = readDensities(sorted, densities, tokens)
+    let tokens: Float64Array
+    let nan: number
+    if (columns !== undefined && columns.scores.length === n && columns.tokens.length === n) {
+      tokens = columns.tokens
+      nan = densitiesOf(columns.scores, tokens, densities)
+    } else {
+      tokens = scratch.doubles(n)
+      nan = readDensities(sorted, densities, tokens)
+    }
     if (nan >= 0) return nanScore(nan)
     return fill(densityOrder(densities, scratch), tokens, targetTokens)
   })
+}
+
+/** The densities from the columns; returns the index of the first NaN density, or -1. */
+const densitiesOf = (scores: Float64Array, tokens: Float64Array, densities: Float64Array): number => {
+  const n = scores.length
+  for (let i = 0; i < n; i++) {
+    const d = density(scores[i]!, tokens[i]!)
+    if (d !== d) return i
+    densities[i] = d
+  }
+  return -1
 }
 
 /**
@@ -185,9 +205,9 @@ const unsafeRemaining = (index: number): SlicerError =>
  */
 export const make = (): Slicer.Definition => ({
   name,
-  slice: (sorted, budget) =>
+  slice: (sorted, budget, columns) =>
     Effect.suspend(() => {
-      const selected = select(sorted, budget.targetTokens)
+      const selected = select(sorted, budget.targetTokens, columns)
       return selected instanceof SlicerError ? Effect.fail(selected) : Effect.succeed({ selected })
     })
 })

@@ -278,6 +278,33 @@ describe("GreedySlice — properties", () => {
     )
   })
 
+  it("given the columns (Slicer.Columns), selects exactly what it selects reading the entries, small inputs and large", () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(list(60), fc.array(row, { minLength: 1024, maxLength: 2000 }).map((rows) => rows.map((r, i) => scored(`item-${i}`, r.tokens, r.score)))),
+        target,
+        (items, t) => {
+          const columns: Slicer.Columns = {
+            scores: Float64Array.from(items, (s) => s.score),
+            tokens: Float64Array.from(items, (s) => s.item.tokens)
+          }
+          const withColumns = GreedySlice.select(items, t, columns)
+          const without = GreedySlice.select(items, t)
+          if (withColumns instanceof SlicerError || without instanceof SlicerError) {
+            assert.strictEqual(withColumns instanceof SlicerError, without instanceof SlicerError)
+          } else assert.deepStrictEqual(Array.from(withColumns), Array.from(without))
+        }
+      ),
+      { numRuns: 200 }
+    )
+  })
+
+  it("columns of the wrong length are not trusted: the entries are read", () => {
+    const items = [scored("a", 10, 0.5), scored("b", 5, 0.4)]
+    const short: Slicer.Columns = { scores: new Float64Array([9]), tokens: new Float64Array([1]) }
+    assert.deepStrictEqual(GreedySlice.select(items, 12, short), GreedySlice.select(items, 12))
+  })
+
   it("keeps the slicer contract: distinct indices of the input, within the target, every zero-token item", () => {
     fc.assert(
       fc.property(list(60), target, (items, t) => {
