@@ -8,16 +8,23 @@
  * @since 0.2.0
  */
 import { orderByScoreDescending } from "./internal/sortByScore.ts"
+import { withStageScratch } from "./internal/stageScratch.ts"
 import type { ScoredItem } from "./ScoredItem.ts"
 
 /**
  * The positions `0 … n-1` of `scores` ordered by score descending, ties by position. Linear
- * time on large inputs (a radix sort on the scores' bits). NaN must not occur.
+ * time on large inputs (a radix sort on the scores' bits, in the stages' kept buffers; the
+ * order returned is a new array). NaN must not occur.
  *
  * @since 0.2.0
  * @category stages
  */
-export const order = (scores: ArrayLike<number>): ArrayLike<number> => orderByScoreDescending(scores)
+export const order = (scores: ArrayLike<number>): ArrayLike<number> =>
+  withStageScratch((scratch) => {
+    const byScore = orderByScoreDescending(scores, scratch)
+    // A large input's order is a kept buffer: copied out before the scratch is lent again.
+    return byScore instanceof Uint32Array ? byScore.slice() : byScore
+  })
 
 /**
  * The scored items, sorted: a new array, the same entries.

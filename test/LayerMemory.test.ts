@@ -16,7 +16,25 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import * as v8 from "node:v8"
 import * as vm from "node:vm"
-import { ChronologicalPlacer, ContextBudget, ContextItem, OverflowNotifier, Place, Placer, type ScoredItem, Timestamp, UShapedPlacer } from "../src/index.ts"
+import {
+  ChronologicalPlacer,
+  CompositeScorer,
+  ContextBudget,
+  ContextItem,
+  GreedySlice,
+  KindScorer,
+  OverflowNotifier,
+  Pipeline,
+  Place,
+  Placer,
+  PriorityScorer,
+  RecencyScorer,
+  type ScoredItem,
+  Scorer,
+  Slicer,
+  Timestamp,
+  UShapedPlacer
+} from "../src/index.ts"
 
 /**
  * A full garbage collection. Node exposes `gc` only under `--expose-gc`; setting the flag at
@@ -110,4 +128,60 @@ describe("placer layers built on every call", () => {
         assert.deepStrictEqual(Array.from(yield* a.order(some)), Array.from(yield* b.order(some)))
       }
     }))
+})
+
+/**
+ * The whole pipeline keeps its stages' temporaries too (src/internal/stageScratch.ts) and a
+ * composite's children write into a kept buffer (scoreWriters.ts): one set each for the whole
+ * library, so layers built on every call must not add any. The bound is the placers' bound
+ * plus the last call's result, which the loop still holds when it measures (its report lists
+ * every excluded candidate: about 75 bytes each, 14 MiB here). Buffers pinned per call, as the
+ * placers' once were, would grow the heap by 20 MiB or more per call.
+ */
+describe("the pipeline with its layers built on every call", () => {
+  const PIPELINE_CALLS = 30
+  const candidates = Array.from({ length: N }, (_, i) =>
+    new ContextItem.ContextItem({
+      content: `item-${i}`,
+      tokens: 1 + ((i * 7919) % 500),
+      kind: ["Message", "Document", "ToolOutput"][i % 3]!,
+      priority: (i * 31) % 10,
+      timestamp: Timestamp.fromEpochMillis(1_700_000_000_000 + ((i * 104729) % 1_000_003) * 1000)
+    }))
+  const pipelineBudget = new ContextBudget.ContextBudget({ maxTokens: 128_000, targetTokens: 100_000 })
+
+  it(`${PIPELINE_CALLS} runs in one async loop at ${N.toLocaleString("en")} candidates keep the heap bounded`, async () => {
+    const gc = getGc()
+    assert.isDefined(gc, "a garbage collector to call is required (node --expose-gc, or v8.setFlagsFromString)")
+    if (gc === undefined) return
+    const composite = await Effect.runPromise(CompositeScorer.make([
+      { scorer: RecencyScorer.make(), weight: 0.5 },
+      { scorer: PriorityScorer.make(), weight: 0.3 },
+      { scorer: KindScorer.defaults, weight: 0.2 }
+    ]))
+    const program = Pipeline.run(candidates, pipelineBudget).pipe(
+      Effect.provide(Layer.mergeAll(Scorer.layer(composite), Slicer.layer(GreedySlice.make()), UShapedPlacer.layer, OverflowNotifier.layerNoop))
+    )
+    const first = await Effect.runPromise(program)
+    const excluded = first.report.excluded.length
+    assert.isAbove(excluded, N / 2)
+    gc()
+    const before = used()
+    let peak = before
+    for (let call = 0; call < PIPELINE_CALLS; call++) {
+      const result = await Effect.runPromise(program)
+      assert.strictEqual(result.report.excluded.length, excluded)
+      if (call % 5 === 4) {
+        gc()
+        peak = Math.max(peak, used())
+      }
+    }
+    const growth = peak - before
+    const pipelineBound = bound + 16 * MiB
+    assert.isBelow(
+      growth,
+      pipelineBound,
+      `memory grew by ${(growth / MiB).toFixed(1)} MiB over ${PIPELINE_CALLS} runs (bound ${pipelineBound / MiB} MiB)`
+    )
+  })
 })
