@@ -1,5 +1,7 @@
 /**
- * Working buffers for the placers' fast path, kept between calls for each kind of placer.
+ * Working buffers for the placers' fast path, kept between calls for each kind of placer; the
+ * library's stage code keeps one more set on the same terms (stageScratch.ts), and composites
+ * one for their children's scores.
  *
  * A placement of a million items needs about 24 MB of scratch (the keys, a second buffer for
  * the radix passes, the item references). Memory fresh from the operating system is faulted in
