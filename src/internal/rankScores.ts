@@ -15,13 +15,32 @@
  *
  * @internal
  */
+import type { ContextItem } from "../ContextItem.ts"
 import { type Layout, sortKeys, sortWholeNumbers, toKeys } from "./radix.ts"
 import type { Scratch } from "./scratch.ts"
+import { withStageScratch } from "./stageScratch.ts"
 
 /** From this many keyed items up, the linear paths win over sort and binary search. */
 const linearThreshold = 1024
 
 const inOrder: Layout = { uShape: false, inverse: false }
+
+/**
+ * A rank scorer's scores, written to `out`: each item's key is `keyOf(item)`, NaN for an item
+ * without one (timestamps and priorities are never NaN). The keys and the sort's buffers are
+ * the stages' kept ones.
+ */
+export const writeRankScores = (
+  items: ReadonlyArray<ContextItem>,
+  out: Float64Array,
+  keyOf: (item: ContextItem) => number
+): void =>
+  withStageScratch((scratch) => {
+    const n = items.length
+    const keys = scratch.doubles(n)
+    for (let i = 0; i < n; i++) keys[i] = keyOf(items[i]!)
+    rankScoresInto(keys, out, scratch)
+  })
 
 /**
  * Scores `keys[i]` (NaN where the item has no key) by rank among the keyed items: 0 for items

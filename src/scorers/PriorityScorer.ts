@@ -13,9 +13,8 @@
  */
 import { Effect } from "effect"
 import type { ContextItem } from "../ContextItem.ts"
-import { rankScoresInto } from "../internal/rankScores.ts"
+import { writeRankScores } from "../internal/rankScores.ts"
 import { withWriter } from "../internal/scoreWriters.ts"
-import { withStageScratch } from "../internal/stageScratch.ts"
 import * as Scorer from "../Scorer.ts"
 
 /**
@@ -39,16 +38,10 @@ export const scores = (items: ReadonlyArray<ContextItem>): Float64Array => {
 }
 
 const writeScores = (items: ReadonlyArray<ContextItem>, out: Float64Array): void =>
-  withStageScratch((scratch) => {
-    const n = items.length
-    // NaN marks "no priority": priorities are integers, never NaN.
-    const keys = scratch.doubles(n)
-    for (let i = 0; i < n; i++) {
-      const priority = items[i]!.priority
-      keys[i] = priority === undefined ? NaN : priority
-    }
-    rankScoresInto(keys, out, scratch)
-  })
+  writeRankScores(items, out, keyOf)
+
+/** The item's priority as a rank key; NaN when it has none. */
+const keyOf = (item: ContextItem): number => item.priority ?? NaN
 
 /**
  * The priority scorer.
