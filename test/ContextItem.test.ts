@@ -279,6 +279,24 @@ describe("Timestamp", () => {
       assert.strictEqual((yield* Timestamp.decode("2024-02-29T00:00:00Z")).epochMilliseconds, Date.parse("2024-02-29T00:00:00Z"))
     }))
 
+  it.effect("the first and last instants RFC 3339 can write round-trip; one beyond either fails to encode, saying why", () =>
+    Effect.gen(function*() {
+      const encode = Schema.encodeEffect(Timestamp.Timestamp)
+      for (const text of ["0000-01-01T00:00:00.000Z", "9999-12-31T23:59:59.999Z"]) {
+        const instant = yield* Timestamp.decode(text)
+        assert.strictEqual(yield* encode(instant), text)
+      }
+      for (const millis of [Date.parse("0000-01-01T00:00:00.000Z") - 1, Date.parse("9999-12-31T23:59:59.999Z") + 1]) {
+        const error = yield* Effect.flip(encode(Timestamp.fromEpochMillis(millis)))
+        assert.include(error.message, "RFC 3339 writes the years 0000 to 9999 only")
+      }
+      // The item's encoder fails the same way, naming the field, instead of writing what no reader accepts.
+      const item = new ContextItem.ContextItem({ content: "far", tokens: 1, timestamp: Timestamp.fromEpochMillis(Date.parse("+010000-01-01T00:00:00Z")) })
+      const error = yield* Effect.flip(ContextItem.encode(item))
+      assert.include(error.message, "timestamp")
+      assert.include(error.message, "+010000-01-01T00:00:00.000Z is outside them")
+    }))
+
   it.effect("rejects what does not name one instant, saying why", () =>
     Effect.gen(function*() {
       const cases: ReadonlyArray<readonly [string, string]> = [
