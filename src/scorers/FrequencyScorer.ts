@@ -16,8 +16,10 @@
  *
  * Cost: O(n·t + Σ 2^k) for tag sets of size k ≤ 8, the common case; items with more than 8
  * distinct tags are compared through the tag index, which is quadratic in the number of
- * distinct such sets that share tags (counting shared-tag pairs exactly has no fast general
- * algorithm).
+ * distinct such sets that share tags. No exact method can be much faster for large tag sets in
+ * general: counting, for every set, the sets it meets answers whether any two sets are
+ * disjoint, the orthogonal-vectors problem, for which no algorithm much faster than quadratic
+ * is known (and none exists if the strong exponential time hypothesis holds).
  *
  * @since 0.2.0
  */
