@@ -4,7 +4,8 @@
  * {@link layer} wraps the current `effect/ai` `LanguageModel`: each `generateText`,
  * `generateObject` and `streamText` call runs its prompt through the pipeline
  * (`PromptWindow.fit`) with the budget of the model — its context window less the output
- * reserve and the request's own overhead — and sends the fitted prompt on. Agent loops and
+ * reserve, the request's own overhead and the tool definitions the call offers (see
+ * `ToolDefinitions`) — and sends the fitted prompt on. Agent loops and
  * `Chat` call the model again at every step, so the budget is applied again at every step:
  * the history grows, the window does not.
  *
@@ -39,6 +40,7 @@ import * as Slicer from "../Slicer.ts"
 import * as GreedySlice from "../slicers/GreedySlice.ts"
 import * as PromptWindow from "./PromptWindow.ts"
 import { TokenCounter } from "./TokenCounter.ts"
+import * as ToolDefinitions from "./ToolDefinitions.ts"
 
 /**
  * Options of the layer.
@@ -48,6 +50,8 @@ import { TokenCounter } from "./TokenCounter.ts"
  * - `overflowStrategy` — `"Throw"` (default), `"Truncate"` or `"Proceed"`.
  * - `deduplication` — drop messages with the same text (default `false` here: a conversation
  *   may well repeat itself).
+ * - `countTools` — count the definitions of the call's tools (`toolkit`) against the window
+ *   and take them off the prompt's budget (default `true`; see `ToolDefinitions`).
  * - `scorer` / `slicer` — default recency and greedy; `placer` — default
  *   `SectionedPlacer.conversation`; `notifier` — default `OverflowNotifier.layerLog`.
  * - and `PromptWindow`'s options: `annotate` (kind, pinning, priority… per message),
@@ -61,6 +65,7 @@ export interface Options extends PromptWindow.Options {
   readonly outputReserve: number
   readonly overflowStrategy?: OverflowStrategy | undefined
   readonly deduplication?: boolean | undefined
+  readonly countTools?: boolean | undefined
   readonly scorer?: Scorer.Definition | undefined
   readonly slicer?: Slicer.Definition | undefined
   readonly placer?: Layer.Layer<Placer.Placer> | undefined
@@ -84,6 +89,9 @@ export interface CallReport {
   readonly candidates: number
   /** The pipeline's result: window, selection report, totals. */
   readonly result: PipelineResult
+  /** The tokens counted for the call's tool definitions (0 without tools, or with `countTools: false`). */
+  readonly toolTokens: number
+  /** The budget the prompt was fitted to: the layer's, less {@link CallReport.toolTokens} from its target. */
   readonly budget: ContextBudget.ContextBudget
 }
 
@@ -167,6 +175,22 @@ const reasonOf = (error: WindowError): AiError.AiErrorReason => {
   }
 }
 
+/** A call's `toolkit` option, whatever its form (`undefined` without one). */
+const toolkitOf = (options: object): unknown => ("toolkit" in options ? options.toolkit : undefined)
+
+/** The tool definitions cannot be counted, or leave no room: the request's toolkit must change. */
+const toolkitError = (method: string, description: string) =>
+  Effect.fail(AiError.make({
+    module: errorModule,
+    method,
+    reason: new AiError.InvalidRequestError({
+      parameter: "toolkit",
+      constraint: "the tool definitions must fit the context window",
+      description,
+      metadata: { cupelError: "ToolDefinitions" }
+    })
+  }))
+
 const toAiError = (method: string) => (error: WindowError | AiError.AiError): AiError.AiError =>
   AiError.isAiError(error) ? error : AiError.make({ module: errorModule, method, reason: reasonOf(error) })
 
@@ -180,7 +204,8 @@ type ToolkitOf<Options> = LanguageModel.GenerateTextOptions<LanguageModel.Extrac
 }
 
 /**
- * Wraps a language model so that each call's prompt is first fitted by `fit`.
+ * Wraps a language model so that each call's prompt is first fitted by `fit`, which is also
+ * given the call's `toolkit` option (`undefined` without one).
  *
  * `LanguageModel`'s methods are generic and overloaded; the functions below repeat the
  * overloads, so each keeps its exact type for callers, and share one implementation that
@@ -193,7 +218,11 @@ type ToolkitOf<Options> = LanguageModel.GenerateTextOptions<LanguageModel.Extrac
  */
 export const wrap = (
   inner: LanguageModel.LanguageModel,
-  fit: (prompt: Prompt.RawInput, method: CallReport["method"]) => Effect.Effect<Prompt.Prompt, AiError.AiError>
+  fit: (
+    prompt: Prompt.RawInput,
+    method: CallReport["method"],
+    toolkit: unknown
+  ) => Effect.Effect<Prompt.Prompt, AiError.AiError>
 ): LanguageModel.LanguageModel => {
   function generateText<Options extends NoExcessProperties<WithoutToolkit, Options>>(
     options: Options & WithoutToolkit
@@ -221,7 +250,10 @@ export const wrap = (
     LanguageModel.ExtractServices<Options>
   >
   function generateText(options: { readonly prompt: Prompt.RawInput }): Effect.Effect<unknown, unknown, unknown> {
-    return Effect.flatMap(fit(options.prompt, "generateText"), (prompt) => inner.generateText({ ...options, prompt }))
+    return Effect.flatMap(
+      fit(options.prompt, "generateText", toolkitOf(options)),
+      (prompt) => inner.generateText({ ...options, prompt })
+    )
   }
 
   function generateObject<
@@ -242,7 +274,10 @@ export const wrap = (
     readonly prompt: Prompt.RawInput
     readonly schema: Schema.Encoder<Record<string, unknown>, unknown>
   }): Effect.Effect<unknown, unknown, unknown> {
-    return Effect.flatMap(fit(options.prompt, "generateObject"), (prompt) => inner.generateObject({ ...options, prompt }))
+    return Effect.flatMap(
+      fit(options.prompt, "generateObject", toolkitOf(options)),
+      (prompt) => inner.generateObject({ ...options, prompt })
+    )
   }
 
   function streamText<Options extends NoExcessProperties<WithoutToolkit, Options>>(
@@ -271,7 +306,9 @@ export const wrap = (
     LanguageModel.ExtractServices<Options>
   >
   function streamText(options: { readonly prompt: Prompt.RawInput }): Stream.Stream<unknown, unknown, unknown> {
-    return Stream.unwrap(Effect.map(fit(options.prompt, "streamText"), (prompt) => inner.streamText({ ...options, prompt })))
+    return Stream.unwrap(
+      Effect.map(fit(options.prompt, "streamText", toolkitOf(options)), (prompt) => inner.streamText({ ...options, prompt }))
+    )
   }
 
   return { ...inner, generateText, generateObject, streamText }
@@ -320,9 +357,46 @@ export const layer = (
       options.placer ?? SectionedPlacer.conversation,
       options.notifier ?? OverflowNotifier.layerLog
     ))
-    const fit = (prompt: Prompt.RawInput, method: CallReport["method"]) =>
+    const countTools = options.countTools ?? true
+    // Each tool's count, once per tool object and build: an agent offers the same tools at
+    // every step.
+    const toolCounts = new WeakMap<object, number>()
+    const toolTokens = (toolkit: unknown, method: string) =>
       Effect.gen(function*() {
-        const fitted = yield* PromptWindow.fit(prompt, budget, {
+        let total = 0
+        if (!countTools) return total
+        for (const tool of ToolDefinitions.toolsOf(toolkit)) {
+          let n = toolCounts.get(tool)
+          if (n === undefined) {
+            n = yield* counter.count(ToolDefinitions.message(tool))
+            if (!Number.isSafeInteger(n) || n < 0) {
+              return yield* toolkitError(
+                method,
+                `the token counter gave ${n} for the tool "${tool.name}"; counts must be whole and not negative`
+              )
+            }
+            toolCounts.set(tool, n)
+          }
+          total += n
+        }
+        return total
+      })
+    const budgetFor = (tools: number, method: string) => {
+      if (tools === 0) return Effect.succeed(budget)
+      const targetTokens = budget.targetTokens - tools
+      if (targetTokens < 0) {
+        return toolkitError(
+          method,
+          `the tool definitions take ${tools} tokens, more than the ${budget.targetTokens} the window leaves for the prompt`
+        )
+      }
+      return Effect.succeed(new ContextBudget.ContextBudget({ ...budget, targetTokens }))
+    }
+    const fit = (prompt: Prompt.RawInput, method: CallReport["method"], toolkit: unknown) =>
+      Effect.gen(function*() {
+        const tools = yield* toolTokens(toolkit, method)
+        const callBudget = yield* budgetFor(tools, method)
+        const fitted = yield* PromptWindow.fit(prompt, callBudget, {
           ...options,
           deduplication: options.deduplication ?? false,
           overflowStrategy: options.overflowStrategy ?? "Throw"
@@ -334,7 +408,8 @@ export const layer = (
           "cupel.window.included": report.included.length,
           "cupel.window.excluded": report.excluded.length,
           "cupel.window.tokens": fitted.result.totalTokens,
-          "cupel.window.target_tokens": budget.targetTokens,
+          "cupel.window.tool_tokens": tools,
+          "cupel.window.target_tokens": callBudget.targetTokens,
           "cupel.window.tokens_over_budget": fitted.result.tokensOverBudget
         })
         yield* PubSub.publish(reports, {
@@ -342,7 +417,8 @@ export const layer = (
           prompt: fitted.prompt,
           candidates: report.totalCandidates,
           result: fitted.result,
-          budget
+          toolTokens: tools,
+          budget: callBudget
         })
         return fitted.prompt
       }).pipe(

@@ -4,6 +4,7 @@ import { AiError, LanguageModel, Prompt, type Response, Tool, Toolkit } from "ef
 import { ContextItem, Placer, Scorer } from "../../src/index.ts"
 import * as PromptWindow from "../../src/ai/PromptWindow.ts"
 import * as TokenCounter from "../../src/ai/TokenCounter.ts"
+import * as ToolDefinitions from "../../src/ai/ToolDefinitions.ts"
 import * as WindowedLanguageModel from "../../src/ai/WindowedLanguageModel.ts"
 import { recordSpans } from "../support/spans.ts"
 
@@ -37,7 +38,10 @@ const scripted = (steps: number) =>
     return { model, seen }
   })
 
-const counter = TokenCounter.make((m) => Math.ceil(PromptWindow.render(m).length / 4) + 4, 3)
+const countOf = (m: Prompt.Message) => Math.ceil(PromptWindow.render(m).length / 4) + 4
+const counter = TokenCounter.make(countOf, 3)
+/** What the Lookup tool's definition costs with that counter. */
+const lookupTokens = countOf(ToolDefinitions.message(Lookup))
 
 const setup = (steps: number, options: Partial<WindowedLanguageModel.Options> = {}) =>
   Effect.gen(function*() {
@@ -87,8 +91,10 @@ describe("WindowedLanguageModel", () => {
       for (const [k, report] of all.entries()) {
         assert.strictEqual(report.method, "generateText")
         assert.deepStrictEqual(report.prompt.content, prompts[k]!.content)
-        assert.isAtMost(report.result.totalTokens, 400 - 100 - 3)
-        assert.strictEqual(report.budget.targetTokens, 297)
+        // The window less the output reserve, the request's overhead and the tool's definition.
+        assert.strictEqual(report.toolTokens, lookupTokens)
+        assert.isAtMost(report.result.totalTokens, 400 - 100 - 3 - lookupTokens)
+        assert.strictEqual(report.budget.targetTokens, 297 - lookupTokens)
       }
       // Early calls fit whole; later ones leave old tool turns out, whole.
       assert.strictEqual(all[0]!.result.report.excluded.length, 0)
@@ -195,4 +201,86 @@ describe("WindowedLanguageModel", () => {
       assert.isDefined(spans.find((s) => s.name === "cupel.pipeline"))
     }).pipe(Effect.scoped, Effect.withTracer(tracer))
   })
+
+  it.effect("tool definitions: counted once per tool, taken off each call's target; countTools: false leaves the target whole", () =>
+    Effect.gen(function*() {
+      const counted = yield* Ref.make(0)
+      const counting = TokenCounter.make((m) => {
+        if (m.role === "system" && PromptWindow.render(m).includes("\"parameters\"")) Effect.runSync(Ref.update(counted, (n) => n + 1))
+        return countOf(m)
+      }, 3)
+      for (const countTools of [true, false]) {
+        const { model } = yield* scripted(1)
+        const context = yield* Layer.build(
+          WindowedLanguageModel.layer({ contextWindow: 400, outputReserve: 100, countTools }).pipe(
+            Layer.provide([Layer.succeed(LanguageModel.LanguageModel, model), counting])
+          )
+        )
+        const reports = yield* Effect.gen(function*() {
+          const subscription = yield* PubSub.subscribe(yield* WindowedLanguageModel.WindowReports)
+          // The Toolkit itself and the toolkit with handlers are both read.
+          yield* LanguageModel.generateText({ prompt: start, toolkit: tools })
+          yield* LanguageModel.generateText({ prompt: start, toolkit: yield* tools })
+          yield* LanguageModel.generateText({ prompt: start })
+          return yield* PubSub.takeAll(subscription)
+        }).pipe(Effect.provide(Layer.mergeAll(Layer.succeedContext(context), handlers)))
+        const expected = countTools ? lookupTokens : 0
+        assert.deepStrictEqual(reports.map((r) => r.toolTokens), [expected, expected, 0])
+        assert.deepStrictEqual(reports.map((r) => r.budget.targetTokens), [297 - expected, 297 - expected, 297])
+      }
+      // The definition was counted on the first call only, and never with countTools: false.
+      assert.strictEqual(yield* Ref.get(counted), 1)
+    }).pipe(Effect.scoped))
+
+  it.effect("tool definitions larger than the window fail the call with an InvalidRequestError on the toolkit", () =>
+    Effect.gen(function*() {
+      const Huge = Tool.make("Huge", {
+        description: "d".repeat(2000),
+        parameters: Schema.Struct({ query: Schema.String }),
+        success: Schema.String
+      })
+      const { context, seen } = yield* setup(1)
+      const error = yield* Effect.flip(
+        LanguageModel.generateText({ prompt: start, toolkit: Toolkit.make(Huge) }).pipe(
+          Effect.provide(Layer.mergeAll(Layer.succeedContext(context), Toolkit.make(Huge).toLayer({ Huge: () => Effect.succeed("") })))
+        )
+      )
+      assert.strictEqual(error.reason._tag, "InvalidRequestError")
+      if (error.reason._tag === "InvalidRequestError") assert.strictEqual(error.reason.parameter, "toolkit")
+      assert.include(error.message, "more than the 297 the window leaves for the prompt")
+      assert.strictEqual(WindowedLanguageModel.windowFailure(error), "ToolDefinitions")
+      assert.strictEqual((yield* Ref.get(seen)).length, 0)
+    }).pipe(Effect.scoped))
+
+  it.effect("generateObject's prompt is fitted too, with its tools counted", () =>
+    Effect.gen(function*() {
+      const seen = yield* Ref.make<ReadonlyArray<Prompt.Prompt>>([])
+      const model = yield* LanguageModel.make({
+        generateText: (options) =>
+          Effect.as(Ref.update(seen, (all) => [...all, options.prompt]), [{ type: "text", text: "{\"answer\":\"yes\"}" }]),
+        streamText: () => Stream.empty
+      })
+      const context = yield* Layer.build(
+        WindowedLanguageModel.layer({ contextWindow: 400, outputReserve: 100 }).pipe(
+          Layer.provide([Layer.succeed(LanguageModel.LanguageModel, model), counter])
+        )
+      )
+      const long = Array.from({ length: 40 }, (_, k) => ({ role: "user" as const, content: `message ${k} ${"z".repeat(80)}` }))
+      const { reply, report } = yield* Effect.gen(function*() {
+        const subscription = yield* PubSub.subscribe(yield* WindowedLanguageModel.WindowReports)
+        const reply = yield* LanguageModel.generateObject({
+          prompt: [{ role: "system", content: "s" }, ...long],
+          schema: Schema.Struct({ answer: Schema.String }),
+          toolkit: tools
+        })
+        return { reply, report: yield* PubSub.take(subscription) }
+      }).pipe(Effect.provide(Layer.mergeAll(Layer.succeedContext(context), handlers)))
+      assert.deepStrictEqual(reply.value, { answer: "yes" })
+      const [prompt] = yield* Ref.get(seen)
+      assert.isBelow(prompt!.content.length, 41)
+      assert.strictEqual(prompt!.content[0]!.role, "system")
+      assert.strictEqual(report.method, "generateObject")
+      assert.strictEqual(report.toolTokens, lookupTokens)
+      assert.isAtMost(report.result.totalTokens, 297 - lookupTokens)
+    }).pipe(Effect.scoped))
 })
