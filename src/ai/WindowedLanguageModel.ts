@@ -28,6 +28,7 @@ import { Context, Effect, Layer, PubSub, type Schema, Stream } from "effect"
 import { AiError, LanguageModel, type Prompt, type Response, type Tool } from "effect/ai"
 import type { NoExcessProperties } from "effect/Types"
 import * as ContextBudget from "../ContextBudget.ts"
+import { isSafeTotal } from "../internal/tokens.ts"
 import * as OverflowNotifier from "../OverflowNotifier.ts"
 import type { OverflowStrategy } from "../OverflowStrategy.ts"
 import type { PipelineError } from "../Pipeline.ts"
@@ -378,6 +379,9 @@ export const layer = (
             toolCounts.set(tool, n)
           }
           total += n
+          if (!isSafeTotal(total)) {
+            return yield* toolkitError(method, "the tool definitions' token counts add up past Number.MAX_SAFE_INTEGER")
+          }
         }
         return total
       })

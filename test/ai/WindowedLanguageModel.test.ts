@@ -252,6 +252,24 @@ describe("WindowedLanguageModel", () => {
       assert.strictEqual((yield* Ref.get(seen)).length, 0)
     }).pipe(Effect.scoped))
 
+  it.effect("a tool count that is not a whole number fails the call with an InvalidRequestError on the toolkit, naming the tool", () =>
+    Effect.gen(function*() {
+      const { model, seen } = yield* scripted(1)
+      const fractional = TokenCounter.make((m) => (PromptWindow.render(m).includes("\"parameters\"") ? 1.5 : countOf(m)), 3)
+      const context = yield* Layer.build(
+        WindowedLanguageModel.layer({ contextWindow: 400, outputReserve: 100 }).pipe(
+          Layer.provide([Layer.succeed(LanguageModel.LanguageModel, model), fractional])
+        )
+      )
+      const error = yield* Effect.flip(
+        LanguageModel.generateText({ prompt: start, toolkit: tools }).pipe(Effect.provide(Layer.mergeAll(Layer.succeedContext(context), handlers)))
+      )
+      if (error.reason._tag !== "InvalidRequestError") return assert.fail(error.message)
+      assert.strictEqual(error.reason.parameter, "toolkit")
+      assert.include(error.message, "gave 1.5 for the tool \"Lookup\"")
+      assert.strictEqual((yield* Ref.get(seen)).length, 0)
+    }).pipe(Effect.scoped))
+
   it.effect("generateObject's prompt is fitted too, with its tools counted", () =>
     Effect.gen(function*() {
       const seen = yield* Ref.make<ReadonlyArray<Prompt.Prompt>>([])
