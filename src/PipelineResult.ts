@@ -3,8 +3,9 @@
  *
  * @since 0.2.0
  */
-import { Schema } from "effect"
+import { Effect, Schema, type SchemaAST } from "effect"
 import { ContextItem } from "./ContextItem.ts"
+import * as FastEncodeReport from "./internal/fastEncodeReport.ts"
 import { SelectionReport } from "./SelectionReport.ts"
 
 /**
@@ -32,10 +33,19 @@ export const PipelineResult = Schema.Struct({
  */
 export type PipelineResult = typeof PipelineResult.Type
 
+const encodeWithSchema = Schema.encodeEffect(PipelineResult)
+
 /**
- * Encodes a result to JSON-ready data.
+ * Encodes a result to JSON-ready data: what the schema writes, or its error, through a fast
+ * path for the common forms (see `SelectionReport.encode`).
  *
  * @since 0.2.0
  * @category encoding
  */
-export const encode = Schema.encodeEffect(PipelineResult)
+export const encode = (
+  result: PipelineResult,
+  options?: SchemaAST.ParseOptions
+): Effect.Effect<typeof PipelineResult.Encoded, Schema.SchemaError> => {
+  const fast = FastEncodeReport.pipelineResult(result)
+  return fast === undefined ? encodeWithSchema(result, options) : Effect.succeed(fast)
+}

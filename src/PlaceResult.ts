@@ -3,9 +3,10 @@
  *
  * @since 0.1.0
  */
-import { Schema } from "effect"
+import { Effect, Schema, type SchemaAST } from "effect"
 import { ContextItem } from "./ContextItem.ts"
 import { ExcludedItem } from "./ExcludedItem.ts"
+import * as FastEncodeReport from "./internal/fastEncodeReport.ts"
 import { OverflowStrategy } from "./OverflowStrategy.ts"
 
 /**
@@ -41,11 +42,22 @@ export const PlaceResult = Schema.Struct({
  */
 export type PlaceResult = typeof PlaceResult.Type
 
+const encodeWithSchema = Schema.encodeEffect(PlaceResult)
+
 /**
  * Encodes a result to JSON-ready data: timestamps as RFC 3339 strings, exclusion reasons in the
- * specification's wire envelope (`{ "reason": "BudgetExceeded", "item_tokens": … }`).
+ * specification's wire envelope (`{ "reason": "BudgetExceeded", "item_tokens": … }`). What the
+ * schema writes, or its error, through a fast path for the common forms (see
+ * `SelectionReport.encode`).
  *
  * @since 0.1.0
  * @category encoding
  */
-export const encode = Schema.encodeEffect(PlaceResult)
+export const encode = (
+  result: PlaceResult,
+  options?: SchemaAST.ParseOptions
+): Effect.Effect<typeof PlaceResult.Encoded, Schema.SchemaError> => {
+  const fast = FastEncodeReport.placeResult(result)
+  return fast === undefined ? encodeWithSchema(result, options) : Effect.succeed(fast)
+}
+

@@ -3,10 +3,11 @@
  *
  * @since 0.2.0
  */
-import { Schema } from "effect"
+import { Effect, Schema, type SchemaAST } from "effect"
 import { CountRequirementShortfall } from "./CountRequirementShortfall.ts"
 import { ExcludedItem } from "./ExcludedItem.ts"
 import { IncludedItem } from "./IncludedItem.ts"
+import * as FastEncodeReport from "./internal/fastEncodeReport.ts"
 import { withDefault } from "./internal/fields.ts"
 import { TraceEvent } from "./TraceEvent.ts"
 
@@ -48,13 +49,23 @@ export const SelectionReport = Schema.Struct({
  */
 export type SelectionReport = typeof SelectionReport.Type
 
+const encodeWithSchema = Schema.encodeEffect(SelectionReport)
+
 /**
- * Encodes a report to JSON-ready data in the specification's wire format.
+ * Encodes a report to JSON-ready data in the specification's wire format. What the schema
+ * writes, or its error; a report whose items and reasons are in the common forms (every
+ * report the pipeline makes) is written by a fast path, several times faster on large reports.
  *
  * @since 0.2.0
  * @category encoding
  */
-export const encode = Schema.encodeEffect(SelectionReport)
+export const encode = (
+  report: SelectionReport,
+  options?: SchemaAST.ParseOptions
+): Effect.Effect<typeof SelectionReport.Encoded, Schema.SchemaError> => {
+  const fast = FastEncodeReport.report(report)
+  return fast === undefined ? encodeWithSchema(report, options) : Effect.succeed(fast)
+}
 
 /**
  * Decodes a report in the specification's wire format.

@@ -27,17 +27,52 @@ const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
 /**
  * Whether `value` holds, at any depth through plain objects and arrays, an array worth
  * splitting: a small array holding a large one is split too. The search stops at the first
- * large descendant.
+ * large descendant, and allocates nothing (it runs on every element of a large array).
  */
-const isLarge = (value: unknown): boolean =>
-  Array.isArray(value)
-    ? value.length > largeArray || value.some(isLarge)
-    : isRecord(value) && Object.values(value).some(isLarge)
+const isLarge = (value: unknown): boolean => {
+  if (Array.isArray(value)) {
+    if (value.length > largeArray) return true
+    for (let i = 0; i < value.length; i++) if (isLarge(value[i])) return true
+    return false
+  }
+  if (!isRecord(value)) return false
+  for (const key in value) if (Object.hasOwn(value, key) && isLarge(value[key])) return true
+  return false
+}
 
 /** `value` in one segment. */
 const whole = (value: unknown, pad: string, prefix: string, suffix: string): string =>
   // JSON text holds no raw newline but the ones indentation adds: each starts a line to indent.
   prefix + (JSON.stringify(value, null, 2) ?? "null").replaceAll("\n", "\n" + pad) + suffix
+
+/** The most elements written by one `JSON.stringify` call. */
+const runLength = 256
+
+/**
+ * Elements `start … end-1` of `array`, none of them large, as the lines `JSON.stringify` writes
+ * for them inside the array: the run stringified as an array of its own, its brackets dropped,
+ * every line moved right by `pad`. An element with no JSON form is written as null, as
+ * `JSON.stringify` does. A run too long for one string (its elements may hold long strings)
+ * is written element by element instead.
+ */
+function* smallRun(array: ReadonlyArray<unknown>, start: number, end: number, pad: string, suffix: string): Generator<string> {
+  let text: string | undefined
+  try {
+    text = JSON.stringify(array.slice(start, end), null, 2)
+  } catch {
+    text = undefined
+  }
+  if (text === undefined) {
+    const inner = pad + "  "
+    for (let i = start; i < end; i++) {
+      const element: unknown = array[i]
+      yield whole(hasJson(element) ? element : null, inner, inner, i < end - 1 ? "," : suffix)
+    }
+    return
+  }
+  // "[\n" + the elements' lines, each indented by two + "\n]".
+  yield pad + text.slice(2, -2).replaceAll("\n", "\n" + pad) + suffix
+}
 
 /**
  * The lines of `JSON.stringify(value, null, 2)` as segments of whole lines, `prefix` before the
@@ -51,10 +86,20 @@ function* segments(value: unknown, pad: string, prefix: string, suffix: string):
   const inner = pad + "  "
   if (Array.isArray(value)) {
     yield prefix + "["
-    for (let i = 0; i < value.length; i++) {
-      // As JSON.stringify does: an element that has no JSON form is written as null.
+    let i = 0
+    while (i < value.length) {
       const element: unknown = value[i]
-      yield* segments(hasJson(element) ? element : null, inner, inner, i < value.length - 1 ? "," : "")
+      if (isLarge(element)) {
+        yield* segments(element, inner, inner, i < value.length - 1 ? "," : "")
+        i++
+        continue
+      }
+      // A run of small elements, written by one JSON.stringify: far fewer calls and segments
+      // than one per element, with the same text.
+      let end = i + 1
+      while (end < value.length && end - i < runLength && !isLarge(value[end])) end++
+      yield* smallRun(value, i, end, pad, end < value.length ? "," : "")
+      i = end
     }
     yield pad + "]" + suffix
     return

@@ -1,0 +1,134 @@
+/**
+ * The fast encoding path (fastEncode.ts) for the results that list every candidate: the
+ * selection report, the pipeline's result and `Place.place`'s result.
+ *
+ * Items go through the item fast path; each reason object is encoded once by its own schema
+ * and its encoded form reused (the pipeline shares one `BudgetExceeded` reason among all the
+ * items excluded with the same figures); events and shortfalls, a handful each, go through
+ * their schemas. Anything the fast path does not take makes the whole answer `undefined`, and
+ * the caller encodes with the schema, whose output — or error — is then the answer.
+ *
+ * @internal
+ */
+import { Option, Schema } from "effect"
+import { CountRequirementShortfall } from "../CountRequirementShortfall.ts"
+import type { ExcludedItem } from "../ExcludedItem.ts"
+import { ExclusionReason } from "../ExclusionReason.ts"
+import type { IncludedItem } from "../IncludedItem.ts"
+import { InclusionReason } from "../InclusionReason.ts"
+import { OverflowStrategy } from "../OverflowStrategy.ts"
+import type { PipelineResult } from "../PipelineResult.ts"
+import type { PlaceResult } from "../PlaceResult.ts"
+import type { SelectionReport } from "../SelectionReport.ts"
+import { TraceEvent } from "../TraceEvent.ts"
+import * as FastEncode from "./fastEncode.ts"
+
+type ExcludedEncoded = typeof ExcludedItem.Encoded
+type IncludedEncoded = typeof IncludedItem.Encoded
+
+const encodeExclusion = Schema.encodeOption(ExclusionReason)
+const encodeInclusion = Schema.encodeOption(InclusionReason)
+const encodeEvents = Schema.encodeOption(Schema.Array(TraceEvent))
+const encodeShortfalls = Schema.encodeOption(Schema.Array(CountRequirementShortfall))
+const encodeStrategy = Schema.encodeOption(OverflowStrategy)
+
+/** A score `Schema.Number` writes as it is: a finite number (anything else goes to the schema). */
+const isPlainScore = (score: unknown): score is number => typeof score === "number" && Number.isFinite(score)
+
+/** Encodes reasons through `encode`, each reason object once. */
+const reasonCache = <R extends object, E>(encode: (reason: R) => Option.Option<E>) => {
+  const known = new Map<R, E>()
+  return (reason: R): E | undefined => {
+    let encoded = known.get(reason)
+    if (encoded === undefined) {
+      const option = encode(reason)
+      if (Option.isNone(option)) return undefined
+      encoded = option.value
+      known.set(reason, encoded)
+    }
+    return encoded
+  }
+}
+
+/** Encoded excluded items, or `undefined`. */
+export const excluded = (list: ReadonlyArray<ExcludedItem>): Array<ExcludedEncoded> | undefined => {
+  const reasonOf = reasonCache(encodeExclusion)
+  const out = new Array<ExcludedEncoded>(list.length)
+  for (let k = 0; k < list.length; k++) {
+    const entry = list[k]!
+    const item = FastEncode.item(entry.item)
+    const reason = reasonOf(entry.reason)
+    if (item === undefined || reason === undefined || !isPlainScore(entry.score)) return undefined
+    out[k] = { item, score: entry.score, reason }
+  }
+  return out
+}
+
+/** Encoded included items, or `undefined`. */
+export const included = (list: ReadonlyArray<IncludedItem>): Array<IncludedEncoded> | undefined => {
+  const reasonOf = reasonCache(encodeInclusion)
+  const out = new Array<IncludedEncoded>(list.length)
+  for (let k = 0; k < list.length; k++) {
+    const entry = list[k]!
+    const item = FastEncode.item(entry.item)
+    const reason = reasonOf(entry.reason)
+    if (item === undefined || reason === undefined || !isPlainScore(entry.score)) return undefined
+    out[k] = { item, score: entry.score, reason }
+  }
+  return out
+}
+
+/** A selection report in the specification's wire format, or `undefined`. */
+export const report = (value: SelectionReport): typeof SelectionReport.Encoded | undefined => {
+  const events = encodeEvents(value.events)
+  const shortfalls = encodeShortfalls(value.countRequirementShortfalls)
+  const includedEncoded = included(value.included)
+  const excludedEncoded = excluded(value.excluded)
+  if (
+    Option.isNone(events) || Option.isNone(shortfalls) || includedEncoded === undefined ||
+    excludedEncoded === undefined || !Number.isSafeInteger(value.totalCandidates) ||
+    !Number.isSafeInteger(value.totalTokensConsidered)
+  ) return undefined
+  return {
+    events: events.value,
+    included: includedEncoded,
+    excluded: excludedEncoded,
+    total_candidates: value.totalCandidates,
+    total_tokens_considered: value.totalTokensConsidered,
+    count_requirement_shortfalls: shortfalls.value
+  }
+}
+
+/** A pipeline result, or `undefined`. */
+export const pipelineResult = (value: PipelineResult): typeof PipelineResult.Encoded | undefined => {
+  const window = FastEncode.items(value.window)
+  const reportEncoded = report(value.report)
+  if (
+    window === undefined || reportEncoded === undefined || !Number.isSafeInteger(value.totalTokens) ||
+    !Number.isSafeInteger(value.tokensOverBudget)
+  ) return undefined
+  return { window, report: reportEncoded, totalTokens: value.totalTokens, tokensOverBudget: value.tokensOverBudget }
+}
+
+/** A placement's result, or `undefined`. */
+export const placeResult = (value: PlaceResult): typeof PlaceResult.Encoded | undefined => {
+  const placed = FastEncode.items(value.placed)
+  const excludedEncoded = excluded(value.excluded)
+  const strategy = encodeStrategy(value.overflowStrategy)
+  const { mergedTokens, overflowed, targetTokens, tokensOverBudget, totalTokens } = value
+  if (
+    placed === undefined || excludedEncoded === undefined || Option.isNone(strategy) ||
+    !Number.isSafeInteger(totalTokens) || !Number.isSafeInteger(mergedTokens) || !Number.isSafeInteger(targetTokens) ||
+    !Number.isSafeInteger(tokensOverBudget) || typeof overflowed !== "boolean"
+  ) return undefined
+  return {
+    placed,
+    excluded: excludedEncoded,
+    totalTokens,
+    mergedTokens,
+    targetTokens,
+    overflowStrategy: strategy.value,
+    overflowed,
+    tokensOverBudget
+  }
+}
