@@ -55,7 +55,13 @@ const runLength = 256
  * `JSON.stringify` does. A run too long for one string (its elements may hold long strings)
  * is written element by element instead.
  */
-function* smallRun(array: ReadonlyArray<unknown>, start: number, end: number, pad: string, suffix: string): Generator<string> {
+function* smallRun(
+  array: ReadonlyArray<unknown>,
+  start: number,
+  end: number,
+  pad: string,
+  suffix: string
+): Generator<string> {
   let text: string | undefined
   try {
     text = JSON.stringify(array.slice(start, end), null, 2)
