@@ -33,8 +33,6 @@ export const PipelineResult = Schema.Struct({
  */
 export type PipelineResult = typeof PipelineResult.Type
 
-const encodeWithSchema = Schema.encodeEffect(PipelineResult)
-
 /**
  * Encodes a result to JSON-ready data: what the schema writes, or its error, through a fast
  * path for the common forms (see `SelectionReport.encode`).
@@ -42,10 +40,10 @@ const encodeWithSchema = Schema.encodeEffect(PipelineResult)
  * @since 0.2.0
  * @category encoding
  */
-export const encode = (
+export const encode: (
   result: PipelineResult,
   options?: SchemaAST.ParseOptions
-): Effect.Effect<typeof PipelineResult.Encoded, Schema.SchemaError> => {
-  const fast = FastEncodeReport.pipelineResult(result)
-  return fast === undefined ? encodeWithSchema(result, options) : Effect.succeed(fast)
-}
+) => Effect.Effect<typeof PipelineResult.Encoded, Schema.SchemaError> = FastEncodeReport.withFastPath(
+  Schema.encodeEffect(PipelineResult),
+  FastEncodeReport.pipelineResult
+)

@@ -42,8 +42,6 @@ export const PlaceResult = Schema.Struct({
  */
 export type PlaceResult = typeof PlaceResult.Type
 
-const encodeWithSchema = Schema.encodeEffect(PlaceResult)
-
 /**
  * Encodes a result to JSON-ready data: timestamps as RFC 3339 strings, exclusion reasons in the
  * specification's wire envelope (`{ "reason": "BudgetExceeded", "item_tokens": … }`). What the
@@ -53,11 +51,11 @@ const encodeWithSchema = Schema.encodeEffect(PlaceResult)
  * @since 0.1.0
  * @category encoding
  */
-export const encode = (
+export const encode: (
   result: PlaceResult,
   options?: SchemaAST.ParseOptions
-): Effect.Effect<typeof PlaceResult.Encoded, Schema.SchemaError> => {
-  const fast = FastEncodeReport.placeResult(result)
-  return fast === undefined ? encodeWithSchema(result, options) : Effect.succeed(fast)
-}
+) => Effect.Effect<typeof PlaceResult.Encoded, Schema.SchemaError> = FastEncodeReport.withFastPath(
+  Schema.encodeEffect(PlaceResult),
+  FastEncodeReport.placeResult
+)
 

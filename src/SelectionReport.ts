@@ -49,8 +49,6 @@ export const SelectionReport = Schema.Struct({
  */
 export type SelectionReport = typeof SelectionReport.Type
 
-const encodeWithSchema = Schema.encodeEffect(SelectionReport)
-
 /**
  * Encodes a report to JSON-ready data in the specification's wire format. What the schema
  * writes, or its error; a report whose items and reasons are in the common forms (every
@@ -59,13 +57,13 @@ const encodeWithSchema = Schema.encodeEffect(SelectionReport)
  * @since 0.2.0
  * @category encoding
  */
-export const encode = (
+export const encode: (
   report: SelectionReport,
   options?: SchemaAST.ParseOptions
-): Effect.Effect<typeof SelectionReport.Encoded, Schema.SchemaError> => {
-  const fast = FastEncodeReport.report(report)
-  return fast === undefined ? encodeWithSchema(report, options) : Effect.succeed(fast)
-}
+) => Effect.Effect<typeof SelectionReport.Encoded, Schema.SchemaError> = FastEncodeReport.withFastPath(
+  Schema.encodeEffect(SelectionReport),
+  FastEncodeReport.report
+)
 
 /**
  * Decodes a report in the specification's wire format.

@@ -10,7 +10,8 @@
  *
  * @internal
  */
-import { Option, Schema } from "effect"
+import { Effect, Option, Schema, type SchemaAST } from "effect"
+import type { ContextItem } from "../ContextItem.ts"
 import { CountRequirementShortfall } from "../CountRequirementShortfall.ts"
 import type { ExcludedItem } from "../ExcludedItem.ts"
 import { ExclusionReason } from "../ExclusionReason.ts"
@@ -50,10 +51,16 @@ const reasonCache = <R extends object, E>(encode: (reason: R) => Option.Option<E
   }
 }
 
-/** Encoded excluded items, or `undefined`. */
-export const excluded = (list: ReadonlyArray<ExcludedItem>): Array<ExcludedEncoded> | undefined => {
-  const reasonOf = reasonCache(encodeExclusion)
-  const out = new Array<ExcludedEncoded>(list.length)
+/**
+ * Encoded `{ item, score, reason }` entries, or `undefined`: the reasons through `encodeReason`,
+ * each reason object once.
+ */
+const entries = <R extends object, E>(encodeReason: (reason: R) => Option.Option<E>) =>
+(
+  list: ReadonlyArray<{ readonly item: ContextItem; readonly score: number; readonly reason: R }>
+): Array<{ item: FastEncode.ItemEncoded; score: number; reason: E }> | undefined => {
+  const reasonOf = reasonCache(encodeReason)
+  const out = new Array<{ item: FastEncode.ItemEncoded; score: number; reason: E }>(list.length)
   for (let k = 0; k < list.length; k++) {
     const entry = list[k]!
     const item = FastEncode.item(entry.item)
@@ -64,18 +71,27 @@ export const excluded = (list: ReadonlyArray<ExcludedItem>): Array<ExcludedEncod
   return out
 }
 
+/** Encoded excluded items, or `undefined`. */
+export const excluded: (list: ReadonlyArray<ExcludedItem>) => Array<ExcludedEncoded> | undefined = entries(
+  encodeExclusion
+)
+
 /** Encoded included items, or `undefined`. */
-export const included = (list: ReadonlyArray<IncludedItem>): Array<IncludedEncoded> | undefined => {
-  const reasonOf = reasonCache(encodeInclusion)
-  const out = new Array<IncludedEncoded>(list.length)
-  for (let k = 0; k < list.length; k++) {
-    const entry = list[k]!
-    const item = FastEncode.item(entry.item)
-    const reason = reasonOf(entry.reason)
-    if (item === undefined || reason === undefined || !isPlainScore(entry.score)) return undefined
-    out[k] = { item, score: entry.score, reason }
-  }
-  return out
+export const included: (list: ReadonlyArray<IncludedItem>) => Array<IncludedEncoded> | undefined = entries(
+  encodeInclusion
+)
+
+/**
+ * An encoder that tries `fast` first and otherwise (and so for every error) the schema's
+ * `encodeWithSchema`: what the result encoders export.
+ */
+export const withFastPath = <T, E>(
+  encodeWithSchema: (value: T, options?: SchemaAST.ParseOptions) => Effect.Effect<E, Schema.SchemaError>,
+  fast: (value: T) => E | undefined
+) =>
+(value: T, options?: SchemaAST.ParseOptions): Effect.Effect<E, Schema.SchemaError> => {
+  const encoded = fast(value)
+  return encoded === undefined ? encodeWithSchema(value, options) : Effect.succeed(encoded)
 }
 
 /** A selection report in the specification's wire format, or `undefined`. */
