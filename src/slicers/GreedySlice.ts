@@ -16,6 +16,7 @@
  */
 import { Effect, type Layer } from "effect"
 import { type Layout, sortKeys, toKeys } from "../internal/radix.ts"
+import { readColumns } from "../internal/readColumns.ts"
 import type { Scratch } from "../internal/scratch.ts"
 import { orderByScoreDescending } from "../internal/sortByScore.ts"
 import { withStageScratch } from "../internal/stageScratch.ts"
@@ -63,72 +64,31 @@ export const select = (
     // The fill reads tokens in density order, a random walk: a typed array of them is read far
     // faster than the item objects.
     let tokens: Float64Array
-    let nan: number
+    let scores: Float64Array
     if (columns !== undefined && columns.scores.length === n && columns.tokens.length === n) {
       tokens = columns.tokens
-      nan = densitiesOf(columns.scores, tokens, densities)
+      scores = columns.scores
     } else {
+      // Without the pipeline's columns, read them; the densities then replace the scores.
       tokens = scratch.doubles(n)
-      nan = readDensities(sorted, densities, tokens)
+      scores = densities
+      readColumns(sorted, tokens, scores)
     }
+    const nan = densitiesOf(scores, tokens, densities)
     if (nan >= 0) return nanScore(nan)
     return fill(densityOrder(densities, scratch), tokens, targetTokens)
   })
 }
 
-/** The densities from the columns; returns the index of the first NaN density, or -1. */
+/**
+ * The densities from the columns, written to `densities` (which may be `scores` itself: entry
+ * `i` is read before it is written); returns the index of the first NaN density, or -1.
+ */
 const densitiesOf = (scores: Float64Array, tokens: Float64Array, densities: Float64Array): number => {
   const n = scores.length
   for (let i = 0; i < n; i++) {
     const d = density(scores[i]!, tokens[i]!)
     if (d !== d) return i
-    densities[i] = d
-  }
-  return -1
-}
-
-/**
- * Writes each item's tokens and density; returns the index of the first item whose density is
- * NaN (a NaN score with a non-zero token count), or -1.
- *
- * Four items at a time, every load issued before any is used: the sorted list is in score
- * order, not in the order its items were allocated, so each item is a cache miss or two away on
- * large inputs, and overlapping four items' misses measured 121 → 83 ms at a million items.
- */
-const readDensities = (sorted: ReadonlyArray<ScoredItem>, densities: Float64Array, tokens: Float64Array): number => {
-  const n = sorted.length
-  let i = 0
-  for (; i + 4 <= n; i += 4) {
-    const ea = sorted[i]!
-    const eb = sorted[i + 1]!
-    const ec = sorted[i + 2]!
-    const ed = sorted[i + 3]!
-    const ta = ea.item.tokens
-    const tb = eb.item.tokens
-    const tc = ec.item.tokens
-    const td = ed.item.tokens
-    const da = density(ea.score, ta)
-    const db = density(eb.score, tb)
-    const dc = density(ec.score, tc)
-    const dd = density(ed.score, td)
-    // One test for the four (NaN !== NaN); ±Infinity may trip it too, and the block is then
-    // read again item by item below.
-    if (da + db + dc + dd !== da + db + dc + dd) break
-    tokens[i] = ta
-    tokens[i + 1] = tb
-    tokens[i + 2] = tc
-    tokens[i + 3] = td
-    densities[i] = da
-    densities[i + 1] = db
-    densities[i + 2] = dc
-    densities[i + 3] = dd
-  }
-  for (; i < n; i++) {
-    const scored = sorted[i]!
-    const t = scored.item.tokens
-    const d = density(scored.score, t)
-    if (Number.isNaN(d)) return i
-    tokens[i] = t
     densities[i] = d
   }
   return -1

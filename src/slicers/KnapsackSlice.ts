@@ -17,6 +17,7 @@
  * @since 0.2.0
  */
 import { Effect, Layer } from "effect"
+import { readColumns } from "../internal/readColumns.ts"
 import { InvalidConfigError } from "../InvalidConfigError.ts"
 import type { ScoredItem } from "../ScoredItem.ts"
 import * as Slicer from "../Slicer.ts"
@@ -124,7 +125,8 @@ export const validate = (options: Options = {}): Effect.Effect<Config, InvalidCo
  * zero-token items in input order, then the chosen candidates in reconstruction order. Fails
  * with a {@link SlicerError} when the table would exceed `config.maxCells` cells or could not
  * be allocated, when a score is NaN, or when the candidates' scaled scores add up beyond exact
- * integers (scores far outside the conventional [0, 1]).
+ * integers (scores far outside the conventional [0, 1]). With `columns` (the entries' scores
+ * and tokens, see `Slicer.Columns`), the numbers are read from them.
  *
  * @since 0.2.0
  * @category slicing
@@ -132,15 +134,24 @@ export const validate = (options: Options = {}): Effect.Effect<Config, InvalidCo
 export const select = (
   sorted: ReadonlyArray<ScoredItem>,
   targetTokens: number,
-  config: Config
+  config: Config,
+  columns?: Slicer.Columns | undefined
 ): Uint32Array | SlicerError => {
   const n = sorted.length
   // `!(t > 0)` also turns a NaN target away, where `t <= 0` would let it through.
   if (n === 0 || !(targetTokens > 0)) return new Uint32Array(0)
   const { bucketSize, maxCells } = config
-  const tokens = new Float64Array(n)
-  const scores = new Float64Array(n)
-  readItems(sorted, tokens, scores)
+  let tokens: Float64Array
+  let scores: Float64Array
+  if (columns !== undefined && columns.scores.length === n && columns.tokens.length === n) {
+    // Read only, as the DP only reads them.
+    tokens = columns.tokens
+    scores = columns.scores
+  } else {
+    tokens = new Float64Array(n)
+    scores = new Float64Array(n)
+    readColumns(sorted, tokens, scores)
+  }
 
   // Step 1: zero-token items are always taken; positive ones are candidates; negative ones
   // (which Classify excludes before slicing) are neither.
@@ -214,39 +225,6 @@ export const select = (
     }
   }
   return selected.subarray(0, count)
-}
-
-/**
- * Copies each item's tokens and score into typed arrays, four items at a time with every load
- * issued before any is used: the sorted list is in score order, not in the order its items were
- * allocated, so on large inputs each item is a cache miss or two away, and four overlap.
- */
-const readItems = (sorted: ReadonlyArray<ScoredItem>, tokens: Float64Array, scores: Float64Array): void => {
-  const n = sorted.length
-  let i = 0
-  for (; i + 4 <= n; i += 4) {
-    const ea = sorted[i]!
-    const eb = sorted[i + 1]!
-    const ec = sorted[i + 2]!
-    const ed = sorted[i + 3]!
-    const ta = ea.item.tokens
-    const tb = eb.item.tokens
-    const tc = ec.item.tokens
-    const td = ed.item.tokens
-    scores[i] = ea.score
-    scores[i + 1] = eb.score
-    scores[i + 2] = ec.score
-    scores[i + 3] = ed.score
-    tokens[i] = ta
-    tokens[i + 1] = tb
-    tokens[i + 2] = tc
-    tokens[i + 3] = td
-  }
-  for (; i < n; i++) {
-    const scored = sorted[i]!
-    tokens[i] = scored.item.tokens
-    scores[i] = scored.score
-  }
 }
 
 /**
@@ -403,9 +381,9 @@ export const make = (options: Options = {}): Effect.Effect<Slicer.Definition, In
  */
 export const fromConfig = (config: Config): Slicer.Definition => ({
   name,
-  slice: (sorted, budget) =>
+  slice: (sorted, budget, columns) =>
     Effect.suspend(() => {
-      const selected = select(sorted, budget.targetTokens, config)
+      const selected = select(sorted, budget.targetTokens, config, columns)
       return selected instanceof SlicerError ? Effect.fail(selected) : Effect.succeed({ selected })
     })
 })

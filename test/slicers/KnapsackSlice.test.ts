@@ -343,6 +343,23 @@ describe("KnapsackSlice — properties", () => {
     )
   })
 
+  it("given the columns (Slicer.Columns), selects exactly what it selects reading the entries, and leaves them unchanged", () => {
+    fc.assert(
+      fc.property(list(40), target, bucket, (items, t, b) => {
+        const scores = Float64Array.from(items, (s) => s.score)
+        const tokens = Float64Array.from(items, (s) => s.item.tokens)
+        const withColumns = KnapsackSlice.select(items, t, config(b), { scores, tokens })
+        const without = KnapsackSlice.select(items, t, config(b))
+        if (withColumns instanceof SlicerError || without instanceof SlicerError) {
+          assert.strictEqual(withColumns instanceof SlicerError, without instanceof SlicerError)
+        } else assert.deepStrictEqual(Array.from(withColumns), Array.from(without))
+        assert.deepStrictEqual(Array.from(scores), items.map((s) => s.score))
+        assert.deepStrictEqual(Array.from(tokens), items.map((s) => s.item.tokens))
+      }),
+      { numRuns: 300 }
+    )
+  })
+
   it("selects what the chapter's pseudocode selects when scaled scores outgrow 31 bits (the double-precision row)", () => {
     const large = fc.record({ tokens: fc.integer({ min: 0, max: 30 }), score: fc.double({ min: 0, max: 1e7, noNaN: true }) })
     fc.assert(
