@@ -8,6 +8,11 @@
  * their schemas. Anything the fast path does not take makes the whole answer `undefined`, and
  * the caller encodes with the schema, whose output — or error — is then the answer.
  *
+ * This module sits below `SelectionReport.ts`, `PipelineResult.ts` and `PlaceResult.ts`, which
+ * encode through it, so it names the fields it reads and writes rather than importing their
+ * types; where each result module hands its encoder here, the compiler checks that its values
+ * are read as these and that what is written here is the schema's encoded form.
+ *
  * @internal
  */
 import { Effect, Option, Schema, type SchemaAST } from "effect"
@@ -18,14 +23,71 @@ import { ExclusionReason } from "../ExclusionReason.ts"
 import type { IncludedItem } from "../IncludedItem.ts"
 import { InclusionReason } from "../InclusionReason.ts"
 import { OverflowStrategy } from "../OverflowStrategy.ts"
-import type { PipelineResult } from "../PipelineResult.ts"
-import type { PlaceResult } from "../PlaceResult.ts"
-import type { SelectionReport } from "../SelectionReport.ts"
 import { TraceEvent } from "../TraceEvent.ts"
 import * as FastEncode from "./fastEncode.ts"
 
 type ExcludedEncoded = typeof ExcludedItem.Encoded
 type IncludedEncoded = typeof IncludedItem.Encoded
+
+/** A `SelectionReport`, as read here. */
+interface Report {
+  readonly events: ReadonlyArray<TraceEvent>
+  readonly included: ReadonlyArray<IncludedItem>
+  readonly excluded: ReadonlyArray<ExcludedItem>
+  readonly totalCandidates: number
+  readonly totalTokensConsidered: number
+  readonly countRequirementShortfalls: ReadonlyArray<CountRequirementShortfall>
+}
+
+/** A `SelectionReport` in the specification's wire format. */
+interface ReportEncoded {
+  readonly events: ReadonlyArray<typeof TraceEvent.Encoded>
+  readonly included: ReadonlyArray<IncludedEncoded>
+  readonly excluded: ReadonlyArray<ExcludedEncoded>
+  readonly total_candidates: number
+  readonly total_tokens_considered: number
+  readonly count_requirement_shortfalls: ReadonlyArray<typeof CountRequirementShortfall.Encoded>
+}
+
+/** A `PipelineResult`, as read here. */
+interface PipelineResult {
+  readonly window: ReadonlyArray<ContextItem>
+  readonly report: Report
+  readonly totalTokens: number
+  readonly tokensOverBudget: number
+}
+
+/** A `PipelineResult`, encoded. */
+interface PipelineResultEncoded {
+  readonly window: ReadonlyArray<FastEncode.ItemEncoded>
+  readonly report: ReportEncoded
+  readonly totalTokens: number
+  readonly tokensOverBudget: number
+}
+
+/** A `PlaceResult`, as read here. */
+interface PlaceResult {
+  readonly placed: ReadonlyArray<ContextItem>
+  readonly excluded: ReadonlyArray<ExcludedItem>
+  readonly totalTokens: number
+  readonly mergedTokens: number
+  readonly targetTokens: number
+  readonly overflowStrategy: OverflowStrategy
+  readonly overflowed: boolean
+  readonly tokensOverBudget: number
+}
+
+/** A `PlaceResult`, encoded. */
+interface PlaceResultEncoded {
+  readonly placed: ReadonlyArray<FastEncode.ItemEncoded>
+  readonly excluded: ReadonlyArray<ExcludedEncoded>
+  readonly totalTokens: number
+  readonly mergedTokens: number
+  readonly targetTokens: number
+  readonly overflowStrategy: typeof OverflowStrategy.Encoded
+  readonly overflowed: boolean
+  readonly tokensOverBudget: number
+}
 
 const encodeExclusion = Schema.encodeOption(ExclusionReason)
 const encodeInclusion = Schema.encodeOption(InclusionReason)
@@ -95,7 +157,7 @@ export const withFastPath = <T, E>(
 }
 
 /** A selection report in the specification's wire format, or `undefined`. */
-export const report = (value: SelectionReport): typeof SelectionReport.Encoded | undefined => {
+export const report = (value: Report): ReportEncoded | undefined => {
   const events = encodeEvents(value.events)
   const shortfalls = encodeShortfalls(value.countRequirementShortfalls)
   const includedEncoded = included(value.included)
@@ -116,7 +178,7 @@ export const report = (value: SelectionReport): typeof SelectionReport.Encoded |
 }
 
 /** A pipeline result, or `undefined`. */
-export const pipelineResult = (value: PipelineResult): typeof PipelineResult.Encoded | undefined => {
+export const pipelineResult = (value: PipelineResult): PipelineResultEncoded | undefined => {
   const window = FastEncode.items(value.window)
   const reportEncoded = report(value.report)
   if (
@@ -127,7 +189,7 @@ export const pipelineResult = (value: PipelineResult): typeof PipelineResult.Enc
 }
 
 /** A placement's result, or `undefined`. */
-export const placeResult = (value: PlaceResult): typeof PlaceResult.Encoded | undefined => {
+export const placeResult = (value: PlaceResult): PlaceResultEncoded | undefined => {
   const placed = FastEncode.items(value.placed)
   const excludedEncoded = excluded(value.excluded)
   const strategy = encodeStrategy(value.overflowStrategy)

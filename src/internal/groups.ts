@@ -47,18 +47,21 @@ import type { ExcludedItem } from "../ExcludedItem.ts"
 import type { ExclusionReason } from "../ExclusionReason.ts"
 import type { IncludedItem } from "../IncludedItem.ts"
 import * as OverflowNotifier from "../OverflowNotifier.ts"
-import type { Options, PipelineError, Services } from "../Pipeline.ts"
 import type { PipelineResult } from "../PipelineResult.ts"
 import { InvalidItemError } from "../InvalidItemError.ts"
 import { TokenTotalError } from "../TokenTotalError.ts"
 import { isSafeTotal } from "./tokens.ts"
 
-/** A pipeline run on items that carry no groups. */
-export type Runner = (
+/**
+ * A pipeline run on items that carry no groups. Its options, errors and services are the
+ * pipeline's own, passed through untouched: this module sits below `Pipeline.ts` and does not
+ * name them.
+ */
+export type Runner<Options, E, R> = (
   items: ReadonlyArray<ContextItem>,
   budget: ContextBudget,
   options?: Options
-) => Effect.Effect<PipelineResult, PipelineError, Services>
+) => Effect.Effect<PipelineResult, E, R>
 
 /** True when some item has a group id: only then does the pipeline take the grouped path. */
 export const hasGroups = (items: ReadonlyArray<ContextItem>): boolean => {
@@ -242,12 +245,16 @@ const renamer = (
 /**
  * Runs `runner` on the collapsed candidates and expands its result back to the members.
  */
-export const runGrouped = (
+export const runGrouped = <Options, E, R>(
   items: ReadonlyArray<ContextItem>,
   budget: ContextBudget,
   options: Options | undefined,
-  runner: Runner
-): Effect.Effect<PipelineResult, PipelineError, Services> =>
+  runner: Runner<Options, E, R>
+): Effect.Effect<
+  PipelineResult,
+  E | InvalidItemError | TokenTotalError,
+  R | OverflowNotifier.OverflowNotifier
+> =>
   Effect.gen(function*() {
     const considered = checkMembers(items)
     if (typeof considered !== "number") return yield* Effect.fail(considered)
