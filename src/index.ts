@@ -74,6 +74,8 @@ export * as PipelineResult from "./PipelineResult.ts"
 export * as Place from "./Place.ts"
 /** @since 0.1.0 */
 export * as Placer from "./Placer.ts"
+/** @since 0.3.0 */
+export * as PlacerConfig from "./placers/PlacerConfig.ts"
 /** @since 0.1.0 */
 export * as PlacerContractError from "./PlacerContractError.ts"
 /** @since 0.1.0 */
@@ -104,6 +106,8 @@ export * as Score from "./Score.ts"
 export * as ScoredItem from "./ScoredItem.ts"
 /** @since 0.2.0 */
 export * as Scorer from "./Scorer.ts"
+/** @since 0.3.0 */
+export * as ScorerConfig from "./scorers/ScorerConfig.ts"
 /** @since 0.2.0 */
 export * as ScorerError from "./ScorerError.ts"
 /** @since 0.2.0 */
@@ -114,6 +118,8 @@ export * as SelectionReport from "./SelectionReport.ts"
 export * as Slice from "./Slice.ts"
 /** @since 0.2.0 */
 export * as Slicer from "./Slicer.ts"
+/** @since 0.3.0 */
+export * as SlicerConfig from "./slicers/SlicerConfig.ts"
 /** @since 0.2.0 */
 export * as SlicerContractError from "./SlicerContractError.ts"
 /** @since 0.2.0 */

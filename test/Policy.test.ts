@@ -33,7 +33,11 @@ import {
   Timestamp,
   UShapedPlacer
 } from "../src/index.ts"
+import * as Root from "../src/index.ts"
+import * as PlacerConfig from "../src/placers/PlacerConfig.ts"
 import * as Policy from "../src/Policy.ts"
+import * as ScorerConfig from "../src/scorers/ScorerConfig.ts"
+import * as SlicerConfig from "../src/slicers/SlicerConfig.ts"
 import * as Presets from "../src/Presets.ts"
 
 // ---------------------------------------------------------------------------------------------
@@ -895,6 +899,47 @@ describe("Policy — building through the modules' make", () => {
         Policy.scorer({ type: "composite", scorers: [{ type: "scaled", inner: { type: "metadata_trust", defaultScore: -1 }, weight: 1 }] }, "")
       )
       assert.strictEqual(nested.path, "scorers[0].inner.defaultScore")
+    }))
+})
+
+// ---------------------------------------------------------------------------------------------
+// Each family's configuration lives beside the family; Policy keeps its names
+// ---------------------------------------------------------------------------------------------
+
+describe("Policy — each family's configuration beside its family", () => {
+  it("Policy's configuration names are the family modules' own values, also exported from the package root", () => {
+    assert.strictEqual(Policy.ScorerConfig, ScorerConfig.ScorerConfig)
+    assert.strictEqual(Policy.WeightedScorerConfig, ScorerConfig.WeightedScorerConfig)
+    assert.strictEqual(Policy.CurveConfig, ScorerConfig.CurveConfig)
+    assert.strictEqual(Policy.DurationInput, ScorerConfig.DurationInput)
+    assert.strictEqual(Policy.ReferenceTime, ScorerConfig.ReferenceTime)
+    assert.strictEqual(Policy.Weights, ScorerConfig.Weights)
+    assert.strictEqual(Policy.scorerTypes, ScorerConfig.scorerTypes)
+    assert.strictEqual(Policy.SlicerConfig, SlicerConfig.SlicerConfig)
+    assert.strictEqual(Policy.QuotaConfig, SlicerConfig.QuotaConfig)
+    assert.strictEqual(Policy.CountEntryConfig, SlicerConfig.CountEntryConfig)
+    assert.strictEqual(Policy.ScarcityName, SlicerConfig.ScarcityName)
+    assert.strictEqual(Policy.slicerTypes, SlicerConfig.slicerTypes)
+    assert.strictEqual(Policy.PlacerConfig, PlacerConfig.PlacerConfig)
+    assert.strictEqual(Policy.placerTypes, PlacerConfig.placerTypes)
+    assert.strictEqual(Root.ScorerConfig.ScorerConfig, ScorerConfig.ScorerConfig)
+    assert.strictEqual(Root.SlicerConfig.SlicerConfig, SlicerConfig.SlicerConfig)
+    assert.strictEqual(Root.PlacerConfig.PlacerConfig, PlacerConfig.PlacerConfig)
+  })
+
+  it.effect("a family's builder keeps its modules' paths by default; Policy's puts them in the policy", () =>
+    Effect.gen(function*() {
+      const scorer = { type: "scaled", inner: { type: "kind", weights: { Memory: -1 } } } as const
+      assert.strictEqual((yield* Effect.flip(ScorerConfig.build(scorer))).path, `inner.weights["Memory"]`)
+      assert.strictEqual((yield* Effect.flip(Policy.scorer(scorer))).path, `scorer.inner.weights["Memory"]`)
+      const slicer = { type: "knapsack", bucketSize: 0 } as const
+      assert.strictEqual((yield* Effect.flip(SlicerConfig.build(slicer))).path, "bucketSize")
+      assert.strictEqual((yield* Effect.flip(Policy.slicer(slicer))).path, "slicer.bucketSize")
+      const placer = { type: "sectioned", sections: [{ placer: { type: "u-shaped" } }, { placer: { type: "u-shaped" } }] } as const
+      const built = (layer: Layer.Layer<Placer.Placer, InvalidConfigError.InvalidConfigError>) =>
+        Effect.flip(Effect.scoped(Layer.build(layer)))
+      assert.strictEqual((yield* built(PlacerConfig.layer(placer))).path, "sections[1].kinds")
+      assert.strictEqual((yield* built(Policy.placer(placer))).path, "placer.sections[1].kinds")
     }))
 })
 
