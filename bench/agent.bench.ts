@@ -1,0 +1,169 @@
+/**
+ * The session bench (issue 18, item 5): generated agent sessions replayed through the public
+ * layer `WindowedLanguageModel.layer` in each of its modes, and through the peers' newest-suffix
+ * trim, with o200k counts (`GptTokenizer.layer`).
+ *
+ * Sessions: `test/support/sessions.ts`, one per shape (`tool-heavy`, `chatty`, `retrieval`,
+ * `mixed`), seed `--seed` (default 18) plus the shape's index, `--steps` calls (default 300).
+ * Windows: `--windows` (default 32,000 and 128,000 tokens), 4,096 of them reserved for the
+ * output. Calls are 5 s apart (well within every cache's lifetime).
+ *
+ * Per row (see `sessionBench.ts` for the definitions): the steady-state cache hit ratio (OpenAI
+ * rule, second half of the calls), the input cost relative to no caching under the Anthropic
+ * 5-minute and OpenAI price models (second half), the largest request against the target, the
+ * orphaned tool parts over all requests, and the calls whose request held the newest user
+ * message and the latest tool exchange, of those where it fit beside the system prompt. Then
+ * the layer's own time per call at 1,000 messages, counts known (128,000-token window, a long
+ * tool-heavy session).
+ *
+ * Strategies: the layer's modes are read from {@link layerModes}; the baselines are LangChain's
+ * `trimMessages` "last" strategy with `includeSystem`, without and with `startOn: "human"`.
+ *
+ * Output: a table on stdout; with `--json`, the figures as JSON (progress goes to stderr).
+ * Options: `--steps=N`, `--windows=32000,128000`, `--shapes=tool-heavy,chatty`, `--seed=N`,
+ * `--no-overhead`.
+ */
+import { Effect } from "effect"
+import * as GptTokenizer from "../src/ai/GptTokenizer.ts"
+import * as Sessions from "../test/support/sessions.ts"
+import * as SessionBench from "./sessionBench.ts"
+
+const json = process.argv.includes("--json")
+const argValue = (key: string): string | undefined =>
+  process.argv.find((a) => a.startsWith(`--${key}=`))?.slice(key.length + 3)
+const steps = Number(argValue("steps") ?? 300)
+const windows = (argValue("windows") ?? "32000,128000").split(",").map(Number)
+const seed = Number(argValue("seed") ?? 18)
+const shapes = (argValue("shapes")?.split(",") ?? Sessions.shapes).filter((s): s is Sessions.Shape =>
+  Sessions.shapes.some((shape) => shape === s)
+)
+const withOverhead = !process.argv.includes("--no-overhead")
+const outputReserve = 4096
+const secondsBetweenCalls = 5
+const progress = (line: string): void => {
+  process.stderr.write(line + "\n")
+}
+
+/**
+ * The layer's modes to run. Add `{ mode: "stable" }` / `{ mode: "per-call" }` here when the
+ * layer offers them (issue 18: stable windows).
+ */
+const layerModes: ReadonlyArray<Extract<SessionBench.Strategy, { readonly _tag: "layer" }>> = [
+  { _tag: "layer", name: "layer (per-call)", options: {} }
+]
+
+const baselines: ReadonlyArray<SessionBench.Strategy> = [
+  { _tag: "baseline", name: "newest suffix", startOn: undefined },
+  { _tag: "baseline", name: "newest suffix, startOn user", startOn: "user" }
+]
+
+interface Row extends SessionBench.Figures {
+  readonly shape: Sessions.Shape
+  readonly seed: number
+  readonly contextWindow: number
+  readonly strategy: string
+  readonly seconds: number
+}
+
+const program = Effect.gen(function*() {
+  const rows: Array<Row> = []
+  for (const shape of shapes) {
+    // The seed goes with the shape, whichever shapes are run.
+    const i = Sessions.shapes.indexOf(shape)
+    const session = Sessions.generate(shape, steps, seed + i)
+    const counts = yield* SessionBench.countsOf(session)
+    const count = SessionBench.countFrom(counts)
+    const messages = Sessions.historyAt(session, steps).length
+    const tokens = SessionBench.requestTokens(Sessions.historyAt(session, steps), count)
+    progress(`${shape} (seed ${seed + i}): ${steps} steps, ${messages} messages, ${tokens} tokens in all`)
+    for (const contextWindow of windows) {
+      const settings: SessionBench.Settings = { contextWindow, outputReserve, secondsBetweenCalls }
+      for (const strategy of [...layerModes, ...baselines]) {
+        const start = performance.now()
+        const run = yield* SessionBench.replay(session, strategy, settings, count)
+        const figures = SessionBench.measure(run, count, settings)
+        const seconds = (performance.now() - start) / 1000
+        rows.push({ shape, seed: seed + i, contextWindow, strategy: strategy.name, seconds, ...figures })
+        progress(`  ${contextWindow} ${strategy.name}: ${seconds.toFixed(1)} s`)
+      }
+    }
+  }
+  const overheads: Array<SessionBench.Overhead> = []
+  if (withOverhead) {
+    const long = Sessions.generate("tool-heavy", 500, seed + 100)
+    const settings: SessionBench.Settings = { contextWindow: 128_000, outputReserve, secondsBetweenCalls }
+    for (const strategy of layerModes) {
+      overheads.push(yield* SessionBench.overhead(long, strategy, settings))
+    }
+  }
+  return { rows, overheads }
+}).pipe(Effect.provide(GptTokenizer.layer))
+
+const percent = (x: number) => `${(100 * x).toFixed(1)}%`
+const times = (x: number) => `${x.toFixed(2)}×`
+const presence = (p: SessionBench.Presence) => (p.fit === 0 ? "–" : p.kept === p.fit ? `all ${p.fit}` : `${p.kept}/${p.fit}`)
+
+const table = (rows: ReadonlyArray<Row>, overheads: ReadonlyArray<SessionBench.Overhead>): string => {
+  const header = [
+    "shape",
+    "window",
+    "strategy",
+    "hit (OpenAI)",
+    "cost Anthropic 5m",
+    "cost OpenAI",
+    "largest / target",
+    "orphans",
+    "newest user",
+    "latest tool exchange"
+  ]
+  const body = rows.map((r) => [
+    r.shape,
+    `${r.contextWindow / 1000}k`,
+    r.strategy,
+    percent(r.hitRatio),
+    times(r.costAnthropic5m),
+    times(r.costOpenAI),
+    `${r.largestRequest} / ${r.target}${r.overTarget > 0 ? ` (${r.overTarget} over)` : ""}`,
+    String(r.orphans),
+    presence(r.newestUser),
+    presence(r.latestTool)
+  ])
+  const widths = header.map((h, c) => Math.max(h.length, ...body.map((row) => row[c]!.length)))
+  const line = (cells: ReadonlyArray<string>) => cells.map((cell, c) => cell.padEnd(widths[c]!)).join("  ")
+  const out = [
+    `Sessions of ${steps} calls, o200k counts, ${outputReserve} tokens reserved for output, calls ${secondsBetweenCalls} s apart.`,
+    `Cache figures: the second half of the calls; cost = input cost / input cost without caching.`,
+    "",
+    line(header),
+    line(widths.map((w) => "-".repeat(w))),
+    ...body.map(line)
+  ]
+  if (overheads.length > 0) {
+    out.push("", "Per-call time of the layer, counts known (median ms):")
+    for (const o of overheads) {
+      out.push(
+        `  ${o.strategy} at ${o.messages} messages: ${o.overheadMs.toFixed(3)} ms overhead ` +
+          `(${o.layerMs.toFixed(3)} ms through the layer, ${o.modelMs.toFixed(3)} ms the scripted model alone; ${o.samples} calls)`
+      )
+    }
+  }
+  return out.join("\n")
+}
+
+Effect.runPromise(program).then(
+  ({ overheads, rows }) => {
+    if (json) {
+      process.stdout.write(
+        JSON.stringify(
+          { settings: { steps, windows, outputReserve, secondsBetweenCalls, seed }, rows, overheads },
+          null,
+          2
+        ) + "\n"
+      )
+    } else process.stdout.write(table(rows, overheads) + "\n")
+  },
+  (error: unknown) => {
+    process.stderr.write(`${String(error)}\n`)
+    process.exit(1)
+  }
+)

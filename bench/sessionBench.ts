@@ -1,0 +1,427 @@
+/**
+ * The session bench's core (issue 18, item 5), shared by `agent.bench.ts` and the tests
+ * (`test/ai/SessionBench.test.ts`): replaying a generated session (`test/support/sessions.ts`)
+ * through a strategy, and the figures of a replay.
+ *
+ * A strategy is either the public layer — `WindowedLanguageModel.layer` with some options (a
+ * mode), wrapping a scripted model that records the prompt it receives — or a baseline: a
+ * function from the history to the request. The baseline here is the peers' newest suffix,
+ * LangChain's `trimMessages` with `strategy: "last"` transcribed (see {@link trimLast}).
+ *
+ * Figures of a replay (the "requests" are what the model received, call by call):
+ *
+ * - cache: each request beside the one before it, through `CacheModel.predict`, with the common
+ *   prefix measured message by message (equal messages: the same object, or the same role and
+ *   rendered text — what the tokenizer sees) with the counter's counts, and the calls
+ *   `secondsBetweenCalls` apart. Steady state is the second half of the calls: the hit ratio is
+ *   the cached share of their input tokens under the OpenAI rule; the cost is their input cost
+ *   over their cost without a cache, under the Anthropic 5-minute and the OpenAI rules.
+ * - the largest request (the sum of its messages' counts, as the window's budget counts it)
+ *   against the target;
+ * - the tool parts without their partner in the requests (`PromptWindow.orphans`);
+ * - the calls whose request held the history's newest user message, of those where it fits
+ *   beside the system prompts; the same for the latest tool exchange (the last assistant
+ *   message with a tool call, and every message linked to it: results, approvals).
+ */
+import { Context, Effect, Layer, Stream } from "effect"
+import { LanguageModel, Prompt } from "effect/ai"
+import * as CacheModel from "../src/ai/CacheModel.ts"
+import * as PromptWindow from "../src/ai/PromptWindow.ts"
+import { TokenCounter } from "../src/ai/TokenCounter.ts"
+import * as WindowedLanguageModel from "../src/ai/WindowedLanguageModel.ts"
+import type { Session } from "../test/support/sessions.ts"
+
+/** The window the replay fits to, and the pace of its calls. */
+export interface Settings {
+  readonly contextWindow: number
+  readonly outputReserve: number
+  /** The time between two calls, for the caches' lifetimes (all the built-in ones are >= 300 s). */
+  readonly secondsBetweenCalls: number
+}
+
+/** How a request is made from the history. */
+export type Strategy =
+  | {
+    readonly _tag: "layer"
+    readonly name: string
+    readonly options: Partial<WindowedLanguageModel.Options>
+  }
+  | {
+    readonly _tag: "baseline"
+    readonly name: string
+    /** LangChain's `startOn`: drop the oldest kept messages until the first is a user message. */
+    readonly startOn: "user" | undefined
+  }
+
+/** A replayed session: for each call, the history and what the model received. */
+export interface Replay {
+  readonly strategy: string
+  /** The request's budget: the window less the output reserve and the request's overhead. */
+  readonly target: number
+  readonly histories: ReadonlyArray<ReadonlyArray<Prompt.Message>>
+  readonly requests: ReadonlyArray<ReadonlyArray<Prompt.Message>>
+}
+
+/** A message's tokens, as the counter gave them. */
+export type Count = (message: Prompt.Message) => number
+
+/** Every message of a session, counted once through the `TokenCounter` in context. */
+export const countsOf = (session: Session): Effect.Effect<Map<Prompt.Message, number>, unknown, TokenCounter> =>
+  Effect.gen(function*() {
+    const counter = yield* TokenCounter
+    const counts = new Map<Prompt.Message, number>()
+    const all = [...session.start, ...session.steps.flatMap((step) => [step.response, ...step.next])]
+    for (const message of all) counts.set(message, yield* counter.count(message))
+    return counts
+  })
+
+/** A count function over a map of counts; a message not in it is a bug of the bench. */
+export const countFrom = (counts: ReadonlyMap<Prompt.Message, number>): Count => (message) => {
+  const n = counts.get(message)
+  if (n === undefined) throw new Error(`uncounted ${message.role} message`)
+  return n
+}
+
+/** Two messages the tokenizer sees the same way: the same object, or the same role and text. */
+export const sameMessage = (a: Prompt.Message, b: Prompt.Message): boolean =>
+  a === b || (a.role === b.role && PromptWindow.render(a) === PromptWindow.render(b))
+
+/** The tokens of the leading messages two requests share. */
+export const commonPrefixTokens = (
+  previous: ReadonlyArray<Prompt.Message>,
+  current: ReadonlyArray<Prompt.Message>,
+  count: Count
+): number => {
+  let tokens = 0
+  const n = Math.min(previous.length, current.length)
+  for (let i = 0; i < n && sameMessage(previous[i]!, current[i]!); i++) tokens += count(current[i]!)
+  return tokens
+}
+
+/** The tokens of a request: its messages' counts. */
+export const requestTokens = (request: ReadonlyArray<Prompt.Message>, count: Count): number =>
+  request.reduce((sum, message) => sum + count(message), 0)
+
+/** Each request's cache prediction under a rule, beside the request before it. */
+export const predictions = (
+  requests: ReadonlyArray<ReadonlyArray<Prompt.Message>>,
+  count: Count,
+  rule: CacheModel.CacheRule,
+  secondsBetweenCalls: number
+): Array<CacheModel.Prediction> => {
+  const out: Array<CacheModel.Prediction> = []
+  let previous: ReadonlyArray<Prompt.Message> = []
+  for (const request of requests) {
+    out.push(CacheModel.predict(rule, {
+      totalTokens: requestTokens(request, count),
+      previousTokens: requestTokens(previous, count),
+      commonPrefixTokens: commonPrefixTokens(previous, request, count),
+      secondsSincePrevious: out.length === 0 ? Infinity : secondsBetweenCalls
+    }))
+    previous = request
+  }
+  return out
+}
+
+/** The cached share of the input tokens, and the input cost over the cost without a cache, from call `from` on. */
+export const ratios = (
+  series: ReadonlyArray<CacheModel.Prediction>,
+  from = 0
+): { readonly hitRatio: number; readonly cost: number } => {
+  let cached = 0
+  let total = 0
+  let cost = 0
+  let without = 0
+  for (const p of series.slice(from)) {
+    cached += p.cachedTokens
+    total += p.totalTokens
+    cost += p.cost
+    without += p.costWithoutCache
+  }
+  return { hitRatio: total === 0 ? 0 : cached / total, cost: without === 0 ? 0 : cost / without }
+}
+
+/** The steady state of a series of predictions: {@link ratios} over its second half. */
+export const steadyState = (series: ReadonlyArray<CacheModel.Prediction>) =>
+  ratios(series, Math.floor(series.length / 2))
+
+/**
+ * LangChain's `trimMessages(messages, { strategy: "last", maxTokens, includeSystem: true,
+ * startOn, allowPartial: false })`, transcribed from langchain-core's `_last_max_tokens` and
+ * `_first_max_tokens`, with a token counter that adds up the messages' counts:
+ *
+ * - a first system message is kept, and its tokens come off `maxTokens` (at least 0 left);
+ * - the other messages are reversed and the longest prefix of them within what is left is kept
+ *   (all of them if they fit) — the newest messages while they fit, stopping at the first that
+ *   does not;
+ * - with `startOn`, messages are then dropped from the oldest kept end until the oldest kept is
+ *   of that type (all, if none is; when everything fit, the same drop applies);
+ * - the result is the system message, then the kept messages in their order.
+ *
+ * LangChain does not keep tool calls with their results: a kept result whose call was cut is
+ * an orphan (`startOn: "user"` avoids that at the cut, unless a result arrives after the user
+ * message the cut starts on).
+ */
+export const trimLast = (
+  messages: ReadonlyArray<Prompt.Message>,
+  maxTokens: number,
+  count: Count,
+  startOn: "user" | undefined
+): Array<Prompt.Message> => {
+  if (messages.length === 0) return []
+  const system = messages[0]!.role === "system" ? messages[0]! : undefined
+  const rest = system === undefined ? messages : messages.slice(1)
+  const remaining = Math.max(0, maxTokens - (system === undefined ? 0 : count(system)))
+  const reversed = [...rest].reverse()
+  // _first_max_tokens: the longest prefix within the limit (the counter adds up, so the
+  // binary search over prefixes finds the same index as a scan).
+  let idx = 0
+  let sum = 0
+  while (idx < reversed.length && sum + count(reversed[idx]!) <= remaining) {
+    sum += count(reversed[idx]!)
+    idx++
+  }
+  if (startOn !== undefined) {
+    while (idx > 0 && reversed[idx - 1]!.role !== startOn) idx--
+  }
+  const kept = reversed.slice(0, idx).reverse()
+  return system === undefined ? kept : [system, ...kept]
+}
+
+/** The scripted model: it records each prompt it receives and answers with the next response. */
+const scripted = (session: Session, received: Array<ReadonlyArray<Prompt.Message>>) =>
+  LanguageModel.make({
+    generateText: (options) =>
+      Effect.sync(() => {
+        received.push(options.prompt.content)
+        const step = session.steps[received.length - 1]
+        // The answer's text is all the caller reads; the replay appends the session's own
+        // message objects, so that a message is one object in every history.
+        return [{ type: "text" as const, text: step === undefined ? "done" : PromptWindow.render(step.response) }]
+      }),
+    streamText: () => Stream.empty
+  })
+
+/** The budget target of the layer for these settings: window − reserve − the request's overhead. */
+export const targetOf = (settings: Settings, requestOverhead: number): number =>
+  settings.contextWindow - settings.outputReserve - requestOverhead
+
+/**
+ * Replays a session through a strategy: at each call the full history so far is the prompt;
+ * the request is what the model received (the layer's window, or the baseline's trim).
+ * Needs the `TokenCounter` (shared: counts are memoised per message object in it).
+ */
+export const replay = (
+  session: Session,
+  strategy: Strategy,
+  settings: Settings,
+  count: Count,
+  calls = session.steps.length
+): Effect.Effect<Replay, unknown, TokenCounter> =>
+  Effect.gen(function*() {
+    const counter = yield* TokenCounter
+    const target = targetOf(settings, counter.requestOverhead)
+    const histories: Array<ReadonlyArray<Prompt.Message>> = []
+    const history: Array<Prompt.Message> = [...session.start]
+    for (let k = 0; k < calls; k++) {
+      histories.push(history.slice())
+      const step = session.steps[k]!
+      history.push(step.response, ...step.next)
+    }
+    if (strategy._tag === "baseline") {
+      const requests = histories.map((h) => trimLast(h, target, count, strategy.startOn))
+      return { strategy: strategy.name, target, histories, requests }
+    }
+    const received: Array<ReadonlyArray<Prompt.Message>> = []
+    const inner = yield* scripted(session, received)
+    const context = yield* Layer.build(
+      WindowedLanguageModel.layer({
+        contextWindow: settings.contextWindow,
+        outputReserve: settings.outputReserve,
+        ...strategy.options
+      }).pipe(Layer.provide([Layer.succeed(LanguageModel.LanguageModel, inner), Layer.succeed(TokenCounter, counter)]))
+    )
+    const model = Context.get(context, LanguageModel.LanguageModel)
+    for (const h of histories) yield* model.generateText({ prompt: Prompt.fromMessages(h) })
+    return { strategy: strategy.name, target, histories, requests: received }
+  }).pipe(Effect.scoped)
+
+/** How often a required part of the history was in the request, of the calls where it fit. */
+export interface Presence {
+  readonly kept: number
+  readonly fit: number
+}
+
+/** The history's newest user message, or `undefined`. */
+export const newestUser = (history: ReadonlyArray<Prompt.Message>): Prompt.Message | undefined =>
+  history.findLast((m) => m.role === "user")
+
+/**
+ * The latest tool exchange of a history: the last assistant message with a (non-provider)
+ * tool call and every message linked to it (its results, approvals), in order; empty without
+ * one.
+ */
+export const latestToolExchange = (history: ReadonlyArray<Prompt.Message>): Array<Prompt.Message> => {
+  const at = history.findLastIndex((m) =>
+    m.role === "assistant" && m.content.some((part) => part.type === "tool-call" && !part.providerExecuted)
+  )
+  if (at < 0) return []
+  const groups = PromptWindow.groups(history)
+  const group = groups[at]
+  return group === undefined ? [history[at]!] : history.filter((_, i) => groups[i] === group)
+}
+
+/** The figures of a replay. */
+export interface Figures {
+  readonly calls: number
+  readonly target: number
+  /** OpenAI rule, second half of the calls: cached input tokens / input tokens. */
+  readonly hitRatio: number
+  /** Second half of the calls: input cost / input cost without caching. */
+  readonly costAnthropic5m: number
+  readonly costOpenAI: number
+  /** The same over every call. */
+  readonly wholeSession: { readonly hitRatio: number; readonly costAnthropic5m: number; readonly costOpenAI: number }
+  readonly largestRequest: number
+  readonly overTarget: number
+  readonly orphans: number
+  readonly newestUser: Presence
+  readonly latestTool: Presence
+}
+
+/** Measures a replay. */
+export const measure = (run: Replay, count: Count, settings: Settings): Figures => {
+  const openai = predictions(run.requests, count, CacheModel.OpenAI, settings.secondsBetweenCalls)
+  const anthropic = predictions(run.requests, count, CacheModel.Anthropic5m, settings.secondsBetweenCalls)
+  const openaiSteady = steadyState(openai)
+  const anthropicSteady = steadyState(anthropic)
+  let largest = 0
+  let overTarget = 0
+  let orphans = 0
+  const user = { kept: 0, fit: 0 }
+  const tool = { kept: 0, fit: 0 }
+  run.requests.forEach((request, k) => {
+    const tokens = requestTokens(request, count)
+    largest = Math.max(largest, tokens)
+    if (tokens > run.target) overTarget++
+    orphans += PromptWindow.orphans(Prompt.fromMessages(request)).length
+    const history = run.histories[k]!
+    const system = requestTokens(history.filter((m) => m.role === "system"), count)
+    const sent = new Set(request)
+    const u = newestUser(history)
+    if (u !== undefined && system + count(u) <= run.target) {
+      user.fit++
+      if (sent.has(u)) user.kept++
+    }
+    const exchange = latestToolExchange(history)
+    if (exchange.length > 0 && system + requestTokens(exchange, count) <= run.target) {
+      tool.fit++
+      if (exchange.every((m) => sent.has(m))) tool.kept++
+    }
+  })
+  const openaiAll = ratios(openai)
+  const anthropicAll = ratios(anthropic)
+  return {
+    calls: run.requests.length,
+    target: run.target,
+    hitRatio: openaiSteady.hitRatio,
+    costAnthropic5m: anthropicSteady.cost,
+    costOpenAI: openaiSteady.cost,
+    wholeSession: { hitRatio: openaiAll.hitRatio, costAnthropic5m: anthropicAll.cost, costOpenAI: openaiAll.cost },
+    largestRequest: largest,
+    overTarget,
+    orphans,
+    newestUser: user,
+    latestTool: tool
+  }
+}
+
+/** What one call costs in the layer, beside what the model behind it costs. */
+export interface Overhead {
+  readonly strategy: string
+  /** The messages of the first timed call's history. */
+  readonly messages: number
+  readonly samples: number
+  /** Medians, in milliseconds: a call through the layer, the scripted model alone, their difference. */
+  readonly layerMs: number
+  readonly modelMs: number
+  readonly overheadMs: number
+}
+
+const median = (xs: ReadonlyArray<number>): number => {
+  const sorted = [...xs].sort((a, b) => a - b)
+  const mid = sorted.length >> 1
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+}
+
+const timed = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<readonly [number, A], E, R> =>
+  Effect.gen(function*() {
+    const start = performance.now()
+    const a = yield* effect
+    return [performance.now() - start, a] as const
+  })
+
+/**
+ * The layer's own time per call at `messages` messages, once their counts are known (the
+ * session's messages are counted first, in the shared counter): `warmup` calls on the
+ * histories before the first with `messages` messages, then `samples` timed calls, each on the
+ * next history (one step more, as in an agent loop). Each call is timed through the layer, and
+ * the scripted model alone on the request the layer sent; the overhead is the difference.
+ * The histories must hold `messages` messages within the session's steps.
+ */
+export const overhead = (
+  session: Session,
+  strategy: Extract<Strategy, { readonly _tag: "layer" }>,
+  settings: Settings,
+  messages = 1000,
+  samples = 40,
+  warmup = 10
+): Effect.Effect<Overhead, unknown, TokenCounter> =>
+  Effect.gen(function*() {
+    const counter = yield* TokenCounter
+    yield* countsOf(session)
+    const histories: Array<ReadonlyArray<Prompt.Message>> = []
+    const history: Array<Prompt.Message> = [...session.start]
+    let first = -1
+    for (const step of session.steps) {
+      if (first < 0 && history.length >= messages) first = histories.length
+      histories.push(history.slice())
+      history.push(step.response, ...step.next)
+    }
+    if (first < 0 || first + samples > histories.length) {
+      return yield* Effect.die(new Error(`the session has fewer than ${messages} messages and ${samples} steps after them`))
+    }
+    const received: Array<ReadonlyArray<Prompt.Message>> = []
+    const inner = yield* scripted(session, received)
+    const alone = yield* scripted(session, [])
+    const context = yield* Layer.build(
+      WindowedLanguageModel.layer({
+        contextWindow: settings.contextWindow,
+        outputReserve: settings.outputReserve,
+        ...strategy.options
+      }).pipe(Layer.provide([Layer.succeed(LanguageModel.LanguageModel, inner), Layer.succeed(TokenCounter, counter)]))
+    )
+    const model = Context.get(context, LanguageModel.LanguageModel)
+    for (let k = Math.max(0, first - warmup); k < first; k++) {
+      yield* model.generateText({ prompt: Prompt.fromMessages(histories[k]!) })
+    }
+    const layerTimes: Array<number> = []
+    const modelTimes: Array<number> = []
+    const differences: Array<number> = []
+    for (let k = first; k < first + samples; k++) {
+      const [layerTime] = yield* timed(model.generateText({ prompt: Prompt.fromMessages(histories[k]!) }))
+      const sent = Prompt.fromMessages(received.at(-1)!)
+      const [modelTime] = yield* timed(alone.generateText({ prompt: sent }))
+      layerTimes.push(layerTime)
+      modelTimes.push(modelTime)
+      differences.push(layerTime - modelTime)
+    }
+    return {
+      strategy: strategy.name,
+      messages: histories[first]!.length,
+      samples,
+      layerMs: median(layerTimes),
+      modelMs: median(modelTimes),
+      overheadMs: median(differences)
+    }
+  }).pipe(Effect.scoped)

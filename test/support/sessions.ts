@@ -1,0 +1,248 @@
+/**
+ * Agent sessions from seeds: deterministic sequences of `effect/ai` prompt messages, for the
+ * session bench (`bench/agent.bench.ts`) and for property tests over sessions the tests never
+ * saw.
+ *
+ * A session is a start (a system prompt and the user's first message) and `steps`. A step is
+ * one model call: the model's response (an assistant message) and then what is appended before
+ * the next call — the tool results, an approval and its result, or the user's next message.
+ * Replayed, the history before call k is the start and the first k steps; it is the prompt of
+ * call k, whose answer is step k's response. Every history a call sees is complete: each tool
+ * call has its results and each approval request its response (a "late" result arrives in the
+ * same step, after a user message that interrupts), so any orphaned tool part in a request is
+ * the window's doing.
+ *
+ * Shapes:
+ *
+ * - `tool-heavy` — an agent working through tasks: mostly tool calls, one to three in a message,
+ *   with results of 200–3,000 tokens; sometimes a user message between two results of one call
+ *   message (a late result); sometimes an approval request, approved or denied, before the
+ *   call runs; every few steps an answer and the user's next instruction, often the same "yes,
+ *   do it".
+ * - `chatty` — short user and assistant turns, an occasional long paste from the user (1,000–
+ *   4,000 tokens), repeated identical user messages, and a rare tool call.
+ * - `retrieval` — a question, then a `search` call (one to three in a message) whose results are
+ *   the retrieved documents (300–1,500 tokens each), then the answer; documents arrive as tool
+ *   results, as an agent with a search tool receives them (the layer's `documents` option is
+ *   fixed when the layer is built, so it cannot carry documents per call).
+ * - `mixed` — each step's pattern drawn from the three.
+ *
+ * Sizes are drawn in words; o200k counts about one token per word of the vocabulary below, a
+ * little more with the framing, ids and JSON. The PRNG is mulberry32.
+ */
+import { Prompt } from "effect/ai"
+
+/**
+ * The shapes of session.
+ */
+export type Shape = "tool-heavy" | "chatty" | "retrieval" | "mixed"
+
+/** Every shape, in the bench's order. */
+export const shapes: ReadonlyArray<Shape> = ["tool-heavy", "chatty", "retrieval", "mixed"]
+
+/**
+ * One model call: the model's response, then the messages appended before the next call.
+ */
+export interface Step {
+  readonly response: Prompt.AssistantMessage
+  readonly next: ReadonlyArray<Prompt.Message>
+}
+
+/**
+ * A generated session.
+ */
+export interface Session {
+  readonly shape: Shape
+  readonly seed: number
+  /** The system prompt and the user's first message. */
+  readonly start: ReadonlyArray<Prompt.Message>
+  readonly steps: ReadonlyArray<Step>
+}
+
+/** mulberry32: a 32-bit seeded PRNG; each call returns a number in [0, 1). */
+export const mulberry32 = (seed: number): () => number => {
+  let state = seed >>> 0
+  return () => {
+    state = (state + 0x6D2B79F5) >>> 0
+    let t = state
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+const vocabulary = (
+  "the a of to and in is it that for on with as this be are by from at or an not was can will if but " +
+  "file function value data user request response error test build config module service layer window " +
+  "token message model cache prompt result call tool search query index table column row record field " +
+  "type string number list map set key state store update create delete read write open close start " +
+  "stop run check return import export class method option default path line change commit branch merge " +
+  "server client network time date order price cost total count size limit page item group score rank " +
+  "first last next previous new old large small fast slow good bad true false null empty full part " +
+  "report issue fix bug feature release version package install deploy log trace span metric event"
+).split(" ")
+
+/** Draws from the generator: helpers over one PRNG. */
+const drawer = (random: () => number) => {
+  const int = (min: number, max: number) => min + Math.floor(random() * (max - min + 1))
+  const chance = (p: number) => random() < p
+  const pick = <A>(xs: ReadonlyArray<A>): A => xs[Math.floor(random() * xs.length)]!
+  /** About `n` tokens of text: words, some sentences, a line break now and then. */
+  const text = (n: number): string => {
+    const words: Array<string> = []
+    for (let i = 0; i < n; i++) {
+      const word = pick(vocabulary)
+      words.push(i % 13 === 12 ? `${word}.` : i % 61 === 60 ? `${word}\n` : word)
+    }
+    return words.join(" ")
+  }
+  return { int, chance, pick, text }
+}
+
+type Draw = ReturnType<typeof drawer>
+
+const tools = ["read_file", "run_tests", "grep", "list_dir", "edit_file", "http_get"] as const
+const repeated = ["yes, do it", "ok, continue", "yes, do it"]
+
+/** The messages of one session under construction, with the ids it has handed out. */
+const builder = (draw: Draw) => {
+  let calls = 0
+  let approvals = 0
+  const user = (text: string) => Prompt.userMessage({ content: [Prompt.textPart({ text })] })
+  const assistantText = (text: string) => Prompt.assistantMessage({ content: [Prompt.textPart({ text })] })
+  const call = (name: string) => {
+    calls++
+    return Prompt.toolCallPart({
+      id: `call_${calls}`,
+      name,
+      params: { target: `${draw.pick(vocabulary)}_${calls}`, depth: draw.int(1, 5) },
+      providerExecuted: false
+    })
+  }
+  const result = (part: Prompt.ToolCallPart, tokens: number, failure = false) =>
+    Prompt.toolMessage({
+      content: [
+        Prompt.toolResultPart({
+          id: part.id,
+          name: part.name,
+          isFailure: failure,
+          result: failure ? "denied by the user" : draw.text(tokens),
+          providerExecuted: false
+        })
+      ]
+    })
+  const approvalRequest = (part: Prompt.ToolCallPart) => {
+    approvals++
+    return Prompt.toolApprovalRequestPart({ approvalId: `approval_${approvals}`, toolCallId: part.id })
+  }
+  const approvalResponse = (approvalId: string, approved: boolean) =>
+    Prompt.toolMessage({ content: [Prompt.toolApprovalResponsePart({ approvalId, approved })] })
+  return { user, assistantText, call, result, approvalRequest, approvalResponse }
+}
+
+type Build = ReturnType<typeof builder>
+
+/** A tool step: one to three calls (or one awaiting approval), their results, maybe a late one. */
+const toolStep = (draw: Draw, b: Build, names: ReadonlyArray<string>, minResult: number, maxResult: number): Step => {
+  if (draw.chance(0.08)) {
+    const part = b.call(draw.pick(names))
+    const request = b.approvalRequest(part)
+    const approved = draw.chance(0.8)
+    return {
+      response: Prompt.assistantMessage({ content: [Prompt.textPart({ text: draw.text(draw.int(5, 30)) }), part, request] }),
+      next: [b.approvalResponse(request.approvalId, approved), b.result(part, draw.int(minResult, maxResult), !approved)]
+    }
+  }
+  const n = draw.chance(0.6) ? 1 : draw.int(2, 3)
+  const parts = Array.from({ length: n }, () => b.call(draw.pick(names)))
+  const results = parts.map((part) => b.result(part, draw.int(minResult, maxResult)))
+  const lead = draw.chance(0.3) ? [Prompt.textPart({ text: draw.text(draw.int(10, 60)) })] : []
+  const response = Prompt.assistantMessage({ content: [...lead, ...parts] })
+  // A late result: the user speaks before the last result of the message arrives.
+  if (n > 1 && draw.chance(0.25)) {
+    return { response, next: [...results.slice(0, -1), b.user(draw.text(draw.int(5, 40))), results.at(-1)!] }
+  }
+  return { response, next: results }
+}
+
+/** An answer and the user's next message: often a repeated approval, sometimes a long paste. */
+const turnStep = (draw: Draw, b: Build, answer: [number, number], paste: number): Step => {
+  const response = b.assistantText(draw.text(draw.int(answer[0], answer[1])))
+  const next = draw.chance(0.3)
+    ? b.user(draw.pick(repeated))
+    : draw.chance(paste)
+    ? b.user(draw.text(draw.int(1000, 4000)))
+    : b.user(draw.text(draw.int(5, 80)))
+  return { response, next: [next] }
+}
+
+/** A retrieval step pair's first half: search calls whose results are documents. */
+const searchStep = (draw: Draw, b: Build): Step => {
+  const n = draw.int(1, 3)
+  const parts = Array.from({ length: n }, () => b.call("search"))
+  return {
+    response: Prompt.assistantMessage({ content: parts }),
+    next: parts.map((part) => b.result(part, draw.int(300, 1500)))
+  }
+}
+
+/**
+ * A session of `steps` calls of the given shape, the same for the same seed.
+ */
+export const generate = (shape: Shape, steps: number, seed: number): Session => {
+  const draw = drawer(mulberry32(seed))
+  const b = builder(draw)
+  const start: Array<Prompt.Message> = [
+    Prompt.systemMessage({ content: `You are an agent (session ${shape} ${seed}). ${draw.text(draw.int(300, 900))}` }),
+    b.user(draw.text(draw.int(20, 200)))
+  ]
+  const out: Array<Step> = []
+  // A retrieval answer follows its search: the pattern of the previous step decides the next.
+  let answerDue = false
+  while (out.length < steps) {
+    if (answerDue) {
+      out.push(turnStep(draw, b, [80, 400], 0))
+      answerDue = false
+      continue
+    }
+    const pattern = shape === "mixed" ? draw.pick(["tool-heavy", "chatty", "retrieval"] as const) : shape
+    switch (pattern) {
+      case "tool-heavy":
+        out.push(draw.chance(0.12) ? turnStep(draw, b, [20, 200], 0.02) : toolStep(draw, b, tools, 200, 3000))
+        break
+      case "chatty":
+        out.push(draw.chance(0.04) ? toolStep(draw, b, tools, 100, 600) : turnStep(draw, b, [20, 300], 0.05))
+        break
+      case "retrieval":
+        out.push(searchStep(draw, b))
+        answerDue = true
+        break
+    }
+  }
+  return { shape, seed, start, steps: out }
+}
+
+/**
+ * The history before call `k` (0-based): the start and the first `k` steps. The message
+ * objects are the session's own, so the same message is the same object in every history.
+ */
+export const historyAt = (session: Session, k: number): Array<Prompt.Message> => {
+  const history = [...session.start]
+  for (let j = 0; j < k && j < session.steps.length; j++) {
+    const step = session.steps[j]!
+    history.push(step.response, ...step.next)
+  }
+  return history
+}
+
+/**
+ * Every history of a replay, in order: the prompt of call 0, of call 1, … (built
+ * incrementally: each is the previous one and one step).
+ */
+export const histories = function*(session: Session): Generator<ReadonlyArray<Prompt.Message>> {
+  const history: Array<Prompt.Message> = [...session.start]
+  for (const step of session.steps) {
+    yield history.slice()
+    history.push(step.response, ...step.next)
+  }
+}
