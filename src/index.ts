@@ -40,6 +40,8 @@ export * as ExcludedItem from "./ExcludedItem.ts"
 export * as ExclusionReason from "./ExclusionReason.ts"
 /** @since 0.2.0 */
 export * as FrequencyScorer from "./scorers/FrequencyScorer.ts"
+/** @since 0.3.0 */
+export * as FirstFitSlice from "./slicers/FirstFitSlice.ts"
 /** @since 0.2.0 */
 export * as GreedySlice from "./slicers/GreedySlice.ts"
 /** @since 0.2.0 */

@@ -39,8 +39,10 @@ import * as ContextItem from "../ContextItem.ts"
 import * as ContextKind from "../ContextKind.ts"
 import * as Pipeline from "../Pipeline.ts"
 import type { PipelineResult } from "../PipelineResult.ts"
-import { TokenCounter } from "./TokenCounter.ts"
 import { describeThrown } from "../internal/describeThrown.ts"
+import { PinnedBudgetError } from "../PinnedBudgetError.ts"
+import * as CurrentTurn from "./CurrentTurn.ts"
+import { TokenCounter } from "./TokenCounter.ts"
 
 /**
  * What the caller may set on a message's item. Fields left out keep their defaults.
@@ -74,7 +76,46 @@ export interface Options {
   readonly annotate?: ((message: Prompt.Message, index: number) => Annotation | undefined) | undefined
   readonly documents?: ReadonlyArray<ContextItem.ContextItem> | undefined
   readonly startMillis?: number | undefined
+  /**
+   * Items already made for message objects, reused when the same message object stands at the
+   * same index with the same group (see {@link ItemCache}). `annotate` must then be a function
+   * of the message and its index alone.
+   */
+  readonly itemCache?: ItemCache | undefined
 }
+
+/**
+ * What {@link fit} does besides the pipeline (docs/ai.md, "Right within a call").
+ *
+ * - `startOn` — `"user"` (default): the window's first conversation message is a user message
+ *   (rule K3); `"any"`: no such rule.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface FitOptions {
+  readonly startOn?: "user" | "any" | undefined
+}
+
+/**
+ * Items made for message objects, kept across calls: an agent sends the same message objects
+ * at every step, and making an item (rendering the message, checking its fields) is most of
+ * what a call costs at a thousand messages. Entries are held weakly, by message object.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface ItemCache {
+  readonly entries: WeakMap<Prompt.Message, ContextItem.ContextItem>
+}
+
+/**
+ * An empty {@link ItemCache}; make one per layer or session, not per call.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const makeItemCache = (): ItemCache => ({ entries: new WeakMap() })
 
 /**
  * The candidates of a prompt, and the message each came from.
@@ -83,8 +124,13 @@ export interface Options {
  * @category models
  */
 export interface Candidates {
+  /** One item per message, in order (`items[i]` is message `i`'s), then the documents. */
   readonly items: ReadonlyArray<ContextItem.ContextItem>
   readonly messageOf: ReadonlyMap<ContextItem.ContextItem, Prompt.Message>
+  /** The prompt's messages. */
+  readonly messages: ReadonlyArray<Prompt.Message>
+  /** Each message's group ({@link groups}). */
+  readonly groups: ReadonlyArray<string | undefined>
 }
 
 /**
@@ -341,52 +387,72 @@ export const toCandidates = (
     const documents = options?.documents ?? []
     const groupOf = groups(messages, groupPrefix(documents))
     const start = options?.startMillis ?? 0
+    const cache = options?.itemCache?.entries
     const items: Array<ContextItem.ContextItem> = []
     const messageOf = new Map<ContextItem.ContextItem, Prompt.Message>()
     for (let i = 0; i < messages.length; i++) {
       const message = messages[i]!
-      const tokens = yield* counter.count(message)
-      if (!Number.isSafeInteger(tokens)) {
-        return yield* new CandidateError({
-          index: i,
-          field: "tokens",
-          problem: `must be a safe integer: the TokenCounter gave ${tokens}`
-        })
-      }
-      const annotation = yield* annotationOf(options?.annotate, message, i)
-      const timestamp = DateTime.make(start + i)
-      if (Option.isNone(timestamp)) {
-        return yield* new CandidateError({
-          index: i,
-          field: "timestamp",
-          problem: `must be a valid instant: startMillis (${start}) + ${i} is not`
-        })
-      }
       const group = groupOf[i]
-      const priority = annotation?.priority
-      const hint = annotation?.futureRelevanceHint
-      const item = yield* ContextItem.make({
-        content: render(message),
-        tokens,
-        kind: annotation?.kind ?? kindOf(message),
-        source: "Chat",
-        pinned: annotation?.pinned ?? message.role === "system",
-        tags: annotation?.tags ?? [],
-        metadata: { ...annotation?.metadata, role: message.role, messageIndex: i },
-        timestamp: timestamp.value,
-        ...(priority === undefined ? {} : { priority }),
-        ...(hint === undefined ? {} : { futureRelevanceHint: hint }),
-        ...(group === undefined ? {} : { group })
-      }).pipe(
-        Effect.mapError((error) =>
-          new CandidateError({ index: i, field: fieldOf(error.issue) ?? "item", problem: `is invalid: ${error.message}` })
-        )
-      )
+      const cached = cache?.get(message)
+      // A message object seen before at this index, in this group, and from the same start.
+      const item = cached !== undefined && cached.metadata["messageIndex"] === i && cached.group === group &&
+          cached.timestamp?.epochMilliseconds === start + i
+        ? cached
+        : yield* makeItem(counter, message, i, group, start, options?.annotate)
+      cache?.set(message, item)
       items.push(item)
       messageOf.set(item, message)
     }
     for (const document of documents) items.push(document)
-    return { items, messageOf }
+    return { items, messageOf, messages, groups: groupOf }
+  })
+
+/** The item of message `i`. */
+const makeItem = (
+  counter: TokenCounter["Service"],
+  message: Prompt.Message,
+  i: number,
+  group: string | undefined,
+  start: number,
+  annotate: Options["annotate"]
+): Effect.Effect<ContextItem.ContextItem, AiError.AiError | CandidateError> =>
+  Effect.gen(function*() {
+    const tokens = yield* counter.count(message)
+    if (!Number.isSafeInteger(tokens)) {
+      return yield* new CandidateError({
+        index: i,
+        field: "tokens",
+        problem: `must be a safe integer: the TokenCounter gave ${tokens}`
+      })
+    }
+    const annotation = yield* annotationOf(annotate, message, i)
+    const timestamp = DateTime.make(start + i)
+    if (Option.isNone(timestamp)) {
+      return yield* new CandidateError({
+        index: i,
+        field: "timestamp",
+        problem: `must be a valid instant: startMillis (${start}) + ${i} is not`
+      })
+    }
+    const priority = annotation?.priority
+    const hint = annotation?.futureRelevanceHint
+    return yield* ContextItem.make({
+      content: render(message),
+      tokens,
+      kind: annotation?.kind ?? kindOf(message),
+      source: "Chat",
+      pinned: annotation?.pinned ?? message.role === "system",
+      tags: annotation?.tags ?? [],
+      metadata: { ...annotation?.metadata, role: message.role, messageIndex: i },
+      timestamp: timestamp.value,
+      ...(priority === undefined ? {} : { priority }),
+      ...(hint === undefined ? {} : { futureRelevanceHint: hint }),
+      ...(group === undefined ? {} : { group })
+    }).pipe(
+      Effect.mapError((error) =>
+        new CandidateError({ index: i, field: fieldOf(error.issue) ?? "item", problem: `is invalid: ${error.message}` })
+      )
+    )
   })
 
 /** The caller's annotation of a message; a throw from `annotate` is a {@link CandidateError}. */
@@ -469,10 +535,88 @@ export const toPrompt = (window: ReadonlyArray<ContextItem.ContextItem>, candida
 export const fit = (
   prompt: Prompt.RawInput,
   budget: ContextBudget,
-  options?: Options & Pipeline.Options
+  options?: Options & Pipeline.Options & FitOptions
 ): Effect.Effect<Fitted, Pipeline.PipelineError | AiError.AiError | CandidateError, Pipeline.Services | TokenCounter> =>
   Effect.gen(function*() {
     const candidates = yield* toCandidates(prompt, options)
-    const result = yield* Pipeline.run(candidates.items, budget, options)
-    return { prompt: toPrompt(result.window, candidates), result }
+    return yield* fitCandidates(candidates, budget, options)
   }).pipe(Effect.withSpan("cupel.prompt_window.fit"))
+
+/**
+ * {@link fit} on candidates already made: the rules K1–K4 of docs/ai.md around `Pipeline.run`.
+ *
+ * - K4: the pinned items (system prompts, messages pinned by `annotate`, pinned documents) alone
+ *   over the target fail with `PinnedBudgetError`, whatever `maxTokens` says.
+ * - K2: the current turn's units ({@link CurrentTurn.keep}) are pinned for the call, their
+ *   items' metadata `keep` saying why.
+ * - K1: conversation messages are not deduplicated unless `deduplication: true`.
+ * - K3: with `startOn: "user"` (default), the window opens on a user message
+ *   ({@link CurrentTurn.openOnUser}).
+ *
+ * @since 0.3.0
+ * @category running
+ */
+export const fitCandidates = (
+  candidates: Candidates,
+  budget: ContextBudget,
+  options?: Pipeline.Options & FitOptions
+): Effect.Effect<Fitted, Pipeline.PipelineError, Pipeline.Services> =>
+  Effect.gen(function*() {
+    const { items, messages } = candidates
+    let pinnedTokens = 0
+    let pinnedCount = 0
+    for (const item of items) {
+      if (item.pinned && item.tokens > 0) {
+        pinnedTokens += item.tokens
+        pinnedCount++
+      }
+    }
+    if (pinnedTokens > budget.targetTokens) {
+      return yield* new PinnedBudgetError({
+        pinnedTokens,
+        availableTokens: budget.targetTokens,
+        pinnedCount,
+        limit: "targetTokens"
+      })
+    }
+    const n = messages.length
+    const conversation = messages.map((message, i) => message.role !== "system" && !items[i]!.pinned)
+    const kept = CurrentTurn.keep(
+      { messages, groups: candidates.groups, tokens: items.slice(0, n).map((item) => item.tokens), conversation },
+      budget.targetTokens - pinnedTokens
+    )
+    const runItems = items.slice()
+    const messageOf = new Map(candidates.messageOf)
+    const keptItems = new Set<ContextItem.ContextItem>()
+    for (const [i, why] of kept) {
+      const item = items[i]!
+      const copy = new ContextItem.ContextItem({
+        ...item,
+        pinned: true,
+        metadata: { ...item.metadata, [CurrentTurn.keepKey]: why }
+      })
+      runItems[i] = copy
+      messageOf.set(copy, messages[i]!)
+      keptItems.add(copy)
+    }
+    const run = yield* Pipeline.run(runItems, budget, {
+      ...options,
+      deduplication: options?.deduplication ?? false
+    })
+    const result = (options?.startOn ?? "user") === "user"
+      ? CurrentTurn.openOnUser(run, (item) => {
+        const message = messageOf.get(item)
+        return message !== undefined && message.role !== "system" && conversation[messageIndexOf(item)] === true
+          ? message.role
+          : undefined
+      }, keptItems)
+      : run
+    const fittedCandidates: Candidates = { ...candidates, items: runItems, messageOf }
+    return { prompt: toPrompt(result.window, fittedCandidates), result }
+  })
+
+/** The index of the message an item was made from (its `messageIndex` metadata), or -1. */
+const messageIndexOf = (item: ContextItem.ContextItem): number => {
+  const index = item.metadata["messageIndex"]
+  return typeof index === "number" ? index : -1
+}

@@ -38,7 +38,7 @@ import * as SectionedPlacer from "../placers/SectionedPlacer.ts"
 import * as Scorer from "../Scorer.ts"
 import * as RecencyScorer from "../scorers/RecencyScorer.ts"
 import * as Slicer from "../Slicer.ts"
-import * as GreedySlice from "../slicers/GreedySlice.ts"
+import * as FirstFitSlice from "../slicers/FirstFitSlice.ts"
 import * as PromptWindow from "./PromptWindow.ts"
 import { TokenCounter } from "./TokenCounter.ts"
 import * as ToolDefinitions from "./ToolDefinitions.ts"
@@ -354,7 +354,7 @@ export const layer = (
     })
     const strategies = yield* Layer.build(Layer.mergeAll(
       Scorer.layer(options.scorer ?? RecencyScorer.make()),
-      Slicer.layer(options.slicer ?? GreedySlice.make()),
+      Slicer.layer(options.slicer ?? FirstFitSlice.make()),
       options.placer ?? SectionedPlacer.conversation,
       options.notifier ?? OverflowNotifier.layerLog
     ))

@@ -40,6 +40,7 @@ export const slicer = (config: Policy.SlicerConfig): string => {
     case "count_quota":
       return `${config.type}(${slicer(config.inner)})`
     case "greedy":
+    case "first_fit":
       return config.type
   }
 }

@@ -7,7 +7,7 @@
  * { "type": "quota", "inner": "knapsack", "quotas": [{ "kind": "Document", "require": 20, "cap": 60 }] }
  * ```
  *
- * `"greedy"` and `"knapsack"` may be written as bare strings; every other slicer is an object
+ * `"greedy"`, `"knapsack"` and `"first_fit"` may be written as bare strings; every other slicer is an object
  * whose `type` is its module's `name`, with that module's options in camelCase, and a
  * decorator's `inner` slicer defaults to `"greedy"`. The shapes are checked when decoding; the
  * rules of each slicer (a bucket size of at least 1, a require under its cap…) when building,
@@ -23,6 +23,7 @@ import type { InvalidConfigError } from "../InvalidConfigError.ts"
 import type * as Slicer from "../Slicer.ts"
 import * as CountConstrainedKnapsackSlice from "./CountConstrainedKnapsackSlice.ts"
 import * as CountQuotaSlice from "./CountQuotaSlice.ts"
+import * as FirstFitSlice from "./FirstFitSlice.ts"
 import * as GreedySlice from "./GreedySlice.ts"
 import * as KnapsackSlice from "./KnapsackSlice.ts"
 import * as QuotaSlice from "./QuotaSlice.ts"
@@ -80,6 +81,7 @@ export const CountEntryConfig = Schema.Struct({
 export type CountEntryConfig = typeof CountEntryConfig.Type
 
 const GreedyConfig = Schema.Struct({ type: Schema.Literal(GreedySlice.name) })
+const FirstFitConfig = Schema.Struct({ type: Schema.Literal(FirstFitSlice.name) })
 const KnapsackConfig = Schema.Struct({
   type: Schema.Literal(KnapsackSlice.name),
   bucketSize: Schema.optionalKey(Schema.Number),
@@ -101,6 +103,7 @@ const CountConstrainedKnapsackConfig = Schema.Struct({
  */
 export type SlicerConfig =
   | typeof GreedyConfig.Type
+  | typeof FirstFitConfig.Type
   | typeof KnapsackConfig.Type
   | { readonly type: "quota"; readonly inner: SlicerConfig; readonly quotas: ReadonlyArray<QuotaConfig> }
   | {
@@ -120,7 +123,9 @@ export type SlicerConfig =
 export type SlicerConfigEncoded =
   | "greedy"
   | "knapsack"
+  | "first_fit"
   | typeof GreedyConfig.Encoded
+  | typeof FirstFitConfig.Encoded
   | typeof KnapsackConfig.Encoded
   | {
     readonly type: "quota"
@@ -144,6 +149,7 @@ export type SlicerConfigEncoded =
 export const slicerTypes: ReadonlyArray<SlicerConfig["type"]> = [
   GreedySlice.name,
   KnapsackSlice.name,
+  FirstFitSlice.name,
   QuotaSlice.name,
   CountQuotaSlice.name,
   CountConstrainedKnapsackSlice.name
@@ -155,7 +161,7 @@ const Inner = Schema.suspend((): Schema.Codec<SlicerConfig, SlicerConfigEncoded>
 )
 
 /**
- * The slicer: `"greedy"`, `"knapsack"`, or an object with a `type` and its module's options —
+ * The slicer: `"greedy"`, `"knapsack"`, `"first_fit"`, or an object with a `type` and its module's options —
  * `{ "type": "knapsack", "bucketSize": 100, "maxCells": 268435456 }`,
  * `{ "type": "quota", "inner": …, "quotas": [{ "kind": "Document", "require": 20, "cap": 60 }] }`,
  * `{ "type": "count_quota", "inner": …, "entries": [{ "kind": "ToolOutput", "requireCount": 1, "capCount": 3 }], "scarcity": "degrade" }`,
@@ -168,6 +174,7 @@ const Inner = Schema.suspend((): Schema.Codec<SlicerConfig, SlicerConfigEncoded>
 export const SlicerConfig: Schema.Codec<SlicerConfig, SlicerConfigEncoded> = Schema.Union([
   GreedyConfig,
   KnapsackConfig,
+  FirstFitConfig,
   Schema.Struct({ type: Schema.Literal(QuotaSlice.name), inner: Inner, quotas: Schema.Array(QuotaConfig) }),
   Schema.Struct({
     type: Schema.Literal(CountQuotaSlice.name),
@@ -176,9 +183,9 @@ export const SlicerConfig: Schema.Codec<SlicerConfig, SlicerConfigEncoded> = Sch
     scarcity: Schema.optionalKey(ScarcityName)
   }),
   CountConstrainedKnapsackConfig,
-  shorthands([GreedySlice.name, KnapsackSlice.name])
+  shorthands([GreedySlice.name, KnapsackSlice.name, FirstFitSlice.name])
 ]).annotate({
-  expected: `a slicer: "greedy", "knapsack", or an object whose "type" is one of ${slicerTypes.join(", ")}`
+  expected: `a slicer: "greedy", "knapsack", "first_fit", or an object whose "type" is one of ${slicerTypes.join(", ")}`
 })
 
 /**
@@ -197,6 +204,8 @@ export const build = (
   switch (config.type) {
     case "greedy":
       return Effect.succeed(GreedySlice.make())
+    case "first_fit":
+      return Effect.succeed(FirstFitSlice.make())
     case "knapsack":
       return KnapsackSlice.make({ bucketSize: config.bucketSize, maxCells: config.maxCells }).pipe(
         Effect.mapError(at(path))

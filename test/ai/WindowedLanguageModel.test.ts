@@ -125,7 +125,10 @@ describe("WindowedLanguageModel", () => {
         throw new Error("no score today")
       })
       const { context, seen } = yield* setup(1, { scorer })
-      const error = yield* Effect.flip(LanguageModel.generateText({ prompt: start }).pipe(Effect.provide(context)))
+      // Older messages than the current turn: the scorer has something to score (the newest
+      // message and the turn's user message are kept without scoring, rule K2).
+      const prompt = Prompt.concat(start, Prompt.make([{ role: "assistant", content: "Hi." }, { role: "user", content: "Again." }]))
+      const error = yield* Effect.flip(LanguageModel.generateText({ prompt }).pipe(Effect.provide(context)))
       assert.strictEqual(error.module, WindowedLanguageModel.errorModule)
       assert.strictEqual(error.reason._tag, "UnknownError")
       assert.notInclude(error.message, "must fit the context window")

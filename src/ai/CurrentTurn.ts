@@ -1,0 +1,178 @@
+/**
+ * CurrentTurn: what every window of a conversation keeps of its current turn, and where the
+ * window opens (docs/ai.md, "Right within a call", rules K2 and K3).
+ *
+ * A scorer and a slicer weigh messages one by one; they do not know that an agent needs the
+ * message it is answering, the tool results it just asked for, and a user message to open the
+ * window on (some providers reject a conversation that opens on an assistant or tool message).
+ * This module says which units those are ({@link keep}), so that `PromptWindow.fit` can pin
+ * them for the call, and trims a window that would open on something other than a user message
+ * ({@link openOnUser}).
+ *
+ * A *unit* is a message with every message of its group (a tool call with its results and
+ * approvals, `PromptWindow.groups`): units are kept or dropped whole.
+ *
+ * @since 0.3.0
+ */
+import type { Prompt } from "effect/ai"
+import type { ContextItem } from "../ContextItem.ts"
+import * as ExclusionReason from "../ExclusionReason.ts"
+import type { ExcludedItem } from "../ExcludedItem.ts"
+import type { IncludedItem } from "../IncludedItem.ts"
+import type { PipelineResult } from "../PipelineResult.ts"
+
+/**
+ * Why a unit is kept for the call (the value of its items' `keep` metadata):
+ *
+ * - `newest` — the newest non-system message;
+ * - `latest-tool-exchange` — the last assistant message with a tool call, its results and approvals;
+ * - `newest-user` — the newest user message;
+ * - `turn-opener` — the nearest user message before the oldest of the units above, when that
+ *   unit is not a user message.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type Keep = "newest" | "latest-tool-exchange" | "newest-user" | "turn-opener"
+
+/**
+ * The metadata key that carries a kept item's {@link Keep}.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const keepKey = "keep"
+
+/**
+ * The messages of a prompt as the rules see them: each message's group (from
+ * `PromptWindow.groups`), its tokens, and whether it is part of the conversation — not a system
+ * message and not pinned (pinned messages are in every window already).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Turn {
+  readonly messages: ReadonlyArray<Prompt.Message>
+  readonly groups: ReadonlyArray<string | undefined>
+  readonly tokens: ReadonlyArray<number>
+  readonly conversation: ReadonlyArray<boolean>
+}
+
+/** The indices of the unit of message `i`, in order. */
+const unitOf = (turn: Turn, members: ReadonlyMap<string, ReadonlyArray<number>>, i: number): ReadonlyArray<number> => {
+  const group = turn.groups[i]
+  return group === undefined ? [i] : members.get(group) ?? [i]
+}
+
+const hasToolCall = (message: Prompt.Message): boolean =>
+  message.role === "assistant" && message.content.some((part) => part.type === "tool-call" && !part.providerExecuted)
+
+/**
+ * The units kept for the call, as a map from message index to why (rule K2): in the order
+ * `newest`, `latest-tool-exchange`, `newest-user`, `turn-opener`, each unit whose conversation
+ * messages fit `room` — the target less the pinned items — beside those kept before it.
+ * A unit that does not fit is not kept, and the next is tried.
+ *
+ * @since 0.3.0
+ * @category rules
+ */
+export const keep = (turn: Turn, room: number): Map<number, Keep> => {
+  const n = turn.messages.length
+  const members = new Map<string, Array<number>>()
+  for (let i = 0; i < n; i++) {
+    const group = turn.groups[i]
+    if (group === undefined) continue
+    const list = members.get(group)
+    if (list === undefined) members.set(group, [i])
+    else list.push(i)
+  }
+  const kept = new Map<number, Keep>()
+  let left = room
+  const tryKeep = (at: number, why: Keep): boolean => {
+    if (at < 0) return false
+    const unit = unitOf(turn, members, at).filter((i) => turn.conversation[i] && !kept.has(i))
+    let tokens = 0
+    for (const i of unit) tokens += turn.tokens[i]!
+    if (tokens > left) return false
+    left -= tokens
+    for (const i of unit) kept.set(i, why)
+    return true
+  }
+  const lastWhere = (ok: (message: Prompt.Message, i: number) => boolean, before = n): number => {
+    for (let i = before - 1; i >= 0; i--) if (turn.conversation[i] && ok(turn.messages[i]!, i)) return i
+    return -1
+  }
+  tryKeep(lastWhere(() => true), "newest")
+  tryKeep(lastWhere(hasToolCall), "latest-tool-exchange")
+  tryKeep(lastWhere((m) => m.role === "user"), "newest-user")
+  let oldest = n
+  for (const i of kept.keys()) oldest = Math.min(oldest, i)
+  if (oldest < n && turn.messages[oldest]!.role !== "user") {
+    tryKeep(lastWhere((m) => m.role === "user", oldest), "turn-opener")
+  }
+  return kept
+}
+
+/**
+ * The filter name in the exclusion reason of the units that {@link openOnUser} drops
+ * (`Filtered`, `filterName: "start-on-user"`).
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const startOnUserFilter = "start-on-user"
+
+/**
+ * Rule K3: the window opens on a user message. Conversation items placed before the first
+ * conversation item that is a user message or a kept unit's (`kept`) are dropped from the
+ * window and reported as excluded (`Filtered`, {@link startOnUserFilter}), with the score they
+ * were included with. Items that are not conversation (system prompts, pinned messages,
+ * documents) are never dropped; nothing is dropped when no conversation item qualifies.
+ *
+ * `conversationRole` gives the role of an item that is a conversation message, `undefined` for
+ * any other item.
+ *
+ * @since 0.3.0
+ * @category rules
+ */
+export const openOnUser = (
+  result: PipelineResult,
+  conversationRole: (item: ContextItem) => Prompt.Message["role"] | undefined,
+  kept: ReadonlySet<ContextItem>
+): PipelineResult => {
+  const included = result.report.included
+  let first = -1
+  for (let k = 0; k < included.length; k++) {
+    const item = included[k]!.item
+    const role = conversationRole(item)
+    if (role !== undefined && (role === "user" || kept.has(item))) {
+      first = k
+      break
+    }
+  }
+  if (first < 0) return result
+  const dropped: Array<IncludedItem> = []
+  const stays: Array<IncludedItem> = []
+  for (let k = 0; k < included.length; k++) {
+    const entry = included[k]!
+    if (k < first && conversationRole(entry.item) !== undefined) dropped.push(entry)
+    else stays.push(entry)
+  }
+  if (dropped.length === 0) return result
+  let droppedTokens = 0
+  for (const entry of dropped) droppedTokens += entry.item.tokens
+  const reason = ExclusionReason.Filtered.make({ filterName: startOnUserFilter })
+  const excluded: Array<ExcludedItem> = [
+    ...result.report.excluded,
+    ...dropped.map((entry) => ({ item: entry.item, score: entry.score, reason }))
+  ]
+  // The report lists exclusions by score, highest first, ties in the order they came (stable).
+  excluded.sort((a, b) => (a.score > b.score ? -1 : a.score < b.score ? 1 : 0))
+  const totalTokens = result.totalTokens - droppedTokens
+  return {
+    window: stays.map((entry) => entry.item),
+    report: { ...result.report, included: stays, excluded },
+    totalTokens,
+    tokensOverBudget: Math.max(0, result.tokensOverBudget - droppedTokens)
+  }
+}

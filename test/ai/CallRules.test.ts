@@ -1,0 +1,255 @@
+/**
+ * The rules every window of a conversation follows within a call (docs/ai.md, "Right within a
+ * call", K1–K5), through `PromptWindow.fit` and the layer; and a property test over generated
+ * conversations from seeds.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { Prompt } from "effect/ai"
+import * as fc from "fast-check"
+import {
+  ContextBudget,
+  FirstFitSlice,
+  GreedySlice,
+  OverflowNotifier,
+  PinnedBudgetError,
+  RecencyScorer,
+  type Slicer
+} from "../../src/index.ts"
+import * as CurrentTurn from "../../src/ai/CurrentTurn.ts"
+import * as PromptWindow from "../../src/ai/PromptWindow.ts"
+import * as TokenCounter from "../../src/ai/TokenCounter.ts"
+import * as SectionedPlacer from "../../src/placers/SectionedPlacer.ts"
+import * as Sessions from "../support/sessions.ts"
+
+// ~4 characters a token, plus 4 for the message's framing.
+const countOf = (m: Prompt.Message) => Math.ceil(PromptWindow.render(m).length / 4) + 4
+const counter = TokenCounter.make(countOf)
+const layersWith = (slicer: Layer.Layer<Slicer.Slicer>) =>
+  Layer.mergeAll(RecencyScorer.layer, slicer, SectionedPlacer.conversation, OverflowNotifier.layerNoop, counter)
+const layers = layersWith(FirstFitSlice.layer)
+const greedy = layersWith(GreedySlice.layer)
+const budget = (maxTokens: number, targetTokens: number) => new ContextBudget.ContextBudget({ maxTokens, targetTokens })
+
+const system = (content: string) => Prompt.systemMessage({ content })
+const user = (text: string) => Prompt.userMessage({ content: [Prompt.textPart({ text })] })
+const assistant = (text: string) => Prompt.assistantMessage({ content: [Prompt.textPart({ text })] })
+const call = (id: string) =>
+  Prompt.assistantMessage({ content: [Prompt.toolCallPart({ id, name: "lookup", params: { q: id }, providerExecuted: false })] })
+const result = (id: string, text: string) =>
+  Prompt.toolMessage({
+    content: [Prompt.toolResultPart({ id, name: "lookup", isFailure: false, result: text, providerExecuted: false })]
+  })
+
+const tokensOf = (messages: ReadonlyArray<Prompt.Message>) => messages.reduce((sum, m) => sum + countOf(m), 0)
+const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i}`).join(" ")
+
+describe("rules within a call", () => {
+  it.effect("K1 nothing is dropped when everything fits: a repeated approval stays (no deduplication)", () =>
+    Effect.gen(function*() {
+      const messages = [system("s"), user("do the thing"), assistant("shall I?"), user("yes, do it"), assistant("done"), user("yes, do it")]
+      const { prompt, result } = yield* PromptWindow.fit(messages, budget(10_000, 10_000)).pipe(Effect.provide(layers))
+      assert.deepStrictEqual(prompt.content, messages)
+      assert.strictEqual(result.report.excluded.length, 0)
+    }))
+
+  it.effect("K1 deduplication is still there when asked for", () =>
+    Effect.gen(function*() {
+      const messages = [system("s"), user("yes, do it"), assistant("ok"), user("yes, do it"), assistant("ok"), user("last"), assistant("bye")]
+      const { result } = yield* PromptWindow.fit(messages, budget(10_000, 10_000), { deduplication: true }).pipe(
+        Effect.provide(layers)
+      )
+      assert.deepStrictEqual(result.report.excluded.map((entry) => entry.reason._tag), ["Deduplicated", "Deduplicated"])
+    }))
+
+  it.effect("K2 newest: the newest message is kept although greedy would rank short old ones first", () =>
+    Effect.gen(function*() {
+      const long = user(words(200))
+      const messages = [system("s"), user("a"), assistant("b"), user("c"), assistant("d"), long]
+      const target = countOf(messages[0]!) + countOf(long) + 10
+      const { prompt, result } = yield* PromptWindow.fit(messages, budget(target, target)).pipe(Effect.provide(greedy))
+      assert.deepInclude(prompt.content, long)
+      const kept = result.report.included.find((entry) => entry.item.content === PromptWindow.render(long))!
+      assert.strictEqual(kept.reason._tag, "Pinned")
+      assert.strictEqual(kept.item.metadata[CurrentTurn.keepKey], "newest")
+    }))
+
+  it.effect("K2 latest-tool-exchange: the last call and its result are kept although newer messages crowd them", () =>
+    Effect.gen(function*() {
+      const c = call("c1")
+      const r = result("c1", words(150))
+      const messages = [system("s"), user("look it up"), c, r, assistant(words(100)), user(words(100)), assistant(words(100)), user("and?")]
+      const target = tokensOf([messages[0]!, c, r, messages[7]!, messages[1]!]) + 5
+      const { prompt } = yield* PromptWindow.fit(messages, budget(target, target)).pipe(Effect.provide(layers))
+      const sent = prompt.content.map(PromptWindow.render)
+      assert.include(sent, PromptWindow.render(c))
+      assert.strictEqual(sent.indexOf(PromptWindow.render(r)), sent.indexOf(PromptWindow.render(c)) + 1)
+    }))
+
+  it.effect("K2 newest-user: the newest user message is kept behind a long tool exchange", () =>
+    Effect.gen(function*() {
+      const question = user("what is in the file?")
+      const messages = [system("s"), user(words(300)), assistant(words(300)), question, call("c1"), result("c1", words(100))]
+      const target = tokensOf([messages[0]!, question, messages[4]!, messages[5]!]) + 3
+      const { prompt } = yield* PromptWindow.fit(messages, budget(target, target)).pipe(Effect.provide(layers))
+      assert.deepStrictEqual(prompt.content, [messages[0]!, question, messages[4]!, messages[5]!])
+    }))
+
+  it.effect("K2 a unit that does not fit is not kept, and the next one is tried", () =>
+    Effect.gen(function*() {
+      const question = user("short question")
+      const huge = result("c1", words(2000))
+      const messages = [system("s"), question, call("c1"), huge]
+      const target = tokensOf([messages[0]!, question]) + 20
+      const { prompt, result: run } = yield* PromptWindow.fit(messages, budget(target, target), { overflowStrategy: "Truncate" })
+        .pipe(Effect.provide(layers))
+      assert.deepStrictEqual(prompt.content, [messages[0]!, question])
+      const kept = run.report.included.find((entry) => entry.item.content === PromptWindow.render(question))!
+      assert.strictEqual(kept.item.metadata[CurrentTurn.keepKey], "newest-user")
+    }))
+
+  it.effect("K2 turn-opener: the user message before the latest tool exchange opens the window", () =>
+    Effect.gen(function*() {
+      const opener = user("check the logs")
+      const c = call("c1")
+      const r = result("c1", words(80))
+      const answer = assistant("the logs are clean")
+      const next = user("thanks")
+      const messages = [system("s"), user(words(300)), assistant(words(300)), opener, assistant(words(200)), c, r, answer, next]
+      const target = tokensOf([messages[0]!, opener, c, r, answer, next]) + 3
+      const { prompt, result: run } = yield* PromptWindow.fit(messages, budget(target, target)).pipe(Effect.provide(layers))
+      assert.deepStrictEqual(prompt.content, [messages[0]!, opener, c, r, answer, next])
+      const why = run.report.included.map((entry) => entry.item.metadata[CurrentTurn.keepKey])
+      assert.deepStrictEqual(why, [undefined, "turn-opener", "latest-tool-exchange", "latest-tool-exchange", undefined, "newest"])
+    }))
+
+  it.effect("K3 the window opens on a user message: older assistant and tool units are dropped, reported Filtered", () =>
+    Effect.gen(function*() {
+      const messages = [system("s"), user(words(50)), assistant(words(40)), result("x", "orphan-free"), user("q2"), assistant("a2"), user("q3")]
+      // Room for the newest few and the 40-word answer, not the first user message.
+      const target = tokensOf([messages[0]!, messages[2]!, messages[4]!, messages[5]!, messages[6]!]) + 2
+      const { prompt, result: run } = yield* PromptWindow.fit(messages, budget(target, target)).pipe(Effect.provide(layers))
+      assert.strictEqual(prompt.content[1]!.role, "user")
+      const filtered = run.report.excluded.filter((entry) =>
+        entry.reason._tag === "Filtered" && entry.reason.filterName === CurrentTurn.startOnUserFilter
+      )
+      assert.isAbove(filtered.length, 0)
+      assert.strictEqual(run.totalTokens, tokensOf(prompt.content))
+      assert.strictEqual(run.report.included.length + run.report.excluded.length, run.report.totalCandidates)
+    }))
+
+  it.effect("K3 startOn any keeps a window that opens on an assistant message", () =>
+    Effect.gen(function*() {
+      const messages = [system("s"), user(words(50)), assistant(words(40)), user("q2"), assistant("a2"), user("q3")]
+      const target = tokensOf([messages[0]!, messages[2]!, messages[3]!, messages[4]!, messages[5]!]) + 2
+      const { prompt } = yield* PromptWindow.fit(messages, budget(target, target), { startOn: "any" }).pipe(
+        Effect.provide(layers)
+      )
+      assert.strictEqual(prompt.content[1]!.role, "assistant")
+    }))
+
+  it.effect("K3 when no user message could be kept, the window opens on the oldest kept unit", () =>
+    Effect.gen(function*() {
+      const c = call("c1")
+      const r = result("c1", words(100))
+      const messages = [system("s"), user(words(400)), c, r]
+      const target = tokensOf([messages[0]!, c, r]) + 5
+      const { prompt } = yield* PromptWindow.fit(messages, budget(target, target)).pipe(Effect.provide(layers))
+      assert.deepStrictEqual(prompt.content, [messages[0]!, c, r])
+    }))
+
+  it.effect("K4 pinned items over the target are a PinnedBudgetError even when maxTokens would hold them", () =>
+    Effect.gen(function*() {
+      const messages = [system(words(100)), user("hi")]
+      const error = yield* Effect.flip(PromptWindow.fit(messages, budget(10_000, 50)).pipe(Effect.provide(layers)))
+      assert.instanceOf(error, PinnedBudgetError.PinnedBudgetError)
+      if (error instanceof PinnedBudgetError.PinnedBudgetError) {
+        assert.strictEqual(error.availableTokens, 50)
+        assert.strictEqual(error.limit, "targetTokens")
+        assert.include(error.message, "targetTokens")
+      }
+      // And the same error when maxTokens is the tighter limit.
+      const tight = yield* Effect.flip(PromptWindow.fit(messages, budget(60, 50)).pipe(Effect.provide(layers)))
+      assert.instanceOf(tight, PinnedBudgetError.PinnedBudgetError)
+    }))
+
+  it.effect("K5 first fit keeps a contiguous newest stretch where greedy keeps short old messages", () =>
+    Effect.gen(function*() {
+      const messages = [system("s"), user("a"), assistant("b"), user("c"), assistant(words(60)), user(words(60)), assistant(words(60)), user("z")]
+      // Room for the newest three and less than any other message (5 tokens each).
+      const target = tokensOf([messages[0]!, messages[5]!, messages[6]!, messages[7]!]) + 4
+      const firstFit = yield* PromptWindow.fit(messages, budget(target, target)).pipe(Effect.provide(layers))
+      const byDensity = yield* PromptWindow.fit(messages, budget(target, target)).pipe(Effect.provide(greedy))
+      assert.deepStrictEqual(firstFit.prompt.content, [messages[0]!, messages[5]!, messages[6]!, messages[7]!])
+      assert.notDeepEqual(byDensity.prompt.content, firstFit.prompt.content)
+    }))
+})
+
+/** The units of a history: for each message, its group's members (or itself). */
+const unitsOf = (history: ReadonlyArray<Prompt.Message>) => {
+  const groups = PromptWindow.groups(history)
+  return (i: number) => {
+    const group = groups[i]
+    return group === undefined ? [i] : history.flatMap((_, j) => (groups[j] === group ? [j] : []))
+  }
+}
+
+describe("rules within a call, on generated conversations", () => {
+  it.effect("the newest message and the latest tool exchange are present whenever they fit; nothing dropped when all fit; the window opens on a user message", () =>
+    Effect.gen(function*() {
+      const samples = fc.sample(
+        fc.record({
+          shape: fc.constantFrom(...Sessions.shapes),
+          seed: fc.integer({ min: 1_000, max: 2_000_000_000 }),
+          step: fc.integer({ min: 0, max: 40 }),
+          target: fc.integer({ min: 200, max: 12_000 }),
+          slicer: fc.constantFrom("first-fit", "greedy")
+        }),
+        { numRuns: 150, seed: 20261126 }
+      )
+      for (const sample of samples) {
+        const session = Sessions.generate(sample.shape, sample.step + 1, sample.seed)
+        // The session's own message objects, in a Prompt (which the fit keeps as they are).
+        const history = Prompt.fromMessages(Sessions.historyAt(session, sample.step)).content
+        const system = tokensOf(history.filter((m) => m.role === "system"))
+        if (system > sample.target) continue
+        const run = PromptWindow.fit(Prompt.fromMessages(history), budget(sample.target, sample.target), { overflowStrategy: "Truncate" })
+        const { prompt } = yield* run.pipe(Effect.provide(sample.slicer === "greedy" ? greedy : layers))
+        const sent = new Set(prompt.content)
+        const label = JSON.stringify(sample)
+        assert.isAtMost(tokensOf(prompt.content), sample.target, label)
+        assert.strictEqual(PromptWindow.orphans(prompt).length, 0, label)
+        if (tokensOf(history) <= sample.target) {
+          assert.deepStrictEqual(prompt.content.length, history.length, `all fit, none dropped: ${label}`)
+          continue
+        }
+        const unit = unitsOf(history)
+        const newest = history.findLastIndex((m) => m.role !== "system")
+        const newestUnit = unit(newest).map((i) => history[i]!)
+        if (system + tokensOf(newestUnit) <= sample.target) {
+          assert.isTrue(newestUnit.every((m) => sent.has(m)), `newest kept: ${label}`)
+        }
+        const latestCall = history.findLastIndex((m) =>
+          m.role === "assistant" && m.content.some((p) => p.type === "tool-call" && !p.providerExecuted)
+        )
+        const exchange = latestCall < 0 ? [] : unit(latestCall).map((i) => history[i]!)
+        const both = [...new Set([...newestUnit, ...exchange])]
+        if (exchange.length > 0 && system + tokensOf(both) <= sample.target) {
+          assert.isTrue(exchange.every((m) => sent.has(m)), `latest tool exchange kept: ${label}`)
+        }
+        // The window opens on a user message whenever the newest unit, the latest exchange, the
+        // newest user message and the user message before the oldest of them fit together.
+        const newestUser = history.findLastIndex((m) => m.role === "user")
+        const required = [...both, ...(newestUser < 0 ? [] : [history[newestUser]!])]
+        const oldest = Math.min(...required.map((m) => history.indexOf(m)))
+        const opener = history[oldest]!.role === "user"
+          ? undefined
+          : history.slice(0, oldest).findLast((m) => m.role === "user")
+        const needed = opener === undefined ? required : [...required, opener]
+        if (newestUser >= 0 && system + tokensOf([...new Set(needed)]) <= sample.target) {
+          const first = prompt.content.find((m) => m.role !== "system")
+          assert.strictEqual(first?.role, "user", `opens on a user message: ${label}`)
+        }
+      }
+    }).pipe(Effect.provide(counter)))
+})
