@@ -25,6 +25,7 @@
  */
 import { Effect } from "effect"
 import * as GptTokenizer from "../src/ai/GptTokenizer.ts"
+import * as GreedySlice from "../src/slicers/GreedySlice.ts"
 import * as Sessions from "../test/support/sessions.ts"
 import * as SessionBench from "./sessionBench.ts"
 
@@ -45,11 +46,14 @@ const progress = (line: string): void => {
 }
 
 /**
- * The layer's modes to run. Add `{ mode: "stable" }` / `{ mode: "per-call" }` here when the
- * layer offers them (issue 18: stable windows).
+ * The layer's modes to run: its default (stable windows), per-call fitting with the default
+ * strategies, and per-call fitting with the strategies of version 0.2 (greedy by score per
+ * token), the layer's default before windows were stable.
  */
 const layerModes: ReadonlyArray<Extract<SessionBench.Strategy, { readonly _tag: "layer" }>> = [
-  { _tag: "layer", name: "layer (per-call)", options: {} }
+  { _tag: "layer", name: "layer (stable, default)", options: {} },
+  { _tag: "layer", name: "layer (per-call)", options: { mode: "per-call" } },
+  { _tag: "layer", name: "layer (per-call, greedy)", options: { mode: "per-call", slicer: GreedySlice.make() } }
 ]
 
 const baselines: ReadonlyArray<SessionBench.Strategy> = [

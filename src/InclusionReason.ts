@@ -36,12 +36,24 @@ export const Pinned = variant("Pinned")
 export const ZeroToken = variant("ZeroToken")
 
 /**
+ * Kept as it was sent: a stable window (`StableWindow`, not in the specification) sends the
+ * conversation's previous window again with the new messages appended, without scoring or
+ * slicing them. `appended` is `false` for an item of the previous window, `true` for a new one.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const Kept = Schema.TaggedStruct("Kept", { appended: Schema.Boolean }).pipe(
+  Schema.encodeKeys({ _tag: "reason" })
+)
+
+/**
  * Any inclusion reason.
  *
  * @since 0.2.0
  * @category schemas
  */
-export const InclusionReason = Schema.Union([Scored, Pinned, ZeroToken]).annotate({ identifier: "InclusionReason" })
+export const InclusionReason = Schema.Union([Scored, Pinned, ZeroToken, Kept]).annotate({ identifier: "InclusionReason" })
 
 /**
  * @since 0.2.0
@@ -55,3 +67,7 @@ export const scored: InclusionReason = { _tag: "Scored" }
 export const pinned: InclusionReason = { _tag: "Pinned" }
 /** @since 0.2.0 @category constants */
 export const zeroToken: InclusionReason = { _tag: "ZeroToken" }
+/** @since 0.3.0 @category constants */
+export const kept: InclusionReason = { _tag: "Kept", appended: false }
+/** @since 0.3.0 @category constants */
+export const appended: InclusionReason = { _tag: "Kept", appended: true }

@@ -563,14 +563,7 @@ export const fitCandidates = (
 ): Effect.Effect<Fitted, Pipeline.PipelineError, Pipeline.Services> =>
   Effect.gen(function*() {
     const { items, messages } = candidates
-    let pinnedTokens = 0
-    let pinnedCount = 0
-    for (const item of items) {
-      if (item.pinned && item.tokens > 0) {
-        pinnedTokens += item.tokens
-        pinnedCount++
-      }
-    }
+    const { conversation, kept, pinnedCount, pinnedTokens } = keeping(candidates, budget.targetTokens)
     if (pinnedTokens > budget.targetTokens) {
       return yield* new PinnedBudgetError({
         pinnedTokens,
@@ -579,12 +572,6 @@ export const fitCandidates = (
         limit: "targetTokens"
       })
     }
-    const n = messages.length
-    const conversation = messages.map((message, i) => message.role !== "system" && !items[i]!.pinned)
-    const kept = CurrentTurn.keep(
-      { messages, groups: candidates.groups, tokens: items.slice(0, n).map((item) => item.tokens), conversation },
-      budget.targetTokens - pinnedTokens
-    )
     const runItems = items.slice()
     const messageOf = new Map(candidates.messageOf)
     const keptItems = new Set<ContextItem.ContextItem>()
@@ -614,6 +601,42 @@ export const fitCandidates = (
     const fittedCandidates: Candidates = { ...candidates, items: runItems, messageOf }
     return { prompt: toPrompt(result.window, fittedCandidates), result }
   })
+
+/**
+ * What a call's window must hold before anything is weighed: the pinned items (their tokens
+ * and count) and the units of the current turn that rule K2 keeps within `targetTokens`
+ * ({@link CurrentTurn.keep}, with the room the pinned items leave), with their tokens; and which
+ * messages are conversation (not system, not pinned).
+ *
+ * @since 0.3.0
+ * @category running
+ */
+export const keeping = (candidates: Candidates, targetTokens: number): {
+  readonly pinnedTokens: number
+  readonly pinnedCount: number
+  readonly kept: Map<number, CurrentTurn.Keep>
+  readonly keptTokens: number
+  readonly conversation: ReadonlyArray<boolean>
+} => {
+  const { items, messages } = candidates
+  let pinnedTokens = 0
+  let pinnedCount = 0
+  for (const item of items) {
+    if (item.pinned && item.tokens > 0) {
+      pinnedTokens += item.tokens
+      pinnedCount++
+    }
+  }
+  const n = messages.length
+  const conversation = messages.map((message, i) => message.role !== "system" && !items[i]!.pinned)
+  const kept = pinnedTokens > targetTokens ? new Map<number, CurrentTurn.Keep>() : CurrentTurn.keep(
+    { messages, groups: candidates.groups, tokens: items.slice(0, n).map((item) => item.tokens), conversation },
+    targetTokens - pinnedTokens
+  )
+  let keptTokens = 0
+  for (const i of kept.keys()) keptTokens += items[i]!.tokens
+  return { pinnedTokens, pinnedCount, kept, keptTokens, conversation }
+}
 
 /** The index of the message an item was made from (its `messageIndex` metadata), or -1. */
 const messageIndexOf = (item: ContextItem.ContextItem): number => {

@@ -24,8 +24,9 @@
  *
  * @since 0.2.0
  */
-import { Context, Effect, Layer, PubSub, type Schema, Stream } from "effect"
+import { Context, Effect, Exit, Layer, PubSub, Ref, type Schema, Stream } from "effect"
 import { AiError, LanguageModel, type Prompt, type Response, type Tool } from "effect/ai"
+import { KeyValueStore } from "effect/persistence"
 import type { NoExcessProperties } from "effect/Types"
 import * as ContextBudget from "../ContextBudget.ts"
 import { isSafeTotal } from "../internal/tokens.ts"
@@ -39,9 +40,12 @@ import * as Scorer from "../Scorer.ts"
 import * as RecencyScorer from "../scorers/RecencyScorer.ts"
 import * as Slicer from "../Slicer.ts"
 import * as FirstFitSlice from "../slicers/FirstFitSlice.ts"
+import type * as CacheModel from "./CacheModel.ts"
 import * as PromptWindow from "./PromptWindow.ts"
+import * as StableWindow from "./StableWindow.ts"
 import { TokenCounter } from "./TokenCounter.ts"
 import * as ToolDefinitions from "./ToolDefinitions.ts"
+import * as WindowStore from "./WindowStore.ts"
 
 /**
  * Options of the layer.
@@ -53,15 +57,26 @@ import * as ToolDefinitions from "./ToolDefinitions.ts"
  *   may well repeat itself).
  * - `countTools` — count the definitions of the call's tools (`toolkit`) against the window
  *   and take them off the prompt's budget (default `true`; see `ToolDefinitions`).
- * - `scorer` / `slicer` — default recency and greedy; `placer` — default
+ * - `scorer` / `slicer` — default recency and first fit (`FirstFitSlice`); `placer` — default
  *   `SectionedPlacer.conversation`; `notifier` — default `OverflowNotifier.layerLog`.
+ * - `startOn` — `"user"` (default): every window opens on a user message; `"any"`.
+ * - `mode` — `"stable"` (default): windows stay stable across calls (`StableWindow`, docs/ai.md
+ *   rules S1–S11); `"per-call"`: every call is fitted from scratch.
+ * - in stable mode: `lowWatermark`, `cacheRule`, `conversationKey`, `ttl`, `storeTimeout` (see
+ *   `StableWindow.Options`).
  * - and `PromptWindow`'s options: `annotate` (kind, pinning, priority… per message),
  *   `documents`, `startMillis`.
  *
  * @since 0.2.0
  * @category models
  */
-export interface Options extends PromptWindow.Options {
+export interface Options extends PromptWindow.Options, PromptWindow.FitOptions {
+  readonly mode?: "stable" | "per-call" | undefined
+  readonly lowWatermark?: number | undefined
+  readonly cacheRule?: CacheModel.CacheRule | undefined
+  readonly conversationKey?: ((prompt: Prompt.Prompt) => string) | undefined
+  readonly ttl?: StableWindow.Options["ttl"]
+  readonly storeTimeout?: StableWindow.Options["storeTimeout"]
   readonly contextWindow: number
   readonly outputReserve: number
   readonly overflowStrategy?: OverflowStrategy | undefined
@@ -94,11 +109,42 @@ export interface CallReport {
   readonly toolTokens: number
   /** The budget the prompt was fitted to: the layer's, less {@link CallReport.toolTokens} from its target. */
   readonly budget: ContextBudget.ContextBudget
+  /** The layer's mode. */
+  readonly mode: "stable" | "per-call"
+  /** Stable mode: the conversation's key (rule S1). */
+  readonly conversation: string | undefined
+  /** Stable mode: what the call did with the conversation's window (append, compact, fresh) and why. */
+  readonly change: StableWindow.Change | undefined
+  /**
+   * Stable mode: the request as the `cacheRule` predicts it — tokens read from the cache,
+   * written, and the input cost beside the cost without a cache (rule S10).
+   */
+  readonly prediction: CacheModel.Prediction | undefined
+  /** How the call ended: the model answered, failed, or the call was interrupted. */
+  readonly outcome: "answered" | "failed" | "interrupted"
+  /** The input usage the provider reported with its answer, when it did. */
+  readonly reported: Reported | undefined
+  /** Stable mode: whether the conversation's state was written (rules S6–S8). */
+  readonly committed: WindowStore.WriteResult | undefined
 }
 
 /**
- * The reports of the calls, published as they are made. Subscribe (in a scope) before the
- * calls whose reports you want.
+ * The input tokens a provider reported for a call (`Response.Usage.inputTokens`): the total,
+ * those read from its cache, those written to it, and those neither.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Reported {
+  readonly total: number | undefined
+  readonly cacheRead: number | undefined
+  readonly cacheWrite: number | undefined
+  readonly uncached: number | undefined
+}
+
+/**
+ * The reports of the calls, published as each call ends (answered, failed or interrupted).
+ * Subscribe (in a scope) before the calls whose reports you want.
  *
  * @since 0.2.0
  * @category services
@@ -205,8 +251,58 @@ type ToolkitOf<Options> = LanguageModel.GenerateTextOptions<LanguageModel.Extrac
 }
 
 /**
+ * How a wrapped call ended, for {@link Sent.done}: answered (with the usage the provider
+ * reported, if any), failed, or interrupted.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type Outcome =
+  | { readonly _tag: "Answered"; readonly usage: Response.Usage | undefined }
+  | { readonly _tag: "Failed" }
+  | { readonly _tag: "Interrupted" }
+
+/**
+ * What {@link wrap}'s `fit` gives: the prompt to send, and what to do when the call ends
+ * (`streamText`: when its first part arrives, as `Answered` without usage, and when the stream
+ * ends, with the usage of its finish part).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Sent {
+  readonly prompt: Prompt.Prompt
+  readonly answered: (usage: Response.Usage | undefined) => Effect.Effect<void>
+  readonly ended: (outcome: Outcome) => Effect.Effect<void>
+}
+
+const outcomeOf = <A, E>(exit: Exit.Exit<A, E>, usage: (a: A) => Response.Usage | undefined): Outcome =>
+  Exit.isSuccess(exit)
+    ? { _tag: "Answered", usage: usage(exit.value) }
+    : Exit.hasInterrupts(exit)
+    ? { _tag: "Interrupted" }
+    : { _tag: "Failed" }
+
+/** A generate call's answer's usage. */
+const usageOf = (response: unknown): Response.Usage | undefined =>
+  typeof response === "object" && response !== null && "usage" in response && isUsage(response.usage)
+    ? response.usage
+    : undefined
+
+const isUsage = (value: unknown): value is Response.Usage =>
+  typeof value === "object" && value !== null && "inputTokens" in value && "outputTokens" in value
+
+/** A stream part's usage, when it is the finish part. */
+const finishUsage = (part: unknown): Response.Usage | undefined =>
+  typeof part === "object" && part !== null && "type" in part && part.type === "finish" && "usage" in part &&
+    isUsage(part.usage)
+    ? part.usage
+    : undefined
+
+/**
  * Wraps a language model so that each call's prompt is first fitted by `fit`, which is also
- * given the call's `toolkit` option (`undefined` without one).
+ * given the call's `toolkit` option (`undefined` without one); the {@link Sent} it gives is
+ * told when the model answered and when the call ended (uninterruptibly).
  *
  * `LanguageModel`'s methods are generic and overloaded; the functions below repeat the
  * overloads, so each keeps its exact type for callers, and share one implementation that
@@ -223,8 +319,17 @@ export const wrap = (
     prompt: Prompt.RawInput,
     method: CallReport["method"],
     toolkit: unknown
-  ) => Effect.Effect<Prompt.Prompt, AiError.AiError>
+  ) => Effect.Effect<Sent, AiError.AiError>
 ): LanguageModel.LanguageModel => {
+  /** Runs a generate call on the fitted prompt and tells `sent` how it went. */
+  const generate = <A, E, R>(sent: Sent, call: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.onExit(call, (exit) => {
+      const outcome = outcomeOf(exit, usageOf)
+      return outcome._tag === "Answered"
+        ? Effect.andThen(sent.answered(outcome.usage), sent.ended(outcome))
+        : sent.ended(outcome)
+    })
+
   function generateText<Options extends NoExcessProperties<WithoutToolkit, Options>>(
     options: Options & WithoutToolkit
   ): Effect.Effect<
@@ -253,7 +358,7 @@ export const wrap = (
   function generateText(options: { readonly prompt: Prompt.RawInput }): Effect.Effect<unknown, unknown, unknown> {
     return Effect.flatMap(
       fit(options.prompt, "generateText", toolkitOf(options)),
-      (prompt) => inner.generateText({ ...options, prompt })
+      (sent) => generate(sent, inner.generateText({ ...options, prompt: sent.prompt }))
     )
   }
 
@@ -277,7 +382,7 @@ export const wrap = (
   }): Effect.Effect<unknown, unknown, unknown> {
     return Effect.flatMap(
       fit(options.prompt, "generateObject", toolkitOf(options)),
-      (prompt) => inner.generateObject({ ...options, prompt })
+      (sent) => generate(sent, inner.generateObject({ ...options, prompt: sent.prompt }))
     )
   }
 
@@ -308,7 +413,18 @@ export const wrap = (
   >
   function streamText(options: { readonly prompt: Prompt.RawInput }): Stream.Stream<unknown, unknown, unknown> {
     return Stream.unwrap(
-      Effect.map(fit(options.prompt, "streamText", toolkitOf(options)), (prompt) => inner.streamText({ ...options, prompt }))
+      Effect.map(fit(options.prompt, "streamText", toolkitOf(options)), (sent) => {
+        let usage: Response.Usage | undefined
+        return inner.streamText({ ...options, prompt: sent.prompt }).pipe(
+          Stream.onFirst(() => Effect.uninterruptible(sent.answered(undefined))),
+          Stream.tap((part: unknown) =>
+            Effect.sync(() => {
+              usage = finishUsage(part) ?? usage
+            })
+          ),
+          Stream.onExit((exit) => sent.ended(outcomeOf(exit, () => usage)))
+        )
+      })
     )
   }
 
@@ -320,6 +436,10 @@ export const wrap = (
  * {@link WindowReports}. Needs a `TokenCounter` — `effect-cupel/ai/GptTokenizer`'s `layer`
  * offline, or `TokenCounter.layerTokenizer` over any `Tokenizer`. Fails to build with a
  * `SchemaError` if the window less the reserves is negative.
+ *
+ * In the default `stable` mode the conversations' states live in the `store` option's
+ * `KeyValueStore` (default: in memory, in this layer; `RedisStore.layer` shares them between
+ * processes); its build errors and requirements become the layer's.
  *
  * @example
  * ```ts
@@ -336,12 +456,12 @@ export const wrap = (
  * @since 0.2.0
  * @category layers
  */
-export const layer = (
-  options: Options
+export const layer = <SE = never, SR = never>(
+  options: Options & { readonly store?: Layer.Layer<KeyValueStore.KeyValueStore, SE, SR> | undefined }
 ): Layer.Layer<
   LanguageModel.LanguageModel | WindowReports,
-  Schema.SchemaError,
-  LanguageModel.LanguageModel | TokenCounter
+  Schema.SchemaError | SE,
+  LanguageModel.LanguageModel | TokenCounter | SR
 > =>
   Layer.effectContext(Effect.gen(function*() {
     const inner = yield* LanguageModel.LanguageModel
@@ -358,6 +478,32 @@ export const layer = (
       options.placer ?? SectionedPlacer.conversation,
       options.notifier ?? OverflowNotifier.layerLog
     ))
+    const mode = options.mode ?? "stable"
+    const pipelineOptions = {
+      ...options,
+      deduplication: options.deduplication ?? false,
+      overflowStrategy: options.overflowStrategy ?? "Throw"
+    } as const
+    const stable = mode === "stable"
+      ? StableWindow.fromStore(
+        yield* WindowStore.make(
+          Context.get(yield* Layer.build(options.store ?? KeyValueStore.layerMemory), KeyValueStore.KeyValueStore),
+          { timeout: options.storeTimeout }
+        ),
+        {
+          ...pipelineOptions,
+          itemCache: options.itemCache ?? PromptWindow.makeItemCache(),
+          // The strategies shape every window: a state written under others is not used.
+          settings: JSON.stringify([
+            options.contextWindow,
+            options.outputReserve,
+            options.scorer?.name ?? "recency",
+            options.slicer?.name ?? "first_fit"
+          ])
+        }
+      )
+      : undefined
+    const itemCache = options.itemCache ?? PromptWindow.makeItemCache()
     const countTools = options.countTools ?? true
     // Each tool's count, once per tool object and build: an agent offers the same tools at
     // every step.
@@ -400,31 +546,60 @@ export const layer = (
       Effect.gen(function*() {
         const tools = yield* toolTokens(toolkit, method)
         const callBudget = yield* budgetFor(tools, method)
-        const fitted = yield* PromptWindow.fit(prompt, callBudget, {
-          ...options,
-          deduplication: options.deduplication ?? false,
-          overflowStrategy: options.overflowStrategy ?? "Throw"
-        })
+        const plan = stable === undefined ? undefined : yield* stable.fit(prompt, callBudget, { toolTokens: tools })
+        const fitted = plan?.fitted ?? (yield* PromptWindow.fit(prompt, callBudget, { ...pipelineOptions, itemCache }))
         const report = fitted.result.report
+        const change = plan?.change
+        const prediction = plan?.prediction
         yield* Effect.annotateCurrentSpan({
           "cupel.window.method": method,
+          "cupel.window.mode": mode,
           "cupel.window.candidates": report.totalCandidates,
           "cupel.window.included": report.included.length,
           "cupel.window.excluded": report.excluded.length,
           "cupel.window.tokens": fitted.result.totalTokens,
           "cupel.window.tool_tokens": tools,
           "cupel.window.target_tokens": callBudget.targetTokens,
-          "cupel.window.tokens_over_budget": fitted.result.tokensOverBudget
+          "cupel.window.tokens_over_budget": fitted.result.tokensOverBudget,
+          ...(plan === undefined || change === undefined || prediction === undefined ? {} : {
+            "cupel.window.conversation": plan.key,
+            "cupel.window.action": change.action,
+            "cupel.window.fresh": change.fresh ?? "",
+            "cupel.window.kept": change.kept,
+            "cupel.window.added": change.added,
+            "cupel.window.dropped": change.dropped,
+            "cupel.window.cache.predicted_read_tokens": prediction.cachedTokens,
+            "cupel.window.cache.predicted_write_tokens": prediction.writtenTokens,
+            "cupel.window.cache.predicted_cost": prediction.cost,
+            "cupel.window.cache.cost_without_cache": prediction.costWithoutCache
+          })
         })
-        yield* PubSub.publish(reports, {
-          method,
+        const committed = yield* Ref.make<WindowStore.WriteResult | undefined>(undefined)
+        const sent: Sent = {
           prompt: fitted.prompt,
-          candidates: report.totalCandidates,
-          result: fitted.result,
-          toolTokens: tools,
-          budget: callBudget
-        })
-        return fitted.prompt
+          answered: () =>
+            stable === undefined || plan === undefined
+              ? Effect.void
+              : Effect.flatMap(stable.commit(plan), (result) => Ref.set(committed, result)),
+          ended: (outcome) =>
+            Effect.flatMap(Ref.get(committed), (result) =>
+              PubSub.publish<CallReport>(reports, {
+                method,
+                prompt: fitted.prompt,
+                candidates: report.totalCandidates,
+                result: fitted.result,
+                toolTokens: tools,
+                budget: callBudget,
+                mode,
+                conversation: plan?.key,
+                change,
+                prediction,
+                outcome: outcome._tag === "Answered" ? "answered" : outcome._tag === "Failed" ? "failed" : "interrupted",
+                reported: outcome._tag === "Answered" && outcome.usage !== undefined ? reportedOf(outcome.usage) : undefined,
+                committed: result
+              }))
+        }
+        return sent
       }).pipe(
         Effect.provideContext(strategies),
         Effect.provideService(TokenCounter, counter),
@@ -433,3 +608,12 @@ export const layer = (
       )
     return Context.make(LanguageModel.LanguageModel, wrap(inner, fit)).pipe(Context.add(WindowReports, reports))
   }))
+
+/** The input figures of a provider's usage; a usage that reports none is no report. */
+const reportedOf = (usage: Response.Usage): Reported | undefined => {
+  const input = usage.inputTokens
+  if (input.total === undefined && input.cacheRead === undefined && input.cacheWrite === undefined && input.uncached === undefined) {
+    return undefined
+  }
+  return { total: input.total, cacheRead: input.cacheRead, cacheWrite: input.cacheWrite, uncached: input.uncached }
+}

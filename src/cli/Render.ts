@@ -317,7 +317,13 @@ export const humanReason = (r: ExclusionReason, pinned: ReadonlyArray<ContextIte
  * @category rendering
  */
 export const inclusionWords = (r: InclusionReason): string =>
-  r._tag === "Pinned" ? "pinned" : r._tag === "ZeroToken" ? "zero tokens" : "scored"
+  r._tag === "Pinned"
+    ? "pinned"
+    : r._tag === "ZeroToken"
+    ? "zero tokens"
+    : r._tag === "Kept"
+    ? (r.appended ? "appended to the previous window" : "kept from the previous window")
+    : "scored"
 
 /**
  * A section heading: `── title ─────…`, as wide as a run heading.

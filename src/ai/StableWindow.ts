@@ -1,0 +1,589 @@
+/**
+ * StableWindow: a conversation's windows across calls, kept stable so that a provider's prompt
+ * cache can serve their prefix (docs/ai.md, "Windows across calls", rules S1–S11).
+ *
+ * Fitting every call from scratch moves the selection at every call once a conversation reaches
+ * its budget: the prompt changes right after the system prompt and the cache misses. A stable
+ * window instead sends the previous window with the new messages appended while that fits the
+ * target, and only when it no longer fits compacts it, in one step, down to a low watermark —
+ * one cache write, then many calls that append again.
+ *
+ * {@link make} gives a session object over `PromptWindow` for any caller: {@link StableWindow.fit}
+ * plans a call's window from the conversation's state in a `KeyValueStore`, and
+ * {@link StableWindow.commit} records it once the model has answered (rule S6).
+ * `WindowedLanguageModel.layer` uses it for every `effect/ai` call.
+ *
+ * @since 0.3.0
+ */
+import { Clock, Duration, Effect } from "effect"
+import type { AiError } from "effect/ai"
+import { Prompt } from "effect/ai"
+import { KeyValueStore } from "effect/persistence"
+import type { ContextBudget } from "../ContextBudget.ts"
+import { ContextBudget as Budget } from "../ContextBudget.ts"
+import type { ContextItem } from "../ContextItem.ts"
+import * as ExclusionReason from "../ExclusionReason.ts"
+import type { ExcludedItem } from "../ExcludedItem.ts"
+import type { IncludedItem } from "../IncludedItem.ts"
+import * as InclusionReason from "../InclusionReason.ts"
+import * as Hash from "../internal/hash.ts"
+import type * as Pipeline from "../Pipeline.ts"
+import type { PipelineResult } from "../PipelineResult.ts"
+import * as CacheModel from "./CacheModel.ts"
+import * as ConversationKey from "./ConversationKey.ts"
+import * as PromptWindow from "./PromptWindow.ts"
+import type { TokenCounter } from "./TokenCounter.ts"
+import * as WindowState from "./WindowState.ts"
+import * as WindowStore from "./WindowStore.ts"
+
+/**
+ * Options of a stable window: `PromptWindow`'s and the pipeline's, and
+ *
+ * - `lowWatermark` — the fraction of the target a compaction cuts down to (0 < λ <= 1); by
+ *   default chosen per compaction from the cost model (rule S11);
+ * - `cacheRule` — the provider's cache rule for predictions and the default watermark (default
+ *   `CacheModel.Anthropic5m`);
+ * - `conversationKey` — the key of a call without a `ConversationKey` in context (default
+ *   `ConversationKey.fromOpening`);
+ * - `ttl` — how long a conversation's state lives after its last call (default one hour);
+ * - `storeTimeout` — how long a store operation may take (default 1 second);
+ * - `settings` — text naming whatever else shapes the windows (the layer's strategies): a state
+ *   written under other settings is not used.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Options extends PromptWindow.Options, Pipeline.Options, PromptWindow.FitOptions {
+  readonly lowWatermark?: number | undefined
+  readonly cacheRule?: CacheModel.CacheRule | undefined
+  readonly conversationKey?: ((prompt: Prompt.Prompt) => string) | undefined
+  readonly ttl?: Duration.Input | undefined
+  readonly storeTimeout?: Duration.Input | undefined
+  readonly settings?: string | undefined
+}
+
+/**
+ * What a call did with the conversation's window:
+ *
+ * - `append` — the previous window and the new messages (rule S3);
+ * - `compact` — chosen again by the pipeline, down to the low watermark (S4);
+ * - `fresh` — no usable state, and the whole history fits (S5).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type Action = "append" | "compact" | "fresh"
+
+/**
+ * Why no state was used (rule S5); `undefined` when the conversation's state was used.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type FreshReason = "new" | "expired" | "history-changed" | "settings-changed" | "corrupt" | "store-failed"
+
+/**
+ * The change from the conversation's previous window to this call's: what it did, why it fitted
+ * afresh (if it did), the items kept, added and dropped (and their tokens), and the low watermark
+ * of a compaction.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Change {
+  readonly action: Action
+  readonly fresh: FreshReason | undefined
+  readonly kept: number
+  readonly added: number
+  readonly dropped: number
+  readonly keptTokens: number
+  readonly addedTokens: number
+  readonly droppedTokens: number
+  readonly lowWatermark: number | undefined
+  /** What the store said when it failed, if it did. */
+  readonly storeFailure: string | undefined
+}
+
+/**
+ * A planned call: its conversation key, the fitted prompt and result, the change, the cache
+ * prediction, and the state {@link StableWindow.commit} writes.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Plan {
+  readonly key: string
+  readonly fitted: PromptWindow.Fitted
+  readonly change: Change
+  readonly prediction: CacheModel.Prediction
+  readonly next: WindowState.WindowState
+  /** The revision of the state the plan was made from (`undefined`: none decoded). */
+  readonly basedOn: number | undefined
+}
+
+/**
+ * A call's own figures: the conversation `key` (else from context or the options) and the
+ * tokens of the tool definitions sent before the prompt.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Call {
+  readonly key?: string | undefined
+  readonly toolTokens?: number | undefined
+}
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export interface StableWindow {
+  /** Plans a call's window (nothing is written). */
+  readonly fit: (
+    prompt: Prompt.RawInput,
+    budget: ContextBudget,
+    call?: Call
+  ) => Effect.Effect<
+    Plan,
+    Pipeline.PipelineError | AiError.AiError | PromptWindow.CandidateError,
+    Pipeline.Services | TokenCounter
+  >
+  /** Records a planned call as sent; never fails (rules S6–S8). */
+  readonly commit: (plan: Plan) => Effect.Effect<WindowStore.WriteResult>
+}
+
+/** The default lifetime of a state: the longest prompt-cache lifetime (Anthropic's 1 hour). */
+const defaultTtl = Duration.hours(1)
+
+/**
+ * A stable window over the `KeyValueStore` in context.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Layer } from "effect"
+ * import { KeyValueStore } from "effect/persistence"
+ * import { ContextBudget, FirstFitSlice, OverflowNotifier, RecencyScorer } from "effect-cupel"
+ * import * as StableWindow from "effect-cupel/ai/StableWindow"
+ * import * as TokenCounter from "effect-cupel/ai/TokenCounter"
+ * import * as SectionedPlacer from "effect-cupel/placers/SectionedPlacer"
+ *
+ * const program = Effect.gen(function*() {
+ *   const window = yield* StableWindow.make({})
+ *   const budget = new ContextBudget.ContextBudget({ maxTokens: 8_000, targetTokens: 6_000 })
+ *   const plan = yield* window.fit([{ role: "user", content: "hi" }], budget)
+ *   // … send plan.fitted.prompt to the model; once it answered:
+ *   yield* window.commit(plan)
+ * })
+ * const layers = Layer.mergeAll(
+ *   KeyValueStore.layerMemory, RecencyScorer.layer, FirstFitSlice.layer, SectionedPlacer.conversation,
+ *   OverflowNotifier.layerLog, TokenCounter.make((m) => 4 + JSON.stringify(m).length / 4)
+ * )
+ * ```
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const make = (options: Options): Effect.Effect<StableWindow, never, KeyValueStore.KeyValueStore> =>
+  Effect.gen(function*() {
+    const store = yield* WindowStore.make(yield* KeyValueStore.KeyValueStore, { timeout: options.storeTimeout })
+    return fromStore(store, options)
+  })
+
+/**
+ * A stable window over a {@link WindowStore.WindowStore}.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const fromStore = (store: WindowStore.WindowStore, options: Options): StableWindow => {
+  const itemCache = options.itemCache ?? PromptWindow.makeItemCache()
+  const hashes = new WeakMap<Prompt.Message, string>()
+  const hashOf = (message: Prompt.Message): string => {
+    let h = hashes.get(message)
+    if (h === undefined) {
+      h = Hash.hashString(`${message.role}\n${PromptWindow.render(message)}`)
+      hashes.set(message, h)
+    }
+    return h
+  }
+  const rule = options.cacheRule ?? CacheModel.Anthropic5m
+  const ttlMillis = Duration.toMillis(Duration.fromInputUnsafe(options.ttl ?? defaultTtl))
+  const documents = options.documents ?? []
+  const settings = Hash.hashString(JSON.stringify([
+    options.settings ?? "",
+    options.startOn ?? "user",
+    options.deduplication ?? false,
+    options.overflowStrategy ?? "Throw",
+    documents.map((d) => [d.content, d.tokens, d.kind, d.pinned])
+  ]))
+
+  const fit: StableWindow["fit"] = (prompt, budget, call) =>
+    Effect.gen(function*() {
+      const candidates = yield* PromptWindow.toCandidates(prompt, { ...options, itemCache })
+      const messages = candidates.messages
+      const n = messages.length
+      const key = call?.key ?? (yield* ConversationKey.ConversationKey) ??
+        (options.conversationKey === undefined
+          ? ConversationKey.fromOpening(messages, hashOf)
+          : options.conversationKey(Prompt.fromMessages(messages)))
+      const now = yield* Clock.currentTimeMillis
+      const toolTokens = call?.toolTokens ?? 0
+      const found = yield* store.read(key)
+      const basedOn = found._tag === "Found" ? found.state.revision : undefined
+      const digests = prefixDigests(messages, hashOf)
+      const previous = usable(found, { settings, now, ttlMillis, n, digests, documents: documents.length })
+      const state = previous._tag === "Usable" ? previous.state : undefined
+      const previousEntries = previous._tag === "Usable" ? previous.entries : undefined
+      const tokensOf = (entry: number): number =>
+        entry >= 0 ? candidates.items[entry]!.tokens : documents[-entry - 1]!.tokens
+
+      let fitted: PromptWindow.Fitted | undefined
+      let action: Action
+      let watermark: number | undefined
+      let entries: Array<number>
+      let appended = 0
+      // S3: append while it fits.
+      const append = previousEntries === undefined || state === undefined
+        ? undefined
+        : appendPlan(candidates, previousEntries, state.historyLength, tokensOf, budget.targetTokens)
+      if (append !== undefined && state !== undefined && previousEntries !== undefined) {
+        action = "append"
+        entries = append.entries
+        appended = append.addedTokens
+        fitted = appendedResult(candidates, documents, previousEntries, entries, append.windowTokens)
+      } else {
+        const total = candidates.items.reduce((sum, item) => sum + item.tokens, 0)
+        if (state === undefined && total <= budget.targetTokens) {
+          // S5: nothing remembered and everything fits: the whole history (K1).
+          action = "fresh"
+          fitted = yield* PromptWindow.fitCandidates(candidates, budget, options)
+        } else {
+          // S4: compact in one step to the low watermark, at least what the call must keep.
+          action = "compact"
+          const growth = state !== undefined && state.appends > 0
+            ? state.addedTokens / state.appends
+            : lastStepTokens(candidates)
+          watermark = options.lowWatermark ?? CacheModel.lowWatermark(rule, {
+            growthPerCall: growth,
+            targetTokens: budget.targetTokens
+          })
+          const must = PromptWindow.keeping(candidates, budget.targetTokens)
+          const low = Math.max(Math.floor(watermark * budget.targetTokens), must.pinnedTokens + must.keptTokens)
+          const lowBudget = new Budget({ ...budget, targetTokens: Math.min(budget.targetTokens, low) })
+          const run = yield* PromptWindow.fitCandidates(candidates, lowBudget, options)
+          fitted = previousEntries === undefined ? run : keepRelativeOrder(run, candidates, documents, previousEntries)
+        }
+        entries = entriesOf(fitted.result.window, documents)
+      }
+
+      const windowTokens = fitted.result.totalTokens
+      const change = changeOf(previousEntries, entries, tokensOf, action, previous, watermark, found)
+      const sameTools = state !== undefined && state.toolTokens === toolTokens
+      const common = previousEntries === undefined || !sameTools ? 0 : toolTokens + commonPrefix(previousEntries, entries, tokensOf)
+      const prediction = CacheModel.predict(rule, {
+        totalTokens: toolTokens + windowTokens,
+        previousTokens: found._tag === "Found" ? found.state.toolTokens + found.state.windowTokens : 0,
+        commonPrefixTokens: common,
+        secondsSincePrevious: found._tag === "Found" ? Math.max(0, now - found.state.updatedAtMillis) / 1000 : Infinity
+      })
+      const next = new WindowState.WindowState({
+        format: 1,
+        fingerprint: settings,
+        revision: (basedOn ?? 0) + 1,
+        historyLength: n,
+        historyDigest: digests[n]!,
+        window: WindowState.toRuns(entries),
+        windowTokens,
+        toolTokens,
+        calls: (state?.calls ?? 0) + 1,
+        compactions: (state?.compactions ?? 0) + (action === "compact" ? 1 : 0),
+        appends: (state?.appends ?? 0) + (action === "append" ? 1 : 0),
+        addedTokens: (state?.addedTokens ?? 0) + appended,
+        updatedAtMillis: now
+      })
+      return { key, fitted, change, prediction, next, basedOn }
+    }).pipe(Effect.withSpan("cupel.stable_window.fit"))
+
+  const commit = (plan: Plan) => store.write(plan.key, plan.next, plan.basedOn)
+
+  return { fit, commit }
+}
+
+/** The chained digest of every prefix of the history: `digests[k]` is that of the first `k` messages. */
+const prefixDigests = (messages: ReadonlyArray<Prompt.Message>, hashOf: (m: Prompt.Message) => string): Array<string> => {
+  const digests = [Hash.start]
+  for (const message of messages) digests.push(Hash.chain(digests[digests.length - 1]!, hashOf(message)))
+  return digests
+}
+
+type Previous =
+  | { readonly _tag: "Usable"; readonly state: WindowState.WindowState; readonly entries: Array<number> }
+  | { readonly _tag: "Unusable"; readonly reason: FreshReason }
+
+/** Whether a stored state may be continued (rule S3), and why not. */
+const usable = (found: WindowStore.ReadResult, call: {
+  readonly settings: string
+  readonly now: number
+  readonly ttlMillis: number
+  readonly n: number
+  readonly digests: ReadonlyArray<string>
+  readonly documents: number
+}): Previous => {
+  switch (found._tag) {
+    case "Missing":
+      return { _tag: "Unusable", reason: "new" }
+    case "Corrupt":
+      return { _tag: "Unusable", reason: "corrupt" }
+    case "Failed":
+      return { _tag: "Unusable", reason: "store-failed" }
+    case "Found":
+      break
+  }
+  const state = found.state
+  if (state.fingerprint !== call.settings) return { _tag: "Unusable", reason: "settings-changed" }
+  if (call.now - state.updatedAtMillis > call.ttlMillis) return { _tag: "Unusable", reason: "expired" }
+  if (state.historyLength > call.n || call.digests[state.historyLength] !== state.historyDigest) {
+    return { _tag: "Unusable", reason: "history-changed" }
+  }
+  const entries = WindowState.fromRuns(state.window)
+  const seen = new Set<number>()
+  for (const entry of entries) {
+    const inRange = entry >= 0 ? entry < state.historyLength : -entry - 1 < call.documents
+    // A window that names a message it never saw, a document that is not there, or an entry
+    // twice was not written by this code for this history.
+    if (!inRange || seen.has(entry)) return { _tag: "Unusable", reason: "corrupt" }
+    seen.add(entry)
+  }
+  return { _tag: "Usable", state, entries }
+}
+
+/**
+ * The previous window with the new messages appended, when that fits `target` and no new
+ * message belongs to a group whose earlier members are not the previous window's last entries
+ * (rule S3); otherwise `undefined`. The new messages are ordered as the conversation placer
+ * orders them: each group drawn up to its first member.
+ */
+const appendPlan = (
+  candidates: PromptWindow.Candidates,
+  previous: ReadonlyArray<number>,
+  seen: number,
+  tokensOf: (entry: number) => number,
+  target: number
+): { readonly entries: Array<number>; readonly windowTokens: number; readonly addedTokens: number } | undefined => {
+  const n = candidates.messages.length
+  const firstOf = new Map<string, number>()
+  const oldMembers = new Set<number>()
+  for (let i = 0; i < n; i++) {
+    const group = candidates.groups[i]
+    if (group !== undefined && !firstOf.has(group)) firstOf.set(group, i)
+  }
+  const groupsWithNew = new Set<string>()
+  for (let j = seen; j < n; j++) {
+    const group = candidates.groups[j]
+    if (group !== undefined) groupsWithNew.add(group)
+  }
+  if (groupsWithNew.size > 0) {
+    for (let i = 0; i < seen; i++) {
+      const group = candidates.groups[i]
+      if (group !== undefined && groupsWithNew.has(group)) oldMembers.add(i)
+    }
+  }
+  if (oldMembers.size > 0) {
+    // A late member of a group already sent: only when that group ends the previous window can
+    // the new member follow it directly.
+    const tail = previous.slice(previous.length - oldMembers.size)
+    if (!tail.every((entry) => oldMembers.has(entry))) return undefined
+  }
+  let windowTokens = 0
+  for (const entry of previous) windowTokens += tokensOf(entry)
+  const added: Array<number> = []
+  let addedTokens = 0
+  for (let j = seen; j < n; j++) {
+    added.push(j)
+    addedTokens += tokensOf(j)
+  }
+  if (windowTokens + addedTokens > target) return undefined
+  const unitKey = (j: number): number => {
+    const group = candidates.groups[j]
+    return group === undefined ? j : firstOf.get(group) ?? j
+  }
+  added.sort((a, b) => unitKey(a) - unitKey(b) || a - b)
+  return { entries: [...previous, ...added], windowTokens: windowTokens + addedTokens, addedTokens }
+}
+
+/** The item of an entry. */
+const itemOf = (
+  entry: number,
+  candidates: PromptWindow.Candidates,
+  documents: ReadonlyArray<ContextItem>
+): ContextItem => (entry >= 0 ? candidates.items[entry]! : documents[-entry - 1]!)
+
+/**
+ * The result of an appending call: the window as the entries say, each item `Kept` (appended
+ * or not), every other candidate excluded as `Filtered` by the stable window, no stage run.
+ */
+const appendedResult = (
+  candidates: PromptWindow.Candidates,
+  documents: ReadonlyArray<ContextItem>,
+  previous: ReadonlyArray<number>,
+  entries: ReadonlyArray<number>,
+  windowTokens: number
+): PromptWindow.Fitted => {
+  const inWindow = new Set(entries)
+  const wasSent = new Set(previous)
+  const included: Array<IncludedItem> = entries.map((entry) => ({
+    item: itemOf(entry, candidates, documents),
+    score: 1,
+    reason: wasSent.has(entry) ? InclusionReason.kept : InclusionReason.appended
+  }))
+  const reason = ExclusionReason.Filtered.make({ filterName: stableWindowFilter })
+  const excluded: Array<ExcludedItem> = []
+  let considered = 0
+  const n = candidates.messages.length
+  for (let i = 0; i < n; i++) {
+    const item = candidates.items[i]!
+    considered += Math.max(0, item.tokens)
+    if (!inWindow.has(i)) excluded.push({ item, score: 0, reason })
+  }
+  documents.forEach((document, d) => {
+    considered += Math.max(0, document.tokens)
+    if (!inWindow.has(WindowState.documentEntry(d))) excluded.push({ item: document, score: 0, reason })
+  })
+  const window = included.map((entry) => entry.item)
+  const result: PipelineResult = {
+    window,
+    report: {
+      events: [],
+      included,
+      excluded,
+      totalCandidates: candidates.items.length,
+      totalTokensConsidered: considered,
+      countRequirementShortfalls: []
+    },
+    totalTokens: windowTokens,
+    tokensOverBudget: 0
+  }
+  return { prompt: PromptWindow.toPrompt(window, candidates), result }
+}
+
+/**
+ * The filter name in the exclusion reason of the candidates an appending call leaves out: they
+ * were left out by an earlier compaction of the conversation (`Filtered`,
+ * `filterName: "stable-window"`).
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const stableWindowFilter = "stable-window"
+
+/** The entry of each item of a window: its message's index, or its document's entry. */
+const entriesOf = (window: ReadonlyArray<ContextItem>, documents: ReadonlyArray<ContextItem>): Array<number> => {
+  const documentIndex = new Map<ContextItem, number>()
+  documents.forEach((document, d) => documentIndex.set(document, d))
+  return window.map((item) => {
+    const d = documentIndex.get(item)
+    if (d !== undefined) return WindowState.documentEntry(d)
+    // A message's item, or the copy of it that the call kept (rule K2): its index is its entry.
+    const index = item.metadata["messageIndex"]
+    return typeof index === "number" ? index : -1
+  })
+}
+
+/**
+ * Rule S4's last clause: the items of a compacted window that were in the previous window take,
+ * among the places they occupy, their previous relative order.
+ */
+const keepRelativeOrder = (
+  fitted: PromptWindow.Fitted,
+  candidates: PromptWindow.Candidates,
+  documents: ReadonlyArray<ContextItem>,
+  previous: ReadonlyArray<number>
+): PromptWindow.Fitted => {
+  const rank = new Map<number, number>()
+  previous.forEach((entry, k) => rank.set(entry, k))
+  const included = fitted.result.report.included
+  const entries = entriesOf(included.map((entry) => entry.item), documents)
+  const places: Array<number> = []
+  for (let k = 0; k < entries.length; k++) if (rank.has(entries[k]!)) places.push(k)
+  const byRank = places.slice().sort((a, b) => rank.get(entries[a]!)! - rank.get(entries[b]!)!)
+  const inOrder = byRank.map((k) => included[k]!)
+  if (byRank.every((k, p) => k === places[p])) return fitted
+  const reordered = included.slice()
+  places.forEach((k, p) => (reordered[k] = inOrder[p]!))
+  const window = reordered.map((entry) => entry.item)
+  const result: PipelineResult = { ...fitted.result, window, report: { ...fitted.result.report, included: reordered } }
+  const messageOf = new Map(candidates.messageOf)
+  for (const entry of reordered) {
+    const index = entry.item.metadata["messageIndex"]
+    if (typeof index === "number" && !messageOf.has(entry.item)) messageOf.set(entry.item, candidates.messages[index]!)
+  }
+  return { prompt: PromptWindow.toPrompt(window, { ...candidates, messageOf }), result }
+}
+
+/** The tokens of the history's last step: its newest assistant message and what follows it. */
+const lastStepTokens = (candidates: PromptWindow.Candidates): number => {
+  const messages = candidates.messages
+  let from = messages.findLastIndex((m) => m.role === "assistant")
+  if (from < 0) from = messages.length - 1
+  let tokens = 0
+  for (let i = Math.max(0, from); i < messages.length; i++) tokens += candidates.items[i]!.tokens
+  return tokens
+}
+
+/** The tokens of the entries two windows share from their start. */
+const commonPrefix = (
+  previous: ReadonlyArray<number>,
+  current: ReadonlyArray<number>,
+  tokensOf: (entry: number) => number
+): number => {
+  let tokens = 0
+  const n = Math.min(previous.length, current.length)
+  for (let k = 0; k < n && previous[k] === current[k]; k++) tokens += tokensOf(current[k]!)
+  return tokens
+}
+
+const changeOf = (
+  previous: ReadonlyArray<number> | undefined,
+  current: ReadonlyArray<number>,
+  tokensOf: (entry: number) => number,
+  action: Action,
+  state: Previous,
+  lowWatermark: number | undefined,
+  found: WindowStore.ReadResult
+): Change => {
+  const before = new Set(previous ?? [])
+  const now = new Set(current)
+  let kept = 0
+  let keptTokens = 0
+  let added = 0
+  let addedTokens = 0
+  let dropped = 0
+  let droppedTokens = 0
+  for (const entry of current) {
+    if (before.has(entry)) {
+      kept++
+      keptTokens += tokensOf(entry)
+    } else {
+      added++
+      addedTokens += tokensOf(entry)
+    }
+  }
+  for (const entry of before) {
+    if (!now.has(entry)) {
+      dropped++
+      droppedTokens += tokensOf(entry)
+    }
+  }
+  return {
+    action,
+    fresh: state._tag === "Unusable" ? state.reason : undefined,
+    kept,
+    added,
+    dropped,
+    keptTokens,
+    addedTokens,
+    droppedTokens,
+    lowWatermark,
+    storeFailure: found._tag === "Failed" ? found.message : undefined
+  }
+}

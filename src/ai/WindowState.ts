@@ -1,0 +1,125 @@
+/**
+ * WindowState: what a stable window remembers of a conversation between two calls (docs/ai.md,
+ * rule S2) — small, and without any message text: a digest of the history it saw, the window it
+ * sent as runs of positions, counts, and the time of the last call.
+ *
+ * It is written to a `KeyValueStore` as JSON and read back from it as untrusted input: decoded
+ * with the {@link WindowState} schema, and anything that does not decode is a fresh fit, never a
+ * failure (`StableWindow`).
+ *
+ * @since 0.3.0
+ */
+import { Effect, Schema } from "effect"
+
+const count = (name: string) =>
+  Schema.Number.check(Schema.makeFilter((n) => (Number.isSafeInteger(n) && n >= 0) || `${name} must be a whole number >= 0`))
+
+/**
+ * One run of window entries: `[first, length]` — the entries `first, first + 1, …, first +
+ * length − 1`, in that order. An entry `i >= 0` is message `i` of the history; an entry `-(d +
+ * 1)` is document `d` of the layer's `documents`.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export const Run = Schema.Tuple([
+  Schema.Number.check(Schema.makeFilter((n) => Number.isSafeInteger(n) || "a run's first entry must be a whole number")),
+  count("a run's length")
+])
+
+/**
+ * The state of one conversation's window.
+ *
+ * | field | meaning |
+ * |---|---|
+ * | `format` | 1: the layout of this record |
+ * | `fingerprint` | the settings that shape a window (target, documents, startOn, mode…); another layer's state is stale |
+ * | `revision` | how many times it was written; a write based on an older revision is dropped (rule S7) |
+ * | `historyLength`, `historyDigest` | the history the last call saw: its length and the chained hash of its messages |
+ * | `window` | the window the last call sent, as runs of entries (see {@link Run}) |
+ * | `windowTokens` | that window's tokens |
+ * | `toolTokens` | the tool definitions' tokens the last call sent before it |
+ * | `calls`, `compactions` | how many calls and compactions the conversation has had |
+ * | `addedTokens` | the tokens appended by calls that appended (the growth per call is `addedTokens / appends`) |
+ * | `appends` | how many calls appended |
+ * | `updatedAtMillis` | when the last call was made (Effect's `Clock`) |
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export class WindowState extends Schema.Class<WindowState>("effect-cupel/ai/WindowState")({
+  format: Schema.Literal(1),
+  fingerprint: Schema.String,
+  revision: count("revision"),
+  historyLength: count("historyLength"),
+  historyDigest: Schema.String,
+  window: Schema.Array(Run),
+  windowTokens: count("windowTokens"),
+  toolTokens: count("toolTokens"),
+  calls: count("calls"),
+  compactions: count("compactions"),
+  appends: count("appends"),
+  addedTokens: count("addedTokens"),
+  updatedAtMillis: Schema.Finite
+}) {}
+
+const Json = Schema.fromJsonString(WindowState)
+
+/**
+ * Reads a state from the text a store holds; a `SchemaError` when it is not a state of this
+ * format (corrupt, foreign, or written by another version).
+ *
+ * @since 0.3.0
+ * @category decoding
+ */
+export const decodeJson: (text: string) => Effect.Effect<WindowState, Schema.SchemaError> = Schema.decodeUnknownEffect(
+  Json,
+  { onExcessProperty: "error" }
+)
+
+/**
+ * The text a store holds for a state.
+ *
+ * @since 0.3.0
+ * @category encoding
+ */
+export const encodeJson: (state: WindowState) => Effect.Effect<string, Schema.SchemaError> = Schema.encodeEffect(Json)
+
+/**
+ * The entries of a window as runs (consecutive entries `e, e + 1, …` share a run).
+ *
+ * @since 0.3.0
+ * @category converting
+ */
+export const toRuns = (entries: ReadonlyArray<number>): Array<readonly [number, number]> => {
+  const runs: Array<readonly [number, number]> = []
+  let k = 0
+  while (k < entries.length) {
+    const first = entries[k]!
+    let length = 1
+    while (k + length < entries.length && entries[k + length] === first + length) length++
+    runs.push([first, length])
+    k += length
+  }
+  return runs
+}
+
+/**
+ * The entries of runs, in order.
+ *
+ * @since 0.3.0
+ * @category converting
+ */
+export const fromRuns = (runs: ReadonlyArray<readonly [number, number]>): Array<number> => {
+  const entries: Array<number> = []
+  for (const [first, length] of runs) for (let i = 0; i < length; i++) entries.push(first + i)
+  return entries
+}
+
+/**
+ * The entry of document `d`.
+ *
+ * @since 0.3.0
+ * @category converting
+ */
+export const documentEntry = (d: number): number => -(d + 1)
