@@ -123,10 +123,22 @@ const exited = (child: ChildProcess): Effect.Effect<void> =>
     child.once("exit", () => resume(Effect.void))
   })
 
+/**
+ * A worker that is torn down (a test that timed out with its scope open) runs no finalizers,
+ * and may be killed outright: where util-linux's `setpriv` is there, the server is started
+ * under `--pdeathsig KILL`, so the kernel kills it with its parent; an `exit` hook covers the
+ * gentler endings elsewhere.
+ */
+const [command, ...launch]: readonly [string, ...Array<string>] =
+  spawnSync("setpriv", ["--version"]).status === 0
+    ? ["setpriv", "--pdeathsig", "KILL", "redis-server"]
+    : ["redis-server"]
+
 const spawnServer = (port: number, dir: string) =>
   Effect.gen(function*() {
     let output = ""
-    const child = spawn("redis-server", [
+    const child = spawn(command, [
+      ...launch,
       "--port",
       String(port),
       "--bind",
@@ -140,6 +152,9 @@ const spawnServer = (port: number, dir: string) =>
       "--logfile",
       ""
     ], { stdio: ["ignore", "pipe", "pipe"] })
+    const killOnExit = () => child.kill("SIGKILL")
+    process.once("exit", killOnExit)
+    child.once("exit", () => process.off("exit", killOnExit))
     child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
     child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
     const spawnFailure = yield* Effect.callback<string | undefined>((resume) => {
