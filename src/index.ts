@@ -56,6 +56,8 @@ export * as InvalidItemError from "./InvalidItemError.ts"
 export * as KindScorer from "./scorers/KindScorer.ts"
 /** @since 0.2.0 */
 export * as KnapsackSlice from "./slicers/KnapsackSlice.ts"
+/** @since 0.3.0 */
+export * as MemoryStore from "./ai/MemoryStore.ts"
 /** @since 0.2.0 */
 export * as MetadataKeyScorer from "./scorers/MetadataKeyScorer.ts"
 /** @since 0.2.0 */
@@ -98,6 +100,8 @@ export * as PromptWindow from "./ai/PromptWindow.ts"
 export * as QuotaSlice from "./slicers/QuotaSlice.ts"
 /** @since 0.2.0 */
 export * as RecencyScorer from "./scorers/RecencyScorer.ts"
+/** @since 0.3.0 */
+export * as RedisStore from "./ai/RedisStore.ts"
 /** @since 0.2.0 */
 export * as ReflexiveScorer from "./scorers/ReflexiveScorer.ts"
 /** @since 0.2.0 */
