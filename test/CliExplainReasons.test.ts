@@ -46,6 +46,7 @@ describe("Render.humanReason: a budget reason in the words of the run's slicer",
       const slicer of [
         undefined,
         { type: "greedy" },
+        { type: "first_fit" },
         { type: "knapsack", bucketSize: 100 },
         { type: "quota", inner: { type: "greedy" }, quotas: [] },
         { type: "count_quota", inner: { type: "greedy" }, entries: [] },
@@ -80,7 +81,7 @@ describe("Render.humanReason: a budget reason in the words of the run's slicer",
     )
   })
 
-  it("greedy, quota and count quota: not chosen, by whom", () => {
+  it("greedy, first-fit, quota and count quota: not chosen, by whom", () => {
     assert.strictEqual(
       Render.humanReason(exceeded(9, 88), [], { type: "greedy" }),
       "not chosen by the greedy slicer (9 tokens; 88 left)"
@@ -88,6 +89,10 @@ describe("Render.humanReason: a budget reason in the words of the run's slicer",
     assert.strictEqual(
       Render.humanReason(exceeded(9, 88), []),
       "not chosen by the slicer (9 tokens; 88 left)"
+    )
+    assert.strictEqual(
+      Render.humanReason(exceeded(9, 88), [], { type: "first_fit" }),
+      "not chosen by the first-fit slicer (9 tokens; 88 left)"
     )
     const quota = { type: "quota", inner: { type: "knapsack" }, quotas: [{ kind: "Document", cap: 10 }] } as const
     assert.strictEqual(
@@ -97,6 +102,10 @@ describe("Render.humanReason: a budget reason in the words of the run's slicer",
     assert.strictEqual(
       Render.humanReason(exceeded(9, 88), [], { type: "count_quota", inner: { type: "greedy" }, entries: [] }),
       "not chosen by the greedy slicer, which ran before the count caps freed room (9 tokens; 88 left)"
+    )
+    assert.strictEqual(
+      Render.humanReason(exceeded(9, 88), [], { type: "count_quota", inner: { type: "first_fit" }, entries: [] }),
+      "not chosen by the first-fit slicer, which ran before the count caps freed room (9 tokens; 88 left)"
     )
     assert.strictEqual(
       Render.humanReason(exceeded(9, 88), [], { type: "count_quota", inner: quota, entries: [] }),
@@ -169,10 +178,12 @@ describe("cupel explain over random inputs and slicers", () => {
   }).map((q) => ({ kind: q.kind, require: q.require, cap: q.require + q.extra }))
   const arbGreedyOrQuota = fc.oneof(
     fc.constant<unknown>("greedy"),
+    fc.constant<unknown>("first_fit"),
     arbQuota.map((q): unknown => ({ type: "quota", inner: "greedy", quotas: [q] }))
   )
   const arbSlicer: fc.Arbitrary<unknown> = fc.oneof(
     fc.constant("greedy"),
+    fc.constant("first_fit"),
     fc.integer({ min: 1, max: 60 }).map((bucketSize) => ({ type: "knapsack", bucketSize })),
     fc.tuple(arbQuota, fc.oneof(fc.constant<unknown>("greedy"), fc.integer({ min: 1, max: 40 }).map((b) => ({ type: "knapsack", bucketSize: b }))))
       .map(([q, inner]) => ({ type: "quota", inner, quotas: [q] })),

@@ -301,6 +301,8 @@ const notChosen = (slicer: SlicerConfig | undefined, tokens: number, left: strin
       return `not chosen by the slicer (${count(tokens)} tokens; ${left} left)`
     case "greedy":
       return `not chosen by the greedy slicer (${count(tokens)} tokens; ${left} left)`
+    case "first_fit":
+      return `not chosen by the first-fit slicer (${count(tokens)} tokens; ${left} left)`
     case "knapsack":
       return `not chosen: the knapsack's best total (${rounded(tokens, slicer.bucketSize)}; ${left} left)`
     case "count_constrained_knapsack":
@@ -309,9 +311,10 @@ const notChosen = (slicer: SlicerConfig | undefined, tokens: number, left: strin
       return `not chosen within its kind's quota share (${count(tokens)} tokens; ${left} left in the whole budget)`
     case "count_quota":
       // The inner slicer chose with the budget the required items left it; the caps then dropped
-      // some of its items, which is the only way a greedy choice leaves room that fits.
-      return slicer.inner.type === "greedy"
-        ? `not chosen by the greedy slicer, which ran before the count caps freed room (${count(tokens)} tokens; ${left} left)`
+      // some of its items, which is the only way a greedy or first-fit choice leaves room that fits.
+      return slicer.inner.type === "greedy" || slicer.inner.type === "first_fit"
+        ? `not chosen by the ${slicer.inner.type === "greedy" ? "greedy" : "first-fit"} slicer, which ran before the ` +
+          `count caps freed room (${count(tokens)} tokens; ${left} left)`
         : notChosen(slicer.inner, tokens, left)
   }
 }
