@@ -125,7 +125,7 @@ layer(NodeServices.layer)("cupel explain", (it) => {
       const run = yield* cli(["explain", "--preset", "chat", "--placer", "u-shaped"], { stdin: sampleText })
       assert.strictEqual(run.code, 0, run.stderr)
       assert.include(run.stdout, `policy (preset chat): scorer composite(recency 3, kind 1) · slicer greedy · placer u-shaped`)
-      assert.strictEqual(Presets.chat.placer.type, "chronological")
+      assert.strictEqual(Presets.chat.placer.type, "conversation")
     }))
 
   it.effect("plain text when not a terminal, colour on a terminal (Demo.style)", () =>

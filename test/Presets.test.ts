@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import * as fc from "fast-check"
 import {
-  ChronologicalPlacer,
   CompositeScorer,
   ContextBudget,
   ContextItem,
@@ -16,16 +16,18 @@ import {
   RecencyScorer,
   ReflexiveScorer,
   Scorer,
+  SectionedPlacer,
   Slicer,
-  Timestamp,
-  UShapedPlacer
+  Timestamp
 } from "../src/index.ts"
 import * as Policy from "../src/Policy.ts"
 import * as Presets from "../src/Presets.ts"
 
 // The seven presets of Cupel .NET, transcribed from src/Wollax.Cupel/CupelPresets.cs (wollax/cupel):
 // each scorer entry with its weight, in order, the slicer (and the knapsack's bucket size), the
-// placer. Every preset there deduplicates and uses OverflowStrategy.Throw.
+// placer. Every preset there deduplicates and uses OverflowStrategy.Throw. The placer is .NET's
+// and not ours: every preset here places with `conversation`, so that the system prompt comes
+// first (docs/design.md, "Presets put the system prompt first").
 const dotnet: ReadonlyArray<{
   readonly name: Presets.PresetName
   readonly dotnetName: string
@@ -141,8 +143,8 @@ const handLayers = (
   Effect.gen(function*() {
     const scorer = yield* CompositeScorer.make(entry.scorers.map(([n, weight]) => ({ scorer: byName(n), weight })))
     const slicer = entry.slicer === "Greedy" ? GreedySlice.make() : yield* KnapsackSlice.make({ bucketSize: entry.bucketSize })
-    const placer = entry.placer === "UShaped" ? UShapedPlacer.layer : ChronologicalPlacer.layer
-    return Layer.mergeAll(Scorer.layer(scorer), Slicer.layer(slicer), placer)
+    // .NET's scorer and slicer, and the placer every preset here has instead of .NET's.
+    return Layer.mergeAll(Scorer.layer(scorer), Slicer.layer(slicer), SectionedPlacer.conversation)
   })
 
 const run = (policy: Policy.Policy) =>
@@ -150,9 +152,13 @@ const run = (policy: Policy.Policy) =>
 
 const contents = (items: ReadonlyArray<ContextItem.ContextItem>) => items.map((i) => i.content)
 
+// The conversation placer's sections: system prompts, reference material, the conversation.
+const sectionOf = (kind: string): number =>
+  kind === "SystemPrompt" ? 0 : kind === "Document" || kind === "Memory" ? 1 : 2
+
 describe("Presets — the seven presets of Cupel .NET", () => {
   for (const entry of dotnet) {
-    it.effect(`${entry.name} has the weights, slicer and placer of CupelPresets.${entry.dotnetName}()`, () =>
+    it.effect(`${entry.name} has the weights and slicer of CupelPresets.${entry.dotnetName}(), and the conversation placer`, () =>
       Effect.gen(function*() {
         const policy = Presets.all[entry.name]
         assert.strictEqual(policy.name, entry.name)
@@ -165,14 +171,15 @@ describe("Presets — the seven presets of Cupel .NET", () => {
           policy.slicer,
           entry.slicer === "Greedy" ? { type: "greedy" } : { type: "knapsack", bucketSize: entry.bucketSize }
         )
-        assert.deepStrictEqual(policy.placer, { type: entry.placer === "UShaped" ? "u-shaped" : "chronological" })
+        // Not .NET's chronological or u-shaped: the conversation placer, system prompts first.
+        assert.deepStrictEqual(policy.placer, { type: "conversation" })
         assert.strictEqual(policy.deduplication, true)
         assert.strictEqual(policy.overflowStrategy, "Throw")
         // The policy's presets are valid policies, and the same values after a trip through JSON.
         assert.deepStrictEqual(yield* Policy.decodeJson(yield* Policy.encodeJson(policy)), policy)
       }))
 
-    it.effect(`${entry.name} runs the pipeline on a small sample as the hand-built .NET preset does`, () =>
+    it.effect(`${entry.name} runs the pipeline on a small sample as the hand-built .NET preset does, placed by conversation`, () =>
       Effect.gen(function*() {
         const policy = Presets.all[entry.name]
         const result = yield* run(policy)
@@ -184,14 +191,15 @@ describe("Presets — the seven presets of Cupel .NET", () => {
         assert.isAtMost(result.totalTokens, budget.targetTokens)
         assert.include(contents(result.window), "system: you help debug services")
         assert.strictEqual(result.report.included.length + result.report.excluded.length, sample.length)
-        if (entry.placer === "Chronological") {
-          // Oldest first; items without a timestamp after the timed ones.
-          const times = result.window.map((i) => i.timestamp?.epochMilliseconds ?? Number.POSITIVE_INFINITY)
-          assert.deepStrictEqual(times, [...times].sort((a, b) => a - b))
-        } else {
-          // U-shaped: the pinned prompt (score 1.0) at the start, the weakest item in the middle.
-          assert.strictEqual(result.window[0]!.content, "system: you help debug services")
-        }
+        // The conversation placer: the system prompt first, then documents and memory, then the
+        // conversation oldest first (items without a timestamp after the timed ones).
+        assert.strictEqual(result.window[0]!.content, "system: you help debug services")
+        const sections = result.window.map((i) => sectionOf(i.kind))
+        assert.deepStrictEqual(sections, [...sections].sort((a, b) => a - b))
+        const times = result.window.filter((i) => sectionOf(i.kind) === 2).map((i) =>
+          i.timestamp?.epochMilliseconds ?? Number.POSITIVE_INFINITY
+        )
+        assert.deepStrictEqual(times, [...times].sort((a, b) => a - b))
       }))
   }
 
@@ -215,6 +223,57 @@ describe("Presets — the seven presets of Cupel .NET", () => {
       assert.closeTo(scores[0]!, 0.25 * 0.2, 1e-12)
       assert.closeTo(scores[1]!, 0.75 + 0.25 * 0.2, 1e-12)
     }))
+})
+
+describe("Presets — the system prompt first", () => {
+  // Every preset is for a window sent to a chat model, which takes its instructions first
+  // (docs/design.md, "Presets put the system prompt first"): whatever the items' timestamps,
+  // pins and scores, no system prompt in the window comes after an item of another kind.
+  const kinds = ["SystemPrompt", "Message", "Document", "Memory", "ToolOutput", "Image"] as const
+  const arbItem = fc.record({
+    kind: fc.constantFrom(...kinds),
+    tokens: fc.integer({ min: 0, max: 60 }),
+    pinned: fc.boolean(),
+    minute: fc.option(fc.integer({ min: -600, max: 600 }), { nil: undefined }),
+    priority: fc.option(fc.integer({ min: 0, max: 9 }), { nil: undefined }),
+    hint: fc.option(fc.double({ min: 0, max: 1, noNaN: true }), { nil: undefined })
+  })
+  const arbItems = fc.array(arbItem, { maxLength: 16 }).map((raw) =>
+    raw.map((r, i) =>
+      item(`${r.kind} ${i}`, r.pinned ? Math.min(r.tokens, 10) : r.tokens, {
+        kind: r.kind,
+        // At most four pinned items of at most 10 tokens: they always fit a target of 50 or more.
+        pinned: r.pinned && raw.slice(0, i).filter((p) => p.pinned).length < 4,
+        ...(r.minute === undefined ? {} : { minute: r.minute }),
+        ...(r.priority === undefined ? {} : { priority: r.priority }),
+        ...(r.hint === undefined ? {} : { hint: r.hint })
+      })
+    )
+  )
+
+  it("every preset puts every system prompt before every other item, pinned or not, timed or not", () =>
+    fc.assert(
+      fc.asyncProperty(arbItems, fc.integer({ min: 50, max: 400 }), async (items, target) => {
+        const b = new ContextBudget.ContextBudget({ maxTokens: 4096, targetTokens: target })
+        for (const name of Presets.names) {
+          const result = await Effect.runPromise(
+            Policy.run(items, b, Presets.all[name]).pipe(Effect.provide(OverflowNotifier.layerNoop))
+          )
+          const kindsInWindow = result.window.map((i) => i.kind)
+          const firstOther = kindsInWindow.findIndex((k) => k !== "SystemPrompt")
+          const lastSystem = kindsInWindow.lastIndexOf("SystemPrompt")
+          assert.isTrue(
+            firstOther < 0 || lastSystem < firstOther,
+            `${name}: ${kindsInWindow.join(", ")}`
+          )
+          // A pinned system prompt is always in the window, so the window starts with one.
+          if (items.some((i) => i.pinned && i.kind === "SystemPrompt")) {
+            assert.strictEqual(kindsInWindow[0], "SystemPrompt", name)
+          }
+        }
+      }),
+      { numRuns: 150 }
+    ))
 })
 
 describe("Presets — lookup", () => {

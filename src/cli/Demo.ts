@@ -254,7 +254,7 @@ export const pipelineDemo = Effect.fn("cli.demo.pipeline")(function*(config: Con
       ),
       "",
       Render.section(s, `excluded (${report.excluded.length}), best score first`),
-      ...Render.exclusions(s, report.excluded, pinned),
+      ...Render.exclusions(s, report.excluded, pinned, input.slicer),
       "",
       Render.section(s, "stages"),
       ...Render.stages(s, report.events),

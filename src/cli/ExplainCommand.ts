@@ -14,6 +14,7 @@ import type { ContextItem } from "../ContextItem.ts"
 import * as ContextKind from "../ContextKind.ts"
 import type { PipelineResult } from "../PipelineResult.ts"
 import * as ReportMetrics from "../ReportMetrics.ts"
+import type { SlicerConfig } from "../slicers/SlicerConfig.ts"
 import * as CliFailure from "./CliFailure.ts"
 import * as Demo from "./Demo.ts"
 import * as PolicySummary from "./PolicySummary.ts"
@@ -37,18 +38,23 @@ export interface Fate {
 
 /**
  * Each candidate's fate, by identity: the report holds the very item objects it was given.
+ * `slicer` is the run's, for the words of a budget reason (`Render.humanReason`).
  *
  * @since 0.2.0
  * @category explaining
  */
-export const fates = (result: PipelineResult, items: ReadonlyArray<ContextItem>): Map<ContextItem, Fate> => {
+export const fates = (
+  result: PipelineResult,
+  items: ReadonlyArray<ContextItem>,
+  slicer?: SlicerConfig
+): Map<ContextItem, Fate> => {
   const pinned = items.filter((item) => item.pinned)
   const out = new Map<ContextItem, Fate>()
   result.report.included.forEach(({ item, reason, score }, i) =>
     out.set(item, { included: true, position: i + 1, score, why: Render.inclusionWords(reason) })
   )
   for (const { item, reason, score } of result.report.excluded) {
-    if (!out.has(item)) out.set(item, { included: false, position: undefined, score, why: Render.humanReason(reason, pinned) })
+    if (!out.has(item)) out.set(item, { included: false, position: undefined, score, why: Render.humanReason(reason, pinned, slicer) })
   }
   return out
 }
@@ -72,7 +78,7 @@ export const render = (
   const { input } = loaded
   const { items, budget } = input
   const { report } = result
-  const byItem = fates(result, items)
+  const byItem = fates(result, items, input.slicer)
   const tokens = items.reduce((sum, item) => sum + item.tokens, 0)
   const pinnedCount = items.filter((item) => item.pinned).length
   const excludedTokens = report.excluded.reduce((sum, e) => sum + e.item.tokens, 0)

@@ -5,6 +5,7 @@
  */
 import { Flag } from "effect/cli"
 import * as Conformance from "../Conformance.ts"
+import * as PlacerConfig from "../placers/PlacerConfig.ts"
 
 const placerFlag = (defaultNote: string) =>
   Flag.Literals("placer", Conformance.PlacerName.literals).pipe(
@@ -59,12 +60,21 @@ export const overflow = overflowFlag("throw").pipe(Flag.withDefault("throw"))
 export const overflowOptional = overflowFlag("all three").pipe(Flag.optional)
 
 /**
- * `--placer`, absent meaning "as the input says" (`cupel run`, the pipeline demo).
+ * `--placer`, absent meaning "as the input says" (`cupel run`, `explain`, `budget`): every
+ * placer a policy names by a bare string (`PlacerConfig.placerNames`), `conversation` included.
  *
  * @since 0.2.0
  * @category flags
  */
-export const placerOverride = placerFlag("the input's placer, else u-shaped").pipe(Flag.optional)
+export const placerOverride = Flag.Literals("placer", PlacerConfig.placerNames).pipe(
+  Flag.withAlias("p"),
+  Flag.withDescription(
+    "u-shaped (best scores at both edges, worst in the middle), chronological (oldest first, untimed last) or " +
+      "conversation (system prompts first, then documents and memory u-shaped, then the rest oldest first); " +
+      "default: the input's placer, else u-shaped"
+  ),
+  Flag.optional
+)
 
 /**
  * `--overflow`, absent meaning "as the input says".

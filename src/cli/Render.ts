@@ -14,6 +14,8 @@ import type { ExclusionReason } from "../ExclusionReason.ts"
 import type { IncludedItem } from "../IncludedItem.ts"
 import type { InclusionReason } from "../InclusionReason.ts"
 import type { OverflowError } from "../OverflowError.ts"
+import * as KnapsackSlice from "../slicers/KnapsackSlice.ts"
+import type { SlicerConfig } from "../slicers/SlicerConfig.ts"
 import type { TraceEvent } from "../TraceEvent.ts"
 import type { Placement } from "./Placement.ts"
 
@@ -281,18 +283,67 @@ export const kindWords = (kind: string): string => kind.replace(/([a-z])([A-Z])/
  */
 export const quote = (text: string, width: number): string => `“${preview(text, width).trimEnd()}”`
 
+/** `9 tokens, 100 with bucket rounding`: the tokens a knapsack weighs an item at, when they differ. */
+const rounded = (tokens: number, bucketSize: number | undefined): string => {
+  const size = bucketSize ?? KnapsackSlice.defaultBucketSize
+  // Exact for any safe integer, as the knapsack's own ceiling division is (design 22).
+  const weighed = tokens % size === 0 ? tokens : tokens - (tokens % size) + size
+  return weighed === tokens ? `${count(tokens)} tokens` : `${count(tokens)} tokens, ${count(weighed)} with bucket rounding`
+}
+
+/**
+ * Why a slicer left out an item whose tokens fit what was left of the budget: which choice it
+ * was, since it was not the room.
+ */
+const notChosen = (slicer: SlicerConfig | undefined, tokens: number, left: string): string => {
+  switch (slicer?.type) {
+    case undefined:
+      return `not chosen by the slicer (${count(tokens)} tokens; ${left} left)`
+    case "greedy":
+      return `not chosen by the greedy slicer (${count(tokens)} tokens; ${left} left)`
+    case "first_fit":
+      return `not chosen by the first-fit slicer (${count(tokens)} tokens; ${left} left)`
+    case "knapsack":
+      return `not chosen: the knapsack's best total (${rounded(tokens, slicer.bucketSize)}; ${left} left)`
+    case "count_constrained_knapsack":
+      return `not chosen: the count-constrained knapsack's best total (${rounded(tokens, slicer.bucketSize)}; ${left} left)`
+    case "quota":
+      return `not chosen within its kind's quota share (${count(tokens)} tokens; ${left} left in the whole budget)`
+    case "count_quota":
+      // The inner slicer chose with the budget the required items left it; the caps then dropped
+      // some of its items, which is the only way a greedy or first-fit choice leaves room that fits.
+      return slicer.inner.type === "greedy" || slicer.inner.type === "first_fit"
+        ? `not chosen by the ${slicer.inner.type === "greedy" ? "greedy" : "first-fit"} slicer, which ran before the ` +
+          `count caps freed room (${count(tokens)} tokens; ${left} left)`
+        : notChosen(slicer.inner, tokens, left)
+  }
+}
+
 /**
  * Why an item was left out, as a person would say it, in one line: `did not fit: 3,830 tokens,
  * 18 left`, `duplicate of “Runbook: …”`, `displaced by the pinned system prompt`. `pinned` are
  * the run's pinned items, to name the one a `PinnedOverride` points at by its kind.
  *
+ * A `BudgetExceeded` item "did not fit" only when its tokens are more than were left. A slicer
+ * that optimises a total (the knapsack, which also rounds tokens up to its buckets) or shares the
+ * budget out (the quota slicers) leaves out items that would have fitted: those are "not chosen",
+ * in the words of `slicer`, the run's slicer (`not chosen: the knapsack's best total (9 tokens,
+ * 100 with bucket rounding; 88 left)`). Only these words change; the report keeps the
+ * specification's `BudgetExceeded`.
+ *
  * @since 0.2.0
  * @category rendering
  */
-export const humanReason = (r: ExclusionReason, pinned: ReadonlyArray<ContextItem>): string => {
+export const humanReason = (
+  r: ExclusionReason,
+  pinned: ReadonlyArray<ContextItem>,
+  slicer?: SlicerConfig
+): string => {
   switch (r._tag) {
     case "BudgetExceeded":
-      return `did not fit: ${count(r.itemTokens)} tokens, ${count(r.availableTokens)} left`
+      return r.itemTokens > r.availableTokens
+        ? `did not fit: ${count(r.itemTokens)} tokens, ${count(r.availableTokens)} left`
+        : notChosen(slicer, r.itemTokens, count(r.availableTokens))
     case "PinnedOverride": {
       const by = pinned.find((item) => item.content === r.displacedBy)
       return by === undefined
@@ -376,7 +427,8 @@ export const window = (style: Style, included: ReadonlyArray<IncludedItem>): Arr
 const excludedPreview = 34
 
 /**
- * The excluded items, one line each: kind, content, tokens, score and the reason in words.
+ * The excluded items, one line each: kind, content, tokens, score and the reason in words
+ * ({@link humanReason}, with the run's `slicer`).
  *
  * @since 0.2.0
  * @category rendering
@@ -384,7 +436,8 @@ const excludedPreview = 34
 export const exclusions = (
   style: Style,
   items: ReadonlyArray<ExcludedItem>,
-  pinned: ReadonlyArray<ContextItem>
+  pinned: ReadonlyArray<ContextItem>,
+  slicer?: SlicerConfig
 ): Array<string> => [
   dim(
     style,
@@ -393,7 +446,7 @@ export const exclusions = (
   ...items.map((e) =>
     `    ${red(style, "✗")} ${kindTag(e.item.kind).padEnd(4)}  ${preview(e.item.content, excludedPreview)}  ${
       count(e.item.tokens).padStart(6)
-    }  ${e.score.toFixed(2).padStart(5)}  ${humanReason(e.reason, pinned)}`
+    }  ${e.score.toFixed(2).padStart(5)}  ${humanReason(e.reason, pinned, slicer)}`
   )
 ]
 

@@ -17,6 +17,7 @@
 import { Console, Effect, type FileSystem, Option, type Stdio } from "effect"
 import * as Conformance from "../Conformance.ts"
 import { schemaProblems } from "../internal/conformanceMessages.ts"
+import type * as PlacerConfig from "../placers/PlacerConfig.ts"
 import * as Policy from "../Policy.ts"
 import * as Presets from "../Presets.ts"
 import * as CliFailure from "./CliFailure.ts"
@@ -30,7 +31,7 @@ import * as PlaceInput from "./PlaceInput.ts"
  * @category models
  */
 export interface Overrides {
-  readonly placer: Option.Option<Conformance.PlacerName>
+  readonly placer: Option.Option<PlacerConfig.PlacerName>
   readonly overflow: Option.Option<Conformance.OverflowStrategyName>
   readonly slicer: Option.Option<"greedy" | "knapsack">
 }

@@ -31,8 +31,27 @@ import * as ChronologicalPlacer from "./ChronologicalPlacer.ts"
 import * as SectionedPlacer from "./SectionedPlacer.ts"
 import * as UShapedPlacer from "./UShapedPlacer.ts"
 
+/**
+ * The placers a policy names by a bare string — `"u-shaped"`, `"chronological"`,
+ * `"conversation"` — every placer but a sectioned one, which needs its sections. `cupel run
+ * --placer` takes exactly these, so that the command line accepts every placer a policy file
+ * can name in one word.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const placerNames = [UShapedPlacer.name, ChronologicalPlacer.name, "conversation"] as const
+
+/**
+ * A placer named by a bare string: one of {@link placerNames}.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type PlacerName = typeof placerNames[number]
+
 const BuiltInPlacerConfig = Schema.Struct({
-  type: Schema.Literals([UShapedPlacer.name, ChronologicalPlacer.name, "conversation"])
+  type: Schema.Literals(placerNames)
 })
 
 /**
@@ -122,7 +141,7 @@ export const PlacerConfig: Schema.Codec<PlacerConfig, PlacerConfigEncoded> = Sch
       })
     )
   }),
-  shorthands([UShapedPlacer.name, ChronologicalPlacer.name, "conversation"])
+  shorthands(placerNames)
 ]).annotate({
   expected: `a placer: "u-shaped", "chronological", "conversation", or an object whose "type" is one of ${
     placerTypes.join(", ")
