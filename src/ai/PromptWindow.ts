@@ -107,6 +107,8 @@ export interface FitOptions {
  */
 export interface ItemCache {
   readonly entries: WeakMap<Prompt.Message, ContextItem.ContextItem>
+  /** Each message's links (its tool call and approval ids), which {@link groups} joins. */
+  readonly links: WeakMap<Prompt.Message, ReadonlyArray<string>>
 }
 
 /**
@@ -115,7 +117,7 @@ export interface ItemCache {
  * @since 0.3.0
  * @category constructors
  */
-export const makeItemCache = (): ItemCache => ({ entries: new WeakMap() })
+export const makeItemCache = (): ItemCache => ({ entries: new WeakMap(), links: new WeakMap() })
 
 /**
  * The candidates of a prompt, and the message each came from.
@@ -258,7 +260,11 @@ const linksOf = (message: Prompt.Message): Array<string> => {
  * @since 0.2.0
  * @category grouping
  */
-export const groups = (messages: ReadonlyArray<Prompt.Message>, prefix = "message-"): Array<string | undefined> => {
+export const groups = (
+  messages: ReadonlyArray<Prompt.Message>,
+  prefix = "message-",
+  cache?: ItemCache
+): Array<string | undefined> => {
   // Union-find over message indices, joined through the first message seen with each id.
   const parent = messages.map((_, i) => i)
   const find = (i: number): number => {
@@ -272,8 +278,15 @@ export const groups = (messages: ReadonlyArray<Prompt.Message>, prefix = "messag
     return root
   }
   const firstWith = new Map<string, number>()
+  const memo = cache?.links
   for (let i = 0; i < messages.length; i++) {
-    for (const link of linksOf(messages[i]!)) {
+    const message = messages[i]!
+    let links = memo?.get(message)
+    if (links === undefined) {
+      links = linksOf(message)
+      memo?.set(message, links)
+    }
+    for (const link of links) {
       const j = firstWith.get(link)
       if (j === undefined) firstWith.set(link, i)
       else {
@@ -284,12 +297,24 @@ export const groups = (messages: ReadonlyArray<Prompt.Message>, prefix = "messag
       }
     }
   }
-  const size = new Map<number, number>()
-  for (let i = 0; i < messages.length; i++) size.set(find(i), (size.get(find(i)) ?? 0) + 1)
-  return messages.map((_, i) => {
+  // Most messages are linked to none: only roots that are shared by two or more make a group.
+  const n = messages.length
+  const out = new Array<string | undefined>(n)
+  if (firstWith.size === 0) return out
+  const size = new Uint32Array(n)
+  for (let i = 0; i < n; i++) size[find(i)]!++
+  const names = new Map<number, string>()
+  for (let i = 0; i < n; i++) {
     const root = find(i)
-    return (size.get(root) ?? 0) > 1 ? `${prefix}${root}` : undefined
-  })
+    if (size[root]! < 2) continue
+    let name = names.get(root)
+    if (name === undefined) {
+      name = `${prefix}${root}`
+      names.set(root, name)
+    }
+    out[i] = name
+  }
+  return out
 }
 
 /**
@@ -385,7 +410,7 @@ export const toCandidates = (
     const counter = yield* TokenCounter
     const messages = Prompt.make(prompt).content
     const documents = options?.documents ?? []
-    const groupOf = groups(messages, groupPrefix(documents))
+    const groupOf = groups(messages, groupPrefix(documents), options?.itemCache)
     const start = options?.startMillis ?? 0
     const cache = options?.itemCache?.entries
     const items: Array<ContextItem.ContextItem> = []

@@ -41,6 +41,8 @@ import * as WindowStore from "./WindowStore.ts"
  *
  * - `lowWatermark` — the fraction of the target a compaction cuts down to (0 < λ <= 1); by
  *   default chosen per compaction from the cost model (rule S11);
+ * - `writeOverhead` — for that choice: the share of the no-cache input cost that cache writes
+ *   may add on average (default {@link defaultWriteOverhead});
  * - `cacheRule` — the provider's cache rule for predictions and the default watermark (default
  *   `CacheModel.Anthropic5m`);
  * - `conversationKey` — the key of a call without a `ConversationKey` in context (default
@@ -55,6 +57,7 @@ import * as WindowStore from "./WindowStore.ts"
  */
 export interface Options extends PromptWindow.Options, Pipeline.Options, PromptWindow.FitOptions {
   readonly lowWatermark?: number | undefined
+  readonly writeOverhead?: number | undefined
   readonly cacheRule?: CacheModel.CacheRule | undefined
   readonly conversationKey?: ((prompt: Prompt.Prompt) => string) | undefined
   readonly ttl?: Duration.Input | undefined
@@ -152,6 +155,18 @@ export interface StableWindow {
   readonly commit: (plan: Plan) => Effect.Effect<WindowStore.WriteResult>
 }
 
+/**
+ * The write overhead the default low watermark allows: cache writes may add 8% of the no-cache
+ * input cost. With `CacheModel.lowWatermark`'s λ = √(1 − 2(w − r)ε / overhead), a cycle's cache
+ * writes are T and its requests T(1 − λ²)/(2ε) tokens, so under a rule that writes at the base
+ * price (OpenAI's) the hit ratio is 1 − 2ε/(1 − λ²) = 1 − overhead/(w − r) with Anthropic's w − r
+ * of 1.15: 93% at 0.08 (91% at 0.1), whatever the growth, while λ stays above its lower bound.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const defaultWriteOverhead = 0.08
+
 /** The default lifetime of a state: the longest prompt-cache lifetime (Anthropic's 1 hour). */
 const defaultTtl = Duration.hours(1)
 
@@ -198,6 +213,7 @@ export const make = (options: Options): Effect.Effect<StableWindow, never, KeyVa
 export const fromStore = (store: WindowStore.WindowStore, options: Options): StableWindow => {
   const itemCache = options.itemCache ?? PromptWindow.makeItemCache()
   const hashes = new WeakMap<Prompt.Message, string>()
+  const digestMemo = new WeakMap<Prompt.Message, { readonly after: string; readonly digest: string }>()
   const hashOf = (message: Prompt.Message): string => {
     let h = hashes.get(message)
     if (h === undefined) {
@@ -230,7 +246,7 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
       const toolTokens = call?.toolTokens ?? 0
       const found = yield* store.read(key)
       const basedOn = found._tag === "Found" ? found.state.revision : undefined
-      const digests = prefixDigests(messages, hashOf)
+      const digests = prefixDigests(messages, hashOf, digestMemo)
       const previous = usable(found, { settings, now, ttlMillis, n, digests, documents: documents.length })
       const state = previous._tag === "Usable" ? previous.state : undefined
       const previousEntries = previous._tag === "Usable" ? previous.entries : undefined
@@ -265,7 +281,8 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
             : lastStepTokens(candidates)
           watermark = options.lowWatermark ?? CacheModel.lowWatermark(rule, {
             growthPerCall: growth,
-            targetTokens: budget.targetTokens
+            targetTokens: budget.targetTokens,
+            writeOverhead: options.writeOverhead ?? defaultWriteOverhead
           })
           const must = PromptWindow.keeping(candidates, budget.targetTokens)
           const low = Math.max(Math.floor(watermark * budget.targetTokens), must.pinnedTokens + must.keptTokens)
@@ -309,10 +326,30 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
   return { fit, commit }
 }
 
-/** The chained digest of every prefix of the history: `digests[k]` is that of the first `k` messages. */
-const prefixDigests = (messages: ReadonlyArray<Prompt.Message>, hashOf: (m: Prompt.Message) => string): Array<string> => {
-  const digests = [Hash.start]
-  for (const message of messages) digests.push(Hash.chain(digests[digests.length - 1]!, hashOf(message)))
+/**
+ * The chained digest of every prefix of the history: `digests[k]` is that of the first `k`
+ * messages. Each message remembers the digest it ended and the one it continued (`memo`), so
+ * that an agent's history, the same message objects call after call, is hashed once.
+ */
+const prefixDigests = (
+  messages: ReadonlyArray<Prompt.Message>,
+  hashOf: (m: Prompt.Message) => string,
+  memo: WeakMap<Prompt.Message, { readonly after: string; readonly digest: string }>
+): Array<string> => {
+  const digests = new Array<string>(messages.length + 1)
+  let digest = Hash.start
+  digests[0] = digest
+  for (let k = 0; k < messages.length; k++) {
+    const message = messages[k]!
+    const known = memo.get(message)
+    if (known !== undefined && known.after === digest) digest = known.digest
+    else {
+      const after = digest
+      digest = Hash.chain(digest, hashOf(message))
+      memo.set(message, { after, digest })
+    }
+    digests[k + 1] = digest
+  }
   return digests
 }
 

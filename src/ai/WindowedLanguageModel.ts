@@ -41,6 +41,7 @@ import * as RecencyScorer from "../scorers/RecencyScorer.ts"
 import * as Slicer from "../Slicer.ts"
 import * as FirstFitSlice from "../slicers/FirstFitSlice.ts"
 import type * as CacheModel from "./CacheModel.ts"
+import * as MemoryStore from "./MemoryStore.ts"
 import * as PromptWindow from "./PromptWindow.ts"
 import * as StableWindow from "./StableWindow.ts"
 import { TokenCounter } from "./TokenCounter.ts"
@@ -62,7 +63,7 @@ import * as WindowStore from "./WindowStore.ts"
  * - `startOn` — `"user"` (default): every window opens on a user message; `"any"`.
  * - `mode` — `"stable"` (default): windows stay stable across calls (`StableWindow`, docs/ai.md
  *   rules S1–S11); `"per-call"`: every call is fitted from scratch.
- * - in stable mode: `lowWatermark`, `cacheRule`, `conversationKey`, `ttl`, `storeTimeout` (see
+ * - in stable mode: `lowWatermark`, `writeOverhead`, `cacheRule`, `conversationKey`, `ttl`, `storeTimeout` (see
  *   `StableWindow.Options`).
  * - and `PromptWindow`'s options: `annotate` (kind, pinning, priority… per message),
  *   `documents`, `startMillis`.
@@ -73,6 +74,7 @@ import * as WindowStore from "./WindowStore.ts"
 export interface Options extends PromptWindow.Options, PromptWindow.FitOptions {
   readonly mode?: "stable" | "per-call" | undefined
   readonly lowWatermark?: number | undefined
+  readonly writeOverhead?: number | undefined
   readonly cacheRule?: CacheModel.CacheRule | undefined
   readonly conversationKey?: ((prompt: Prompt.Prompt) => string) | undefined
   readonly ttl?: StableWindow.Options["ttl"]
@@ -487,7 +489,11 @@ export const layer = <SE = never, SR = never>(
     const stable = mode === "stable"
       ? StableWindow.fromStore(
         yield* WindowStore.make(
-          Context.get(yield* Layer.build(options.store ?? KeyValueStore.layerMemory), KeyValueStore.KeyValueStore),
+          Context.get(
+            // The default options are valid: the in-memory store cannot fail to build.
+            yield* Layer.build(options.store ?? MemoryStore.layer().pipe(Layer.orDie)),
+            KeyValueStore.KeyValueStore
+          ),
           { timeout: options.storeTimeout }
         ),
         {

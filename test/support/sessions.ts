@@ -15,7 +15,9 @@
  * Shapes:
  *
  * - `tool-heavy` — an agent working through tasks: mostly tool calls, one to three in a message,
- *   with results of 200–3,000 tokens; sometimes a user message between two results of one call
+ *   with results of 50–1,000 tokens (about 900 tokens a step on average: issue 18's reference
+ *   session, where a two-watermark policy measured 92% and 0.19× at 32k, grows by about 2.5% of
+ *   a 32k window a call, ~700 tokens); sometimes a user message between two results of one call
  *   message (a late result); sometimes an approval request, approved or denied, before the
  *   call runs; every few steps an answer and the user's next instruction, often the same "yes,
  *   do it".
@@ -26,6 +28,10 @@
  *   results, as an agent with a search tool receives them (the layer's `documents` option is
  *   fixed when the layer is built, so it cannot carry documents per call).
  * - `mixed` — each step's pattern drawn from the three.
+ * - `large-results` (a stress shape, not one of {@link shapes}) — `tool-heavy` with results of
+ *   200–3,000 tokens: about 2,400 tokens a step, 8.5% of a 32k window, where no window can keep
+ *   90% of its input cached (every call's new tokens are uncached: the hit ratio is at most
+ *   1 − growth / target).
  *
  * Sizes are drawn in words; o200k counts about one token per word of the vocabulary below, a
  * little more with the framing, ids and JSON. The PRNG is mulberry32.
@@ -35,10 +41,13 @@ import { Prompt } from "effect/ai"
 /**
  * The shapes of session.
  */
-export type Shape = "tool-heavy" | "chatty" | "retrieval" | "mixed"
+export type Shape = "tool-heavy" | "chatty" | "retrieval" | "mixed" | "large-results"
 
-/** Every shape, in the bench's order. */
+/** The shapes of the issue's targets, in the bench's order. */
 export const shapes: ReadonlyArray<Shape> = ["tool-heavy", "chatty", "retrieval", "mixed"]
+
+/** Every shape: {@link shapes} and the stress shape `large-results`. */
+export const allShapes: ReadonlyArray<Shape> = [...shapes, "large-results"]
 
 /**
  * One model call: the model's response, then the messages appended before the next call.
@@ -208,6 +217,9 @@ export const generate = (shape: Shape, steps: number, seed: number): Session => 
     const pattern = shape === "mixed" ? draw.pick(["tool-heavy", "chatty", "retrieval"] as const) : shape
     switch (pattern) {
       case "tool-heavy":
+        out.push(draw.chance(0.12) ? turnStep(draw, b, [20, 200], 0.02) : toolStep(draw, b, tools, 50, 1000))
+        break
+      case "large-results":
         out.push(draw.chance(0.12) ? turnStep(draw, b, [20, 200], 0.02) : toolStep(draw, b, tools, 200, 3000))
         break
       case "chatty":
