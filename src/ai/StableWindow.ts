@@ -15,7 +15,7 @@
  *
  * @since 0.3.0
  */
-import { Clock, Duration, Effect } from "effect"
+import { Clock, Duration, Effect, Option } from "effect"
 import type { AiError } from "effect/ai"
 import { Prompt } from "effect/ai"
 import { KeyValueStore } from "effect/persistence"
@@ -26,6 +26,7 @@ import * as ExclusionReason from "../ExclusionReason.ts"
 import type { ExcludedItem } from "../ExcludedItem.ts"
 import type { IncludedItem } from "../IncludedItem.ts"
 import * as InclusionReason from "../InclusionReason.ts"
+import { InvalidConfigError } from "../InvalidConfigError.ts"
 import * as Hash from "../internal/hash.ts"
 import type * as Pipeline from "../Pipeline.ts"
 import type { PipelineResult } from "../PipelineResult.ts"
@@ -198,14 +199,45 @@ const defaultTtl = Duration.hours(1)
  * @since 0.3.0
  * @category constructors
  */
-export const make = (options: Options): Effect.Effect<StableWindow, never, KeyValueStore.KeyValueStore> =>
+export const make = (
+  options: Options
+): Effect.Effect<StableWindow, InvalidConfigError, KeyValueStore.KeyValueStore> =>
   Effect.gen(function*() {
+    yield* check(options)
     const store = yield* WindowStore.make(yield* KeyValueStore.KeyValueStore, { timeout: options.storeTimeout })
     return fromStore(store, options)
   })
 
 /**
- * A stable window over a {@link WindowStore.WindowStore}.
+ * Checks the options a stable window cannot work with: `lowWatermark` outside (0, 1],
+ * `writeOverhead` not above 0, a `ttl` or `storeTimeout` that is not a positive duration; fails
+ * with an `InvalidConfigError` naming the option.
+ *
+ * @since 0.3.0
+ * @category validation
+ */
+export const check = (options: Options): Effect.Effect<void, InvalidConfigError> => {
+  const invalid = (path: string, rule: string) => Effect.fail(new InvalidConfigError({ component: "StableWindow", path, rule }))
+  const { lowWatermark, writeOverhead } = options
+  if (lowWatermark !== undefined && !(lowWatermark > 0 && lowWatermark <= 1)) {
+    return invalid("lowWatermark", `must be a number in (0, 1], got ${lowWatermark}`)
+  }
+  if (writeOverhead !== undefined && !(writeOverhead > 0 && Number.isFinite(writeOverhead))) {
+    return invalid("writeOverhead", `must be a finite number above 0, got ${writeOverhead}`)
+  }
+  for (const [path, input] of [["ttl", options.ttl], ["storeTimeout", options.storeTimeout]] as const) {
+    if (input === undefined) continue
+    const duration = Duration.fromInput(input)
+    if (Option.isNone(duration) || !(Duration.toMillis(duration.value) > 0)) {
+      return invalid(path, `must be a positive duration, got ${String(input)}`)
+    }
+  }
+  return Effect.void
+}
+
+/**
+ * A stable window over a {@link WindowStore.WindowStore}. Options are taken as they are: check
+ * them with {@link check} when they come from elsewhere.
  *
  * @since 0.3.0
  * @category constructors

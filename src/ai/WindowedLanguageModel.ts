@@ -29,6 +29,7 @@ import { AiError, LanguageModel, type Prompt, type Response, type Tool } from "e
 import { KeyValueStore } from "effect/persistence"
 import type { NoExcessProperties } from "effect/Types"
 import * as ContextBudget from "../ContextBudget.ts"
+import type { InvalidConfigError } from "../InvalidConfigError.ts"
 import { isSafeTotal } from "../internal/tokens.ts"
 import * as OverflowNotifier from "../OverflowNotifier.ts"
 import type { OverflowStrategy } from "../OverflowStrategy.ts"
@@ -437,7 +438,8 @@ export const wrap = (
  * Wraps the current `LanguageModel` (provide the provider's layer to this one) and provides
  * {@link WindowReports}. Needs a `TokenCounter` — `effect-cupel/ai/GptTokenizer`'s `layer`
  * offline, or `TokenCounter.layerTokenizer` over any `Tokenizer`. Fails to build with a
- * `SchemaError` if the window less the reserves is negative.
+ * `SchemaError` if the window less the reserves is negative, and with an `InvalidConfigError`
+ * for a stable window's option out of its range (`StableWindow.check`).
  *
  * In the default `stable` mode the conversations' states live in the `store` option's
  * `KeyValueStore` (default: in memory, in this layer; `RedisStore.layer` shares them between
@@ -462,10 +464,11 @@ export const layer = <SE = never, SR = never>(
   options: Options & { readonly store?: Layer.Layer<KeyValueStore.KeyValueStore, SE, SR> | undefined }
 ): Layer.Layer<
   LanguageModel.LanguageModel | WindowReports,
-  Schema.SchemaError | SE,
+  Schema.SchemaError | InvalidConfigError | SE,
   LanguageModel.LanguageModel | TokenCounter | SR
 > =>
   Layer.effectContext(Effect.gen(function*() {
+    yield* StableWindow.check(options)
     const inner = yield* LanguageModel.LanguageModel
     const counter = yield* TokenCounter
     const reports = yield* PubSub.unbounded<CallReport>()

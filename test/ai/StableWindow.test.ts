@@ -347,6 +347,26 @@ describe("windows across calls", () => {
     }).pipe(Effect.provide(layers)))
 })
 
+describe("stable window options", () => {
+  it.effect("options out of range are an InvalidConfigError naming the option, at make and at the layer", () =>
+    Effect.gen(function*() {
+      const cases: ReadonlyArray<readonly [StableWindow.Options, string]> = [
+        [{ lowWatermark: 0 }, "lowWatermark"],
+        [{ lowWatermark: 1.5 }, "lowWatermark"],
+        [{ lowWatermark: Number.NaN }, "lowWatermark"],
+        [{ writeOverhead: 0 }, "writeOverhead"],
+        [{ ttl: "0 millis" }, "ttl"],
+        [{ storeTimeout: -5 }, "storeTimeout"]
+      ]
+      for (const [options, path] of cases) {
+        const error = yield* Effect.flip(StableWindow.make(options))
+        assert.strictEqual(error._tag, "InvalidConfigError")
+        assert.strictEqual(error.path, path)
+      }
+      yield* StableWindow.make({ lowWatermark: 1, writeOverhead: 0.2, ttl: "5 minutes", storeTimeout: 10 })
+    }).pipe(Effect.provide(layers)))
+})
+
 describe("windows across calls, on generated sessions", () => {
   it.effect("every request fits, pairs stay whole, the current turn is kept, and between compactions each request extends the one before", () =>
     Effect.gen(function*() {
