@@ -41,7 +41,8 @@ if (!installed && stripsTypes && existsSync(source)) {
   } else {
     process.stderr.write(
       `cupel: the command line is the package effect-cupel-cli; effect-cupel is the library alone.\n` +
-        `Run it with: npx effect-cupel-cli --help (or install it: npm install effect-cupel-cli).\n`
+        `Run it with: npx effect-cupel-cli --help (or install it: npm install effect-cupel-cli; until it is on the ` +
+        `npm registry, install its tarball with the library's, as effect-cupel's README says under Install).\n`
     )
     process.exitCode = 1
   }
