@@ -69,4 +69,4 @@ export const main = Effect.gen(function*() {
   )
 )
 
-if (import.meta.main) Effect.runPromise(main)
+Effect.runPromise(main)

@@ -55,4 +55,4 @@ export const CountOverflow = OverflowNotifier.make((event) =>
 )
 export const custom = program.pipe(Effect.provide(Layer.mergeAll(OldestLast, CountOverflow)))
 
-if (import.meta.main) Effect.runPromise(main)
+Effect.runPromise(main)

@@ -63,4 +63,4 @@ export const main = Effect.gen(function*() {
   Effect.catchTag("PinnedBudgetError", (e) => Console.error(e.message).pipe(Effect.as(undefined)))
 )
 
-if (import.meta.main) Effect.runPromise(main)
+Effect.runPromise(main)

@@ -1,11 +1,15 @@
 #!/usr/bin/env node
-// Checks what a user's install of effect-cupel brings in, the way a user gets it: builds and packs
-// the library and the CLI package (packages/cli, effect-cupel-cli), installs each tarball into an
-// empty project, lists what came in, and fails (exit 1) when the library pulls in anything but
-// effect (its peer), smol-toml and their own dependencies — @effect/platform-node, redis, undici,
-// ws and gpt-tokenizer in particular. Then it runs the installed packages: every module of the
-// library is imported and a small pipeline run on the Node running this script (CI's system
-// Node: the library's `engines` floor is checked there), and the `cupel` command of
+// Checks what a user's install of effect-cupel brings in, the way a user gets it today: by the
+// commands of README.md's Install section, read from the README itself (the blocks marked
+// <!-- install:pack -->, <!-- install:library --> and <!-- install:cli -->) and run as they are,
+// with /path/to/effect-cupel standing for where the tarballs are. In the clone, they build and pack
+// the library and the CLI package (packages/cli, effect-cupel-cli); in empty projects, they install
+// the tarballs. Then it lists what came in, and fails (exit 1) when the library pulls in anything
+// but effect (its peer), smol-toml and their own dependencies — @effect/platform-node, redis,
+// undici, ws and gpt-tokenizer in particular. Then it runs the installed packages: every module of
+// the library is imported, a small pipeline and README.md's quick start run on the Node running
+// this script (CI's system Node: the library's `engines` floor is checked there; the quick start
+// compiled by tsc as the README says) and on Node 22 (as it is), and the `cupel` command of
 // effect-cupel-cli (--help, --version, demo | run, conformance on the vendored vectors) on a
 // Node 22.19 or later (this one, or the node@22 of the root's devDependencies).
 //
@@ -14,7 +18,18 @@
 //
 // Plain JavaScript so that any Node the library supports runs it.
 import { spawnSync } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs"
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync
+} from "node:fs"
 import { tmpdir } from "node:os"
 import { delimiter, dirname, join, relative, sep } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -54,6 +69,34 @@ const npm = (args, cwd, env = process.env) => {
   return result
 }
 const readJson = (file) => JSON.parse(readFileSync(file, "utf8"))
+/** A command line of the README, run by the shell as a user would type it; fails on a non-zero exit. */
+const shell = (command, cwd, env = process.env) => {
+  const result = run(command, [], { cwd, env, shell: true })
+  if (result.status !== 0) {
+    process.stdout.write(result.stdout)
+    process.stderr.write(result.stderr)
+    throw new Error(`${command} (in ${cwd}) exited with ${result.status}`)
+  }
+  return result
+}
+
+const readme = readFileSync(join(root, "README.md"), "utf8")
+/** The command lines of the ```sh block after `<!-- marker -->` in README.md, comments left out. */
+const readmeCommands = (marker) => {
+  const at = readme.indexOf(`<!-- ${marker} -->`)
+  const block = at < 0 ? null : /```sh\n([\s\S]*?)```/.exec(readme.slice(at))
+  if (block === null) throw new Error(`README.md has no \`\`\`sh block after <!-- ${marker} -->`)
+  return block[1].split("\n").map((line) => line.replace(/(^|\s+)#.*$/, "").trim()).filter((line) => line !== "")
+}
+/** The fenced block of the given language that follows `heading` in README.md. */
+const readmeBlockAfter = (heading, language) => {
+  const start = readme.indexOf(heading)
+  const open = readme.indexOf("```" + language + "\n", start)
+  if (start < 0 || open < 0) throw new Error(`README.md has no \`\`\`${language} block after ${heading}`)
+  return readme.slice(open + 4 + language.length, readme.indexOf("\n```", open + 4) + 1)
+}
+// Where the README's install commands say the clone is.
+const clonePlaceholder = "/path/to/effect-cupel"
 
 const sizeOf = (dir) => {
   let total = 0
@@ -129,13 +172,37 @@ try {
     if (!allowedDirect.has(name)) fail(`effect-cupel requires ${name} at run time (allowed: ${[...allowedDirect].join(", ")})`)
   }
 
-  section("pack")
+  // @effect/platform-node needs Node 22.19: use this Node if it is one, else the root's node@22.
+  const node = nodeAtLeast(process.versions.node, 22, 19) ? process.execPath : join(root, "node_modules", "node", "bin", "node")
+  if (!existsSync(node)) throw new Error(`no Node 22.19 or later to run the CLI with (run npm ci at the root first)`)
+  const env = { ...process.env, PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ""}`, NO_COLOR: "1" }
+
+  section("pack, in the clone, by README.md's commands")
   // A clean build: a stale dist/ could otherwise ship modules whose sources are gone.
   rmSync(join(root, "dist"), { recursive: true, force: true })
-  npm(["run", "build", "--silent"], root)
+  const tarballNames = [`${library.name}-${library.version}.tgz`, `${cli.name}-${cli.version}.tgz`]
+  for (const name of tarballNames) rmSync(join(root, name), { force: true })
+  for (const command of readmeCommands("install:pack")) {
+    if (command === "npm install") {
+      // The clone's own install: CI's npm ci has just done it, and running it again here would
+      // touch the checkout's node_modules.
+      if (!existsSync(join(root, "node_modules"))) throw new Error("run npm ci (or npm install) at the root first")
+      console.log(`  $ ${command}  (already done: node_modules is there)`)
+      continue
+    }
+    console.log(`  $ ${command}`)
+    shell(command, root)
+  }
+  // The tarballs go where the projects below find them, and leave the checkout as it was.
   const tarballs = join(work, "tarballs")
   mkdirSync(tarballs)
-  const pack = (dir) => JSON.parse(npm(["pack", "--json", "--ignore-scripts", "--pack-destination", tarballs], dir).stdout)[0]
+  for (const name of tarballNames) {
+    if (!existsSync(join(root, name))) throw new Error(`README.md's commands did not write ${name}`)
+    copyFileSync(join(root, name), join(tarballs, name))
+    rmSync(join(root, name))
+  }
+  // The files and sizes of what was just packed (the same dist/, no new build).
+  const pack = (dir) => JSON.parse(npm(["pack", "--dry-run", "--json", "--ignore-scripts"], dir).stdout)[0]
   const libraryPack = pack(root)
   const cliPack = pack(cliRoot)
   for (const p of [libraryPack, cliPack]) {
@@ -150,10 +217,25 @@ try {
   if (![...shipped].some((path) => path.startsWith("conformance/place/"))) fail("the library's tarball lacks conformance/place/")
   console.log(`  effect-cupel-cli ships: ${cliPack.files.map((f) => f.path).sort().join(", ")}`)
 
-  section("a library install: npm install effect-cupel (effect comes as its peer)")
+  /** Runs a README block's commands in `project`, the clone's path replaced by the tarballs' folder. */
+  const installByReadme = (marker, project) => {
+    const commands = readmeCommands(marker)
+    if (!commands.some((command) => command.includes(`${clonePlaceholder}/${tarballNames[0]}`))) {
+      fail(`README.md's ${marker} commands do not install ${clonePlaceholder}/${tarballNames[0]}: ${commands.join("; ")}`)
+    }
+    const results = new Map()
+    for (const command of commands) {
+      console.log(`  $ ${command}`)
+      // npx runs the command on Node 22.19 or later; npm installs on this Node (engines are checked).
+      results.set(command, shell(command.replaceAll(clonePlaceholder, tarballs), project, command.startsWith("npx ") ? env : process.env))
+    }
+    return results
+  }
+
+  section("a library install: README.md's commands (effect comes as its peer)")
   const libraryProject = newProject("library-user")
-  const libraryInstall = npm(["install", "--no-audit", "--no-fund", join(tarballs, libraryPack.filename)], libraryProject)
-  const engineWarnings = libraryInstall.stderr.split("\n").filter((line) => line.includes("EBADENGINE"))
+  const libraryInstall = [...installByReadme("install:library", libraryProject).values()]
+  const engineWarnings = libraryInstall.flatMap((result) => result.stderr.split("\n")).filter((line) => line.includes("EBADENGINE"))
   if (engineWarnings.length > 0) fail(`npm warned about engines on Node ${process.versions.node}:\n${engineWarnings.join("\n")}`)
   else ok(`no engine warning on Node ${process.versions.node}`)
   const installed = packagesIn(join(libraryProject, "node_modules"))
@@ -215,24 +297,51 @@ console.log(JSON.stringify({ modules: modules.length, failed, window: result.win
     fail(`cupel from a library install should point to effect-cupel-cli (exit ${pointer.status}):\n${pointer.stdout}${pointer.stderr}`)
   } else ok(`cupel from a library install says: ${pointer.stderr.split("\n")[0]}`)
 
-  section("the CLI: npm install effect-cupel-cli (with the library's tarball, as the registry would give it)")
+  section("README.md's quick start, in the library install")
+  const quickstart = readmeBlockAfter("## Quick start", "ts")
+  const output = readmeBlockAfter("Output:", "text")
+  writeFileSync(join(libraryProject, "quickstart.ts"), quickstart)
+  const asIs = run(node, ["quickstart.ts"], { cwd: libraryProject })
+  if (asIs.status !== 0 || asIs.stdout !== output) {
+    fail(`node quickstart.ts on Node ${run(node, ["--version"]).stdout.trim()} (exit ${asIs.status}) printed:\n${asIs.stdout}${asIs.stderr}`)
+  } else ok(`node quickstart.ts prints the README's output on Node ${run(node, ["--version"]).stdout.trim()}`)
+  // Node 20 does not strip types: the README says to compile it first, with these arguments.
+  const compile = /`npx tsc ([^`]*?) && node quickstart\.js`/.exec(readme)
+  if (compile === null) fail("README.md does not say how to compile the quick start (`npx tsc … && node quickstart.js`)")
+  else {
+    const tsc = run(join(root, "node_modules", ".bin", "tsc"), compile[1].split(" "), { cwd: libraryProject })
+    if (tsc.status !== 0) fail(`tsc ${compile[1]} (the README's quick start against the installed types):\n${tsc.stdout}${tsc.stderr}`)
+    // On this Node, and on the system's (the first `node` on PATH outside a node_modules: Node 20
+    // in CI) when npm put another first.
+    const systemNode = (process.env.PATH ?? "").split(delimiter)
+      .filter((dir) => dir !== "" && !dir.split(sep).includes("node_modules"))
+      .map((dir) => join(dir, process.platform === "win32" ? "node.exe" : "node"))
+      .find((file) => existsSync(file))
+    const nodes = [...new Set([process.execPath, ...(systemNode === undefined ? [] : [realpathSync(systemNode)])])]
+    for (const binary of nodes) {
+      const version = run(binary, ["--version"]).stdout.trim()
+      const compiled = run(binary, ["quickstart.js"], { cwd: libraryProject })
+      if (compiled.status !== 0 || compiled.stdout !== output) {
+        fail(`node quickstart.js (compiled) on Node ${version} (exit ${compiled.status}) printed:\n${compiled.stdout}${compiled.stderr}`)
+      } else ok(`tsc ${compile[1]}, then node quickstart.js prints the README's output on Node ${version}`)
+    }
+  }
+
+  section("the CLI: README.md's commands (the library's tarball with the CLI's, as the registry would give them)")
   const cliProject = newProject("cli-user")
-  npm(["install", "--no-audit", "--no-fund", join(tarballs, libraryPack.filename), join(tarballs, cliPack.filename)], cliProject)
+  const cliCommands = installByReadme("install:cli", cliProject)
   const cliInstalled = packagesIn(join(cliProject, "node_modules"))
   list(cliProject, cliInstalled)
   const copies = cliInstalled.filter((p) => p.name === "effect-cupel")
   if (copies.length !== 1) fail(`the CLI install holds ${copies.length} copies of effect-cupel`)
 
-  // @effect/platform-node needs Node 22.19: use this Node if it is one, else the root's node@22.
-  const node = nodeAtLeast(process.versions.node, 22, 19) ? process.execPath : join(root, "node_modules", "node", "bin", "node")
-  if (!existsSync(node)) throw new Error(`no Node 22.19 or later to run the CLI with (run npm ci at the root first)`)
-  const env = { ...process.env, PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ""}`, NO_COLOR: "1" }
   const nodeVersion = run(node, ["--version"]).stdout.trim()
   const linked = realpathSync(join(cliProject, "node_modules", ".bin", "cupel"))
   console.log(`  node_modules/.bin/cupel is ${relative(cliProject, linked).split(sep).join("/")}; Node ${nodeVersion}`)
   const cupel = (args, input) => run("npx", ["--no", "--", "cupel", ...args], { cwd: cliProject, env, input })
 
-  const help = cupel(["--help"])
+  const help = cliCommands.get("npx cupel --help") ?? cupel(["--help"])
+  if (!cliCommands.has("npx cupel --help")) fail("README.md's install:cli commands do not run npx cupel --help")
   const commands = ["demo", "run", "place", "conformance"].filter((c) => new RegExp(`^  ${c}\\s`, "m").test(help.stdout))
   if (help.status !== 0 || commands.length !== 4) fail(`npx cupel --help (exit ${help.status}):\n${help.stdout}${help.stderr}`)
   else ok(`npx cupel --help lists ${commands.join(", ")}`)

@@ -122,3 +122,46 @@ describe("packaging: the CLI package (packages/cli)", () => {
     assert.match(read(".ci/run"), /^node scripts\/check-install\.mjs$/m)
   })
 })
+
+describe("packaging: README's Install section, for packages not on the registry yet", () => {
+  const readme = read("README.md")
+  const install = readme.slice(readme.indexOf("## Install"), readme.indexOf("## Set up"))
+  /** The command lines of the ```sh block after `<!-- marker -->`, comments left out. */
+  const commands = (marker: string) => {
+    const at = install.indexOf(`<!-- ${marker} -->`)
+    assert.isAtLeast(at, 0, `README's Install section has no <!-- ${marker} -->`)
+    const block = /```sh\n([\s\S]*?)```/.exec(install.slice(at))?.[1] ?? ""
+    return block.split("\n").map((line) => line.replace(/(^|\s+)#.*$/, "").trim()).filter((line) => line !== "")
+  }
+  const libraryTarball = `${library.name}-${library.version}.tgz`
+  const cliTarball = `${cli.name}-${cli.version}.tgz`
+
+  it("packs both packages in a clone, the tarballs named after the packages' versions", () => {
+    assert.deepStrictEqual(commands("install:pack"), ["npm install", "npm run build && npm pack", "npm pack ./packages/cli"])
+    assert.include(install, `# the library: ${libraryTarball}`)
+    assert.include(install, `# the cupel command: ${cliTarball}`)
+  })
+
+  it("installs the tarballs: the library with effect, the command with the library's tarball", () => {
+    assert.deepStrictEqual(commands("install:library"), [`npm install /path/to/effect-cupel/${libraryTarball} effect`])
+    assert.deepStrictEqual(commands("install:cli"), [
+      `npm install /path/to/effect-cupel/${libraryTarball} /path/to/effect-cupel/${cliTarball}`,
+      "npx cupel --help"
+    ])
+  })
+
+  it("gives the registry's commands (a 404 today) only as what they will be once published", () => {
+    const published = install.indexOf("Once the packages are")
+    assert.isAtLeast(published, 0)
+    for (const command of ["npm install effect-cupel effect", "npx effect-cupel-cli --help"]) {
+      assert.strictEqual(install.indexOf(command), install.lastIndexOf(command), command)
+      assert.isAbove(install.indexOf(command), published, command)
+    }
+  })
+
+  it("npm run check:install runs exactly those blocks", () => {
+    const script = read("scripts/check-install.mjs")
+    for (const marker of ["install:pack", "install:library", "install:cli"]) assert.include(script, `"${marker}"`)
+    assert.strictEqual(JSON.parse(read("package.json")).scripts["check:install"], "node scripts/check-install.mjs")
+  })
+})

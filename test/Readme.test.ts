@@ -1,7 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { execFileSync } from "node:child_process"
-import { readFileSync } from "node:fs"
+import { execFileSync, spawnSync } from "node:child_process"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
+import { delimiter, join, sep } from "node:path"
 import { fileURLToPath } from "node:url"
 import { custom } from "../examples/place.ts"
 import { layers } from "../examples/quickstart.ts"
@@ -63,4 +64,87 @@ describe("README examples — swapping services", () => {
       // OldestLast: newest timestamp first, untimed items (epoch 0) after.
       assert.deepStrictEqual(result!.placed.map((i) => i.content).slice(0, 2), ["User: can I get a refund?", "User: hi!"])
     }))
+})
+
+/**
+ * A Node that does not strip types, of the README's minimum major version (package.json's
+ * `engines`: 20), from PATH outside any node_modules (npm puts node@22 first) or where systems put
+ * one; undefined when the machine has none.
+ */
+const minimumNode = (): { readonly path: string; readonly version: string } | undefined => {
+  const floor = /^>=\s*(\d+)/.exec(JSON.parse(readFileSync(`${root}package.json`, "utf8")).engines.node)?.[1]
+  const candidates = [
+    ...(process.env.PATH ?? "").split(delimiter).filter((dir) => dir !== "" && !dir.split(sep).includes("node_modules")),
+    "/usr/local/bin",
+    "/usr/bin"
+  ].map((dir) => join(dir, "node"))
+  for (const path of new Set(candidates.filter((file) => existsSync(file)).map((file) => realpathSync(file)))) {
+    const probe = spawnSync(path, ["-p", "process.versions.node + ' ' + Boolean(process.features.typescript)"], { encoding: "utf8" })
+    const [version = "", strips] = probe.stdout.trim().split(" ")
+    if (probe.status === 0 && version.split(".")[0] === floor && strips === "false") return { path, version }
+  }
+  return undefined
+}
+
+describe("README: running the examples", () => {
+  const programs = ["quickstart.ts", "place.ts", "agent.ts"]
+
+  it("the examples and the documented programs run unconditionally: import.meta.main is undefined on Node 20", () => {
+    const texts = [
+      ...readdirSync(`${root}examples`).map((file) => `examples/${file}`),
+      "README.md",
+      ...readdirSync(`${root}docs`).filter((file) => file.endsWith(".md")).map((file) => `docs/${file}`)
+    ]
+    for (const path of texts) assert.notInclude(readFileSync(`${root}${path}`, "utf8"), "import.meta.main", path)
+    for (const file of programs) assert.match(readFileSync(`${root}examples/${file}`, "utf8"), /\nEffect\.runPromise\(main\)\n$/, file)
+  })
+
+  it("the quick start and the placing example, compiled by tsc, print the README's output on Node 20 (the minimum)", () => {
+    const node = minimumNode()
+    // Without a Node 20 on this machine, the compiled programs run on this Node (CI has Node 20).
+    const binary = node?.path ?? process.execPath
+    // Inside the repository (.scratch/ is ignored by git), so that the compiled files find effect.
+    mkdirSync(`${root}.scratch`, { recursive: true })
+    const out = mkdtempSync(join(root, ".scratch", "node20-"))
+    try {
+      writeFileSync(
+        join(out, "tsconfig.json"),
+        JSON.stringify({
+          extends: "../../tsconfig.json",
+          compilerOptions: { noEmit: false, rootDir: "../..", outDir: "." },
+          include: [],
+          files: ["../../examples/quickstart.ts", "../../examples/place.ts"]
+        })
+      )
+      const tsc = spawnSync(join(root, "node_modules", ".bin", "tsc"), ["-p", join(out, "tsconfig.json")], { encoding: "utf8" })
+      assert.strictEqual(tsc.status, 0, tsc.stdout + tsc.stderr)
+      const runOn = (file: string) => execFileSync(binary, [join(out, "examples", file)], { encoding: "utf8" })
+      assert.strictEqual(runOn("quickstart.js"), blockAfter("Output:", "text"), `on ${binary}`)
+      assert.strictEqual(runOn("place.js"), blockAfter("It prints:", "text"), `on ${binary}`)
+    } finally {
+      rmSync(out, { recursive: true, force: true })
+    }
+  })
+
+  it("says how to run the examples in the clone, and the quick start on Node 22 and on Node 20", () => {
+    const quickStart = readme.slice(readme.indexOf("## Quick start"), readme.indexOf("```ts", readme.indexOf("## Quick start")))
+    assert.include(quickStart, "`npm run example -- quickstart`")
+    assert.include(quickStart, "`node quickstart.ts` on Node 22.18 or later")
+    assert.include(quickStart, "`npx tsc quickstart.ts --module nodenext --target es2022 && node quickstart.js`")
+    assert.strictEqual(JSON.parse(readFileSync(`${root}package.json`, "utf8")).scripts.example, "node scripts/example.mjs")
+  })
+
+  it("npm run example -- NAME runs the example on the Node npm provides; other names list the programs", () => {
+    const example = (name: string) => spawnSync("npm", ["run", "--silent", "example", "--", name], { encoding: "utf8", cwd: root })
+    const quickstart = example("quickstart")
+    assert.strictEqual(quickstart.status, 0, quickstart.stderr)
+    assert.strictEqual(quickstart.stdout, blockAfter("Output:", "text"))
+    assert.strictEqual(example("examples/place.ts").stdout, blockAfter("It prints:", "text"))
+    for (const name of ["nosuch", "customPlacers"]) {
+      const refused = example(name)
+      assert.strictEqual(refused.status, 2, name)
+      assert.strictEqual(refused.stdout, "")
+      assert.match(refused.stderr, /Usage: npm run example -- NAME, with NAME one of agent, place, quickstart\.\n$/)
+    }
+  })
 })

@@ -7,7 +7,10 @@
  *
  * @since 0.1.0
  */
-import { NodeRuntime, NodeServices } from "@effect/platform-node"
+// The sub-modules, not the package root: the root loads every Node module of the package, the
+// HTTP client's undici, NodeRedis and NodeWS among them, which triples `cupel --version`'s time.
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Effect } from "effect"
 import * as Main from "../cli/Main.ts"
 

@@ -13,8 +13,11 @@ if (major < 22 || (major === 22 && minor < 19)) {
   process.stderr.write(`cupel: needs Node 22.19 or later; this is Node ${process.versions.node}.\n`)
   process.exitCode = 1
 } else {
-  const [{ NodeRuntime, NodeServices }, { Effect }, Main] = await Promise.all([
-    import("@effect/platform-node"),
+  // The two sub-modules the command needs, not the package root, which would also load undici,
+  // redis and ws (NodeHttpClient, NodeRedis, NodeWS) and triple the start-up time.
+  const [NodeRuntime, NodeServices, { Effect }, Main] = await Promise.all([
+    import("@effect/platform-node/NodeRuntime"),
+    import("@effect/platform-node/NodeServices"),
     import("effect"),
     import("effect-cupel/cli/Main")
   ])
