@@ -14,7 +14,7 @@ const handlers = toolkit.toLayer({
   SearchDocs: ({ query }) => Effect.succeed(`Results for "${query}": ${"the widget supports export, import and sync; ".repeat(40)}`)
 })
 
-// A stand-in for your provider's LanguageModel layer (no network): it searches five times,
+// A stand-in for your provider's LanguageModel layer (no network): it searches twelve times,
 // then answers.
 export const ScriptedModel = Layer.effect(
   LanguageModel.LanguageModel,
@@ -23,7 +23,7 @@ export const ScriptedModel = Layer.effect(
     return yield* LanguageModel.make({
       generateText: () =>
         Effect.map(Ref.updateAndGet(step, (n) => n + 1), (n): Array<Response.PartEncoded> =>
-          n <= 5
+          n <= 12
             ? [{ type: "tool-call", id: `call-${n}`, name: "SearchDocs", params: { query: `widget topic ${n}` } }]
             : [{ type: "text", text: "The widget exports, imports and syncs." }]),
       streamText: () => Stream.empty
@@ -31,9 +31,10 @@ export const ScriptedModel = Layer.effect(
   })
 )
 
-// Every call's prompt is fitted first: a 2,000-token window with 500 kept for the answer,
-// counted offline with o200k_base.
-export const Model = WindowedLanguageModel.layer({ contextWindow: 2_000, outputReserve: 500 }).pipe(
+// Every call's prompt is fitted first: a 4,000-token window with 500 kept for the answer,
+// counted offline with o200k_base. The window stays stable across calls (the default mode):
+// the previous prompt and the new messages while they fit, one compaction when they do not.
+export const Model = WindowedLanguageModel.layer({ contextWindow: 4_000, outputReserve: 500 }).pipe(
   Layer.provide([ScriptedModel, GptTokenizer.layer])
 )
 
@@ -45,20 +46,25 @@ export const main = Effect.gen(function*() {
     { role: "user", content: "What can the widget do?" }
   ])
   const sent: Array<WindowedLanguageModel.CallReport> = []
-  for (let step = 1; step <= 10; step++) {
+  for (let step = 1; step <= 20; step++) {
     const response = yield* LanguageModel.generateText({ prompt: history, toolkit: tools })
     history = Prompt.concat(history, Prompt.fromResponseParts(response.content))
     const report = yield* PubSub.take(reports)
     sent.push(report)
+    // What the provider's cache should do with the request (Anthropic's 5-minute rule).
+    const cache = report.prediction!
     yield* Console.log(
-      `step ${step}: sent ${report.prompt.content.length} of ${report.candidates} messages ` +
-        `(${report.result.totalTokens} tokens), left out ${report.result.report.excluded.length}`
+      `step ${String(step).padStart(2)}: ${report.change!.action.padEnd(7)} ${report.prompt.content.length} of ${report.candidates} messages, ` +
+        `${report.result.totalTokens} tokens; cache read ${cache.cachedTokens}, written ${cache.writtenTokens}`
     )
     if (response.toolCalls.length === 0) {
       yield* Console.log(response.text)
       break
     }
   }
+  const cost = sent.reduce((sum, r) => sum + r.prediction!.cost, 0)
+  const without = sent.reduce((sum, r) => sum + r.prediction!.costWithoutCache, 0)
+  yield* Console.log(`input cost: ${cost.toFixed(0)} base-price tokens, ${without} without a cache`)
   return { history, sent } satisfies { history: Prompt.Prompt; sent: ReadonlyArray<WindowedLanguageModel.CallReport> }
 }).pipe(
   Effect.scoped,
