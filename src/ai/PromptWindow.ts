@@ -109,6 +109,8 @@ export interface ItemCache {
   readonly entries: WeakMap<Prompt.Message, ContextItem.ContextItem>
   /** Each message's links (its tool call and approval ids), which {@link groups} joins. */
   readonly links: WeakMap<Prompt.Message, ReadonlyArray<string>>
+  /** Where the last {@link groups} call left its union-find (the state of one history). */
+  lastGroups: GroupsState | undefined
 }
 
 /**
@@ -117,7 +119,7 @@ export interface ItemCache {
  * @since 0.3.0
  * @category constructors
  */
-export const makeItemCache = (): ItemCache => ({ entries: new WeakMap(), links: new WeakMap() })
+export const makeItemCache = (): ItemCache => ({ entries: new WeakMap(), links: new WeakMap(), lastGroups: undefined })
 
 /**
  * The candidates of a prompt, and the message each came from.
@@ -265,8 +267,17 @@ export const groups = (
   prefix = "message-",
   cache?: ItemCache
 ): Array<string | undefined> => {
-  // Union-find over message indices, joined through the first message seen with each id.
-  const parent = messages.map((_, i) => i)
+  const n = messages.length
+  // An agent's next history is its last one and a few messages more: continue the union-find
+  // where the last call left it, reading the links of the new messages only.
+  const last = cache?.lastGroups
+  let state: GroupsState
+  if (last !== undefined && last.prefix === prefix && extends_(messages, last.messages)) {
+    state = last
+  } else {
+    state = { prefix, messages: [], parent: [], firstWith: new Map(), names: new Map() }
+  }
+  const { firstWith, parent } = state
   const find = (i: number): number => {
     let root = i
     while (parent[root]! !== root) root = parent[root]!
@@ -277,9 +288,9 @@ export const groups = (
     }
     return root
   }
-  const firstWith = new Map<string, number>()
   const memo = cache?.links
-  for (let i = 0; i < messages.length; i++) {
+  for (let i = state.messages.length; i < n; i++) {
+    parent.push(i)
     const message = messages[i]!
     let links = memo?.get(message)
     if (links === undefined) {
@@ -297,13 +308,13 @@ export const groups = (
       }
     }
   }
+  if (cache !== undefined) cache.lastGroups = { ...state, messages }
   // Most messages are linked to none: only roots that are shared by two or more make a group.
-  const n = messages.length
   const out = new Array<string | undefined>(n)
   if (firstWith.size === 0) return out
   const size = new Uint32Array(n)
   for (let i = 0; i < n; i++) size[find(i)]!++
-  const names = new Map<number, string>()
+  const names = state.names
   for (let i = 0; i < n; i++) {
     const root = find(i)
     if (size[root]! < 2) continue
@@ -315,6 +326,29 @@ export const groups = (
     out[i] = name
   }
   return out
+}
+
+/**
+ * Where {@link groups} left its union-find: the messages it read, the parent of each, the first
+ * message with each link, and the group names made. Continued only by a history that starts
+ * with the same message objects.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface GroupsState {
+  readonly prefix: string
+  readonly messages: ReadonlyArray<Prompt.Message>
+  readonly parent: Array<number>
+  readonly firstWith: Map<string, number>
+  readonly names: Map<number, string>
+}
+
+/** Whether `messages` starts with the message objects of `prefix`. */
+const extends_ = (messages: ReadonlyArray<Prompt.Message>, prefix: ReadonlyArray<Prompt.Message>): boolean => {
+  if (prefix.length > messages.length) return false
+  for (let i = 0; i < prefix.length; i++) if (messages[i] !== prefix[i]) return false
+  return true
 }
 
 /**

@@ -246,6 +246,11 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
   const itemCache = options.itemCache ?? PromptWindow.makeItemCache()
   const hashes = new WeakMap<Prompt.Message, string>()
   const digestMemo = new WeakMap<Prompt.Message, { readonly after: string; readonly digest: string }>()
+  const reportEntries = makeReportEntries()
+  const lastDigests: { messages: ReadonlyArray<Prompt.Message>; digests: Array<string> } = {
+    messages: [],
+    digests: [Hash.start]
+  }
   const hashOf = (message: Prompt.Message): string => {
     let h = hashes.get(message)
     if (h === undefined) {
@@ -278,7 +283,9 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
       const toolTokens = call?.toolTokens ?? 0
       const found = yield* store.read(key)
       const basedOn = found._tag === "Found" ? found.state.revision : undefined
-      const digests = prefixDigests(messages, hashOf, digestMemo)
+      const digests = prefixDigests(messages, hashOf, digestMemo, lastDigests)
+      // Read now: the array is the layer's, and a later call may extend it.
+      const historyDigest = digests[n]!
       const previous = usable(found, { settings, now, ttlMillis, n, digests, documents: documents.length })
       const state = previous._tag === "Usable" ? previous.state : undefined
       const previousEntries = previous._tag === "Usable" ? previous.entries : undefined
@@ -298,7 +305,7 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
         action = "append"
         entries = append.entries
         appended = append.addedTokens
-        fitted = appendedResult(candidates, documents, previousEntries, entries, append.windowTokens)
+        fitted = appendedResult(candidates, documents, previousEntries, entries, append.windowTokens, reportEntries)
       } else {
         const total = candidates.items.reduce((sum, item) => sum + item.tokens, 0)
         if (state === undefined && total <= budget.targetTokens) {
@@ -340,7 +347,7 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
         fingerprint: settings,
         revision: (basedOn ?? 0) + 1,
         historyLength: n,
-        historyDigest: digests[n]!,
+        historyDigest,
         window: WindowState.toRuns(entries),
         windowTokens,
         toolTokens,
@@ -361,17 +368,23 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
 /**
  * The chained digest of every prefix of the history: `digests[k]` is that of the first `k`
  * messages. Each message remembers the digest it ended and the one it continued (`memo`), so
- * that an agent's history, the same message objects call after call, is hashed once.
+ * that an agent's history, the same message objects call after call, is hashed once; and a
+ * history that starts with the last one's message objects (`last`) continues its digests.
  */
 const prefixDigests = (
   messages: ReadonlyArray<Prompt.Message>,
   hashOf: (m: Prompt.Message) => string,
-  memo: WeakMap<Prompt.Message, { readonly after: string; readonly digest: string }>
+  memo: WeakMap<Prompt.Message, { readonly after: string; readonly digest: string }>,
+  last: { messages: ReadonlyArray<Prompt.Message>; digests: Array<string> }
 ): Array<string> => {
-  const digests = new Array<string>(messages.length + 1)
-  let digest = Hash.start
-  digests[0] = digest
-  for (let k = 0; k < messages.length; k++) {
+  let from = 0
+  let digests: Array<string>
+  if (last.messages.length <= messages.length && last.messages.every((m, i) => messages[i] === m)) {
+    from = last.messages.length
+    digests = last.digests
+  } else digests = [Hash.start]
+  let digest = digests[from]!
+  for (let k = from; k < messages.length; k++) {
     const message = messages[k]!
     const known = memo.get(message)
     if (known !== undefined && known.after === digest) digest = known.digest
@@ -382,6 +395,10 @@ const prefixDigests = (
     }
     digests[k + 1] = digest
   }
+  // The array is extended in place call after call: only the newest history uses it.
+  digests.length = messages.length + 1
+  last.messages = messages
+  last.digests = digests
   return digests
 }
 
@@ -496,28 +513,34 @@ const appendedResult = (
   documents: ReadonlyArray<ContextItem>,
   previous: ReadonlyArray<number>,
   entries: ReadonlyArray<number>,
-  windowTokens: number
+  windowTokens: number,
+  reports: ReportEntries
 ): PromptWindow.Fitted => {
-  const inWindow = new Set(entries)
-  const wasSent = new Set(previous)
-  const included: Array<IncludedItem> = entries.map((entry) => ({
-    item: itemOf(entry, candidates, documents),
-    score: 1,
-    reason: wasSent.has(entry) ? InclusionReason.kept : InclusionReason.appended
-  }))
-  const reason = ExclusionReason.Filtered.make({ filterName: stableWindowFilter })
+  const n = candidates.messages.length
+  // Marks by entry: messages at 0…n − 1, documents after them.
+  const sent = new Uint8Array(n + documents.length)
+  const at = (entry: number) => (entry >= 0 ? entry : n - entry - 1)
+  for (const entry of previous) sent[at(entry)] = 1
+  const included = new Array<IncludedItem>(entries.length)
+  for (let k = 0; k < entries.length; k++) {
+    const entry = entries[k]!
+    const item = itemOf(entry, candidates, documents)
+    const wasSent = sent[at(entry)] === 1
+    included[k] = reports.included(item, wasSent)
+    sent[at(entry)] = 2
+  }
   const excluded: Array<ExcludedItem> = []
   let considered = 0
-  const n = candidates.messages.length
   for (let i = 0; i < n; i++) {
     const item = candidates.items[i]!
     considered += Math.max(0, item.tokens)
-    if (!inWindow.has(i)) excluded.push({ item, score: 0, reason })
+    if (sent[i] !== 2) excluded.push(reports.excluded(item))
   }
-  documents.forEach((document, d) => {
+  for (let d = 0; d < documents.length; d++) {
+    const document = documents[d]!
     considered += Math.max(0, document.tokens)
-    if (!inWindow.has(WindowState.documentEntry(d))) excluded.push({ item: document, score: 0, reason })
-  })
+    if (sent[n + d] !== 2) excluded.push(reports.excluded(document))
+  }
   const window = included.map((entry) => entry.item)
   const result: PipelineResult = {
     window,
@@ -533,6 +556,41 @@ const appendedResult = (
     tokensOverBudget: 0
   }
   return { prompt: PromptWindow.toPrompt(window, candidates), result }
+}
+
+/**
+ * The report entries of appending calls, made once per item: an agent's calls report the same
+ * items call after call, and the entries are immutable.
+ */
+interface ReportEntries {
+  readonly included: (item: ContextItem, wasSent: boolean) => IncludedItem
+  readonly excluded: (item: ContextItem) => ExcludedItem
+}
+
+const makeReportEntries = (): ReportEntries => {
+  const kept = new WeakMap<ContextItem, IncludedItem>()
+  const appended = new WeakMap<ContextItem, IncludedItem>()
+  const excluded = new WeakMap<ContextItem, ExcludedItem>()
+  const reason = ExclusionReason.Filtered.make({ filterName: stableWindowFilter })
+  return {
+    included: (item, wasSent) => {
+      const memo = wasSent ? kept : appended
+      let entry = memo.get(item)
+      if (entry === undefined) {
+        entry = { item, score: 1, reason: wasSent ? InclusionReason.kept : InclusionReason.appended }
+        memo.set(item, entry)
+      }
+      return entry
+    },
+    excluded: (item) => {
+      let entry = excluded.get(item)
+      if (entry === undefined) {
+        entry = { item, score: 0, reason }
+        excluded.set(item, entry)
+      }
+      return entry
+    }
+  }
 }
 
 /**

@@ -253,3 +253,18 @@ describe("rules within a call, on generated conversations", () => {
       }
     }).pipe(Effect.provide(counter)))
 })
+
+describe("groups with an item cache", () => {
+  it("equal the groups computed afresh, history after history, whatever history comes next", () => {
+    for (const shape of Sessions.allShapes) {
+      const cache = PromptWindow.makeItemCache()
+      const session = Sessions.generate(shape, 60, 99)
+      const all = [...Sessions.histories(session)]
+      // Histories in order (extending the last), then a shorter one, then another session's.
+      const other = Sessions.historyAt(Sessions.generate(shape, 10, 100), 10)
+      for (const history of [...all, all[5]!, other, ...all.slice(20, 30)]) {
+        assert.deepStrictEqual(PromptWindow.groups(history, "message-", cache), PromptWindow.groups(history), shape)
+      }
+    }
+  })
+})
