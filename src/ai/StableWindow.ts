@@ -360,7 +360,13 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
       return { key, fitted, change, prediction, next, basedOn }
     }).pipe(Effect.withSpan("cupel.stable_window.fit"))
 
-  const commit = (plan: Plan) => store.write(plan.key, plan.next, plan.basedOn)
+  // S8: a call whose read failed does not write. The store is down or hung: the write's own
+  // read would hold the call up for another storeTimeout (two waits a call, not one), and
+  // the next call reads again anyway.
+  const commit = (plan: Plan): Effect.Effect<WindowStore.WriteResult> =>
+    plan.change.storeFailure !== undefined
+      ? Effect.succeed("store-failed")
+      : store.write(plan.key, plan.next, plan.basedOn)
 
   return { fit, commit }
 }
