@@ -305,3 +305,96 @@ describe("WindowedLanguageModel", () => {
       assert.isAtMost(report.result.totalTokens, 297 - lookupTokens)
     }).pipe(Effect.scoped))
 })
+
+describe("WindowedLanguageModel — across calls", () => {
+  const usage = (total: number, cacheRead: number) => ({
+    inputTokens: { uncached: total - cacheRead, total, cacheRead, cacheWrite: 0 },
+    outputTokens: { total: 5, text: 5, reasoning: undefined }
+  })
+  /** A model that answers in text and reports `usage`, and streams text then a finish part. */
+  const reporting = (fail: boolean) =>
+    LanguageModel.make({
+      generateText: () =>
+        Effect.succeed<Array<Response.PartEncoded>>([
+          { type: "text", text: "ok" },
+          { type: "finish", reason: "stop", usage: usage(120, 100) }
+        ]),
+      streamText: () =>
+        fail
+          ? Stream.fail(new AiError.AiError({ module: "test", method: "streamText", reason: new AiError.UnknownError({}) }))
+          : Stream.make<Array<Response.StreamPartEncoded>>(
+            { type: "text-start", id: "t" },
+            { type: "text-delta", id: "t", delta: "ok" },
+            { type: "text-end", id: "t" },
+            { type: "finish", reason: "stop", usage: usage(130, 110) }
+          )
+    })
+  const build = (fail: boolean, options: Partial<WindowedLanguageModel.Options> = {}) =>
+    Effect.gen(function*() {
+      const model = yield* reporting(fail)
+      return yield* Layer.build(
+        WindowedLanguageModel.layer({ contextWindow: 4_000, outputReserve: 100, ...options }).pipe(
+          Layer.provide([Layer.succeed(LanguageModel.LanguageModel, model), counter])
+        )
+      )
+    })
+  const history = (n: number) =>
+    Prompt.make([
+      { role: "system", content: "be brief" },
+      ...Array.from({ length: n }, (_, i) => ({ role: i % 2 === 0 ? "user" as const : "assistant" as const, content: `turn ${i}` }))
+    ])
+
+  it.effect("S10 the provider's reported usage stands beside the prediction in the call's report", () =>
+    Effect.gen(function*() {
+      const context = yield* build(false)
+      const reports = yield* PubSub.subscribe(Context.get(context, WindowedLanguageModel.WindowReports))
+      yield* LanguageModel.generateText({ prompt: history(1) }).pipe(Effect.provide(context))
+      yield* LanguageModel.generateText({ prompt: history(3) }).pipe(Effect.provide(context))
+      const [first, second] = yield* PubSub.takeAll(reports)
+      assert.strictEqual(first!.mode, "stable")
+      assert.strictEqual(first!.outcome, "answered")
+      assert.deepStrictEqual(second!.reported, { total: 120, cacheRead: 100, cacheWrite: 0, uncached: 20 })
+      assert.strictEqual(second!.change?.action, "append")
+      assert.strictEqual(second!.committed, "written")
+      assert.isDefined(second!.prediction)
+      assert.strictEqual(second!.conversation, first!.conversation)
+    }).pipe(Effect.scoped))
+
+  it.effect("S6 streamText: the state is written when the first part arrives, and the report has the finish part's usage", () =>
+    Effect.gen(function*() {
+      const context = yield* build(false)
+      const reports = yield* PubSub.subscribe(Context.get(context, WindowedLanguageModel.WindowReports))
+      yield* LanguageModel.streamText({ prompt: history(1) }).pipe(Stream.runDrain, Effect.provide(context))
+      yield* LanguageModel.streamText({ prompt: history(3) }).pipe(Stream.runDrain, Effect.provide(context))
+      const [first, second] = yield* PubSub.takeAll(reports)
+      assert.strictEqual(first!.committed, "written")
+      assert.strictEqual(second!.change?.action, "append")
+      assert.deepStrictEqual(second!.reported, { total: 130, cacheRead: 110, cacheWrite: 0, uncached: 20 })
+    }).pipe(Effect.scoped))
+
+  it.effect("S6 streamText: a stream that fails before its first part leaves the state as it was", () =>
+    Effect.gen(function*() {
+      const failing = yield* build(true)
+      const reports = yield* PubSub.subscribe(Context.get(failing, WindowedLanguageModel.WindowReports))
+      yield* LanguageModel.streamText({ prompt: history(1) }).pipe(Stream.runDrain, Effect.provide(failing), Effect.ignore)
+      yield* LanguageModel.streamText({ prompt: history(3) }).pipe(Stream.runDrain, Effect.provide(failing), Effect.ignore)
+      const [first, second] = yield* PubSub.takeAll(reports)
+      assert.strictEqual(first!.outcome, "failed")
+      assert.isUndefined(first!.committed)
+      assert.strictEqual(second!.change?.fresh, "new")
+    }).pipe(Effect.scoped))
+
+  it.effect("per-call mode remembers nothing: no conversation, change or prediction", () =>
+    Effect.gen(function*() {
+      const context = yield* build(false, { mode: "per-call" })
+      const reports = yield* PubSub.subscribe(Context.get(context, WindowedLanguageModel.WindowReports))
+      yield* LanguageModel.generateText({ prompt: history(3) }).pipe(Effect.provide(context))
+      const [report] = yield* PubSub.takeAll(reports)
+      assert.strictEqual(report!.mode, "per-call")
+      assert.isUndefined(report!.conversation)
+      assert.isUndefined(report!.change)
+      assert.isUndefined(report!.prediction)
+      assert.isUndefined(report!.committed)
+      assert.deepStrictEqual(report!.reported, { total: 120, cacheRead: 100, cacheWrite: 0, uncached: 20 })
+    }).pipe(Effect.scoped))
+})
