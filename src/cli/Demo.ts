@@ -27,6 +27,7 @@ import * as Render from "./Render.ts"
 import * as RunCommand from "./RunCommand.ts"
 import * as RunInput from "./RunInput.ts"
 import * as Sample from "./Sample.ts"
+import * as TerminalText from "./TerminalText.ts"
 
 /**
  * Colour when standard output is a terminal, unless `NO_COLOR` is set (https://no-color.org).
@@ -111,11 +112,12 @@ export interface Config {
 export const placeDemo = Effect.fn("cli.demo.place")(function*(config: Config) {
   const input = yield* Option.match(config.input, {
     onNone: () => PlaceInput.decodeValue("embedded sample", Sample.json),
-    onSome: (file) => PlaceInput.read(Option.some(file))
+    onSome: (file) => PlaceInput.read(Option.some(file), "demo")
   }).pipe(
     Effect.flatMap((loaded) => withBudget(loaded, config.budget, config.max)),
     Effect.catchTag("InputError", (error) =>
-      Console.error(`cupel demo: ${error.message}`).pipe(Effect.andThen(Effect.fail(CliFailure.usage()))))
+      TerminalText.printError(`cupel demo: invalid input (${error.source}):`, ...error.problems.map((p) => `  ${p}`))
+        .pipe(Effect.andThen(Effect.fail(CliFailure.usage()))))
   )
   const source = Option.getOrElse(config.input, () => "embedded sample")
   const s = yield* style
@@ -134,7 +136,7 @@ export const placeDemo = Effect.fn("cli.demo.place")(function*(config: Config) {
     for (const strategy of strategies) {
       const outcome = yield* Effect.result(Placement.run(input, placer, Conformance.overflowStrategy(strategy)))
       if (outcome._tag === "Failure" && outcome.failure._tag === "InvalidItemError") {
-        yield* Console.error(`cupel demo: invalid input (${source}):\n  ${outcome.failure.message}`)
+        yield* TerminalText.printError(`cupel demo: invalid input (${source}):`, `  ${outcome.failure.message}`)
         return yield* CliFailure.usage()
       }
       const body = outcome._tag === "Success"
@@ -195,7 +197,7 @@ export const pipelineDemo = Effect.fn("cli.demo.pipeline")(function*(config: Con
   const loaded = yield* Option.match(config.input, {
     onNone: () => PipelineInput.decodeValue(source, Sample.pipeline),
     onSome: (file) =>
-      PlaceInput.readText(Option.some(file)).pipe(
+      PlaceInput.readText(Option.some(file), "demo").pipe(
         Effect.flatMap(({ text }) => PipelineInput.decodeText(file, text))
       )
   }).pipe(

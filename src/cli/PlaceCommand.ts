@@ -24,11 +24,16 @@ import * as JsonOutput from "./JsonOutput.ts"
 import * as Flags from "./Flags.ts"
 import * as PlaceInput from "./PlaceInput.ts"
 import * as Placement from "./Placement.ts"
+import * as TerminalText from "./TerminalText.ts"
 
 const encodeOverflow = Schema.encodeEffect(OverflowError)
 
+// The header, then one indented line per problem, as `InputError.message` words them.
 const reportInputError = (error: PlaceInput.InputError) =>
-  Console.error(`cupel place: ${error.message}`).pipe(Effect.andThen(Effect.fail(CliFailure.usage())))
+  TerminalText.printError(
+    `cupel place: invalid input (${error.source}):`,
+    ...error.problems.map((problem) => `  ${problem}`)
+  ).pipe(Effect.andThen(Effect.fail(CliFailure.usage())))
 
 /**
  * Reports a failed placement and fails with its exit code. Each of the library's errors has
@@ -53,12 +58,12 @@ export const reportPlaceError = (source: string, error: Place.PlaceError): Effec
       )
     case "InvalidItemError":
     case "TokenTotalError":
-      return Console.error(`cupel place: invalid input (${source}): ${error.message}`).pipe(
+      return TerminalText.printError(`cupel place: invalid input (${source}): ${error.message}`).pipe(
         Effect.andThen(Effect.fail(CliFailure.usage()))
       )
     case "PlacerError":
     case "PlacerContractError":
-      return Console.error(`cupel place: internal error (a bug in cupel, please report it): ${error.message}`).pipe(
+      return TerminalText.printError(`cupel place: internal error (a bug in cupel, please report it): ${error.message}`).pipe(
         Effect.andThen(Effect.fail(CliFailure.internal()))
       )
   }

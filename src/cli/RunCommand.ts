@@ -33,6 +33,7 @@ import * as Flags from "./Flags.ts"
 import * as JsonOutput from "./JsonOutput.ts"
 import type * as PipelineInput from "./PipelineInput.ts"
 import * as RunInput from "./RunInput.ts"
+import * as TerminalText from "./TerminalText.ts"
 
 /**
  * Builds the strategies an input's policy names (`Policy.layer`) and runs the pipeline on its
@@ -104,7 +105,9 @@ export const reportRunError = (
     case "SlicerContractError":
     case "PlacerError":
     case "PlacerContractError":
-      return Console.error(`cupel ${command}: internal error (a bug in cupel, please report it): ${error.message}`).pipe(
+      return TerminalText.printError(
+        `cupel ${command}: internal error (a bug in cupel, please report it): ${error.message}`
+      ).pipe(
         Effect.andThen(Effect.fail(CliFailure.internal()))
       )
   }

@@ -14,7 +14,7 @@
  *
  * @since 0.2.0
  */
-import { Console, Effect, type FileSystem, Option, type Stdio } from "effect"
+import { Effect, type FileSystem, Option, type Stdio } from "effect"
 import * as Conformance from "../Conformance.ts"
 import { schemaProblems } from "../internal/conformanceMessages.ts"
 import type * as PlacerConfig from "../placers/PlacerConfig.ts"
@@ -23,6 +23,7 @@ import * as Presets from "../Presets.ts"
 import * as CliFailure from "./CliFailure.ts"
 import * as PipelineInput from "./PipelineInput.ts"
 import * as PlaceInput from "./PlaceInput.ts"
+import * as TerminalText from "./TerminalText.ts"
 
 /**
  * The single-field overrides: absent, the policy's choice stands.
@@ -84,13 +85,14 @@ export const withOverrides = <P extends Policy.Policy>(input: P, overrides: Over
 })
 
 /**
- * Fails with exit code 2 after writing each line, prefixed with `cupel COMMAND: `.
+ * Fails with exit code 2 after writing each line, prefixed with `cupel COMMAND: `, its control
+ * characters escaped (`TerminalText.printError`).
  *
  * @since 0.2.0
  * @category reporting
  */
 export const usage = (command: string, ...lines: ReadonlyArray<string>): Effect.Effect<never, CliFailure.CliFailure> =>
-  Effect.forEach(lines, (text) => Console.error(`cupel ${command}: ${text}`), { discard: true }).pipe(
+  Effect.forEach(lines, (text) => TerminalText.printError(`cupel ${command}: ${text}`), { discard: true }).pipe(
     Effect.andThen(Effect.fail(CliFailure.usage()))
   )
 
@@ -201,7 +203,7 @@ export const load = (
         label: options.policy.value
       })
       : Option.none()
-    const { source, text } = yield* PlaceInput.readText(options.file).pipe(
+    const { source, text } = yield* PlaceInput.readText(options.file, command).pipe(
       Effect.catchTag("InputError", inputProblems(command))
     )
     if (Option.isNone(external)) {

@@ -12,21 +12,30 @@ export interface Run {
   readonly stderr: string
 }
 
-/** Standard input's text, or that and whether standard output is a terminal (default: not). */
-export type Input = string | { readonly stdin?: string; readonly terminal?: boolean }
+/**
+ * Standard input's text, or that (as text or as raw bytes) and whether standard output and
+ * standard input are terminals (default: neither).
+ */
+export type Input = string | {
+  readonly stdin?: string | Uint8Array
+  readonly terminal?: boolean
+  readonly stdinTerminal?: boolean
+}
 
 /** Runs any part of the CLI as `cli` runs the whole: output captured, exit code computed. */
 export const capture = <A, E, R>(program: Effect.Effect<A, E, R>, input: Input = "") =>
   Effect.gen(function*() {
     const stdin = typeof input === "string" ? input : input.stdin ?? ""
     const terminal = typeof input === "string" ? false : input.terminal ?? false
+    const stdinTerminal = typeof input === "string" ? false : input.stdinTerminal ?? false
     // A console of its own per run: a shared test console would mix the output of several runs.
     const console = yield* TestConsole.make
     const exit = yield* Effect.exit(program).pipe(
       Effect.provideService(Console.Console, console),
       Effect.provide(Stdio.layerTest({
-        stdin: Stream.make(new TextEncoder().encode(stdin)),
-        stdoutIsTerminal: Effect.succeed(terminal)
+        stdin: Stream.make(typeof stdin === "string" ? new TextEncoder().encode(stdin) : stdin),
+        stdoutIsTerminal: Effect.succeed(terminal),
+        stdinIsTerminal: Effect.succeed(stdinTerminal)
       }))
     )
     const stdout = (yield* console.logLines).join("\n")

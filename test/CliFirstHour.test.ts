@@ -1,0 +1,197 @@
+/**
+ * Issue 17, "A newcomer's first hour", item 5: the smaller defects found by trying the CLI as a
+ * new user — deep input, infinite scores, raw bytes in error lines, escape sequences in
+ * `cupel explain`, a silent wait on a terminal, missing `--budget`/`--max`/`--compact` on
+ * `cupel run`, and misspelt item keys.
+ */
+import { NodeServices } from "@effect/platform-node"
+import { assert, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import * as JsonDepth from "../src/cli/JsonDepth.ts"
+import * as PlaceInput from "../src/cli/PlaceInput.ts"
+import { cli, type Run, writeTemp } from "./support/cli.ts"
+
+/** A control character a terminal would act on; newlines separate the error lines themselves. */
+const rawControl = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/
+
+/** Asserts a refused request: exit 2, nothing on stdout, no raw control character on stderr. */
+const assertRefused = (run: Run, ...expected: ReadonlyArray<string>) => {
+  assert.strictEqual(run.code, 2, run.stderr)
+  assert.strictEqual(run.stdout, "")
+  assert.notMatch(run.stderr, rawControl)
+  for (const text of expected) assert.include(run.stderr, text)
+}
+
+const budget = { maxTokens: 100, targetTokens: 50 }
+
+/** `{ "a": { "a": … {} } }` with `levels` objects in all. */
+const nested = (levels: number): string => {
+  let text = "{}"
+  for (let i = 1; i < levels; i++) text = `{"a":${text}}`
+  return text
+}
+
+/** A `cupel run` input whose one item has metadata of `levels` nested objects. */
+const runInputWithMetadata = (levels: number): string =>
+  `{"budget":{"maxTokens":100,"targetTokens":50},"scorer":{"type":"priority"},` +
+  `"items":[{"content":"deep","tokens":1,"metadata":${nested(levels)}}]}`
+
+const placeInputWithMetadata = (levels: number): string =>
+  `{"budget":{"maxTokens":100,"targetTokens":50},"scored":[{"score":0.5,` +
+  `"item":{"content":"deep","tokens":1,"metadata":${nested(levels)}}}]}`
+
+layer(NodeServices.layer)("cupel: deep input (issue 17, item 5a)", (it) => {
+  it.effect("metadata nested 5,000 levels is bad input for run and place (exit 2, one line), not a bug (exit 3)", () =>
+    Effect.gen(function*() {
+      for (const command of ["run", "explain"]) {
+        const run = yield* cli([command], runInputWithMetadata(5_000))
+        assertRefused(run, `cupel ${command}: invalid input (stdin): items[0].metadata.a.a.a`, "nested deeper than 512 levels")
+        assert.strictEqual(run.stderr.split("\n").length, 1, run.stderr)
+      }
+      // cupel place lists its problems under one heading, as ever.
+      const place = yield* cli(["place"], placeInputWithMetadata(5_000))
+      assertRefused(place, "cupel place: invalid input (stdin):\n  scored[0].item.metadata.a.a", "nested deeper than 512 levels")
+    }))
+
+  it.effect("a deep array where an item's tags belong, and a deep unknown key, are refused the same way", () =>
+    Effect.gen(function*() {
+      let tags = "[]"
+      for (let i = 0; i < 6_000; i++) tags = `[${tags}]`
+      const deepTags = yield* cli(["run"], `{"budget":{"maxTokens":9,"targetTokens":9},"scorer":{"type":"priority"},` +
+        `"items":[{"content":"x","tokens":1,"tags":${tags}}]}`)
+      assertRefused(deepTags, "items[0].tags[0][0]", "nested deeper than 512 levels")
+      const deepPolicy = yield* writeTemp("policy.json", `{"scorer":${nested(600)}}`)
+      const policy = yield* cli(["run", "--policy", deepPolicy], runInputWithMetadata(1))
+      assertRefused(policy, `invalid policy (${deepPolicy}): scorer.a.a`)
+    }))
+
+  it.effect("an input nested exactly JsonDepth.maxDepth levels runs, and its metadata comes back whole", () =>
+    Effect.gen(function*() {
+      // The document, items, the item: three levels above the metadata.
+      const levels = JsonDepth.maxDepth - 3
+      const run = yield* cli(["run"], runInputWithMetadata(levels))
+      assert.strictEqual(run.code, 0, run.stderr)
+      const output = JSON.parse(run.stdout)
+      assert.strictEqual(JSON.stringify(output.window[0].metadata), nested(levels))
+      assertRefused(yield* cli(["run"], runInputWithMetadata(levels + 1)), "nested deeper than 512 levels")
+    }))
+
+  it("JsonDepth.problem names the path to the first level too deep", () => {
+    assert.isUndefined(JsonDepth.problem({ items: [{ metadata: {} }] }, 4))
+    assert.strictEqual(
+      JsonDepth.problem({ items: [{ metadata: { a: {} } }] }, 4),
+      "items[0].metadata.a: nested deeper than 4 levels of arrays and objects, the most cupel reads"
+    )
+    assert.isUndefined(JsonDepth.problem("text", 0))
+  })
+})
+
+layer(NodeServices.layer)("cupel place: infinite scores (issue 17, item 5b)", (it) => {
+  const input = JSON.stringify({
+    budget: { maxTokens: 100, targetTokens: 10 },
+    scored: [
+      { item: { content: "kept", tokens: 8 }, score: 0.5 },
+      { item: { content: "high", tokens: 8 }, score: "Infinity" },
+      { item: { content: "low", tokens: 8 }, score: "-Infinity" }
+    ]
+  }).replace(`"score":0.5`, `"score":1e999`)
+
+  it.effect("an infinite score is written as \"Infinity\" / \"-Infinity\", not null, and the output reads back", () =>
+    Effect.gen(function*() {
+      const run = yield* cli(["place", "--overflow", "truncate"], input)
+      assert.strictEqual(run.code, 0, run.stderr)
+      const output = JSON.parse(run.stdout)
+      assert.deepStrictEqual(output.excluded.map((e: { readonly score: unknown }) => e.score), ["Infinity", "-Infinity"])
+      // The excluded pairs, fed back as they were printed, decode to the same scores.
+      const again = yield* cli(["place", "--overflow", "truncate"], JSON.stringify({
+        budget: { maxTokens: 100, targetTokens: 100 },
+        scored: output.excluded.map((e: { readonly item: unknown; readonly score: unknown }) => ({ item: e.item, score: e.score }))
+      }))
+      assert.strictEqual(again.code, 0, again.stderr)
+      const decoded = yield* PlaceInput.decodeText("stdin", JSON.stringify({ budget, scored: output.excluded.map((e: { readonly item: unknown; readonly score: unknown }) => ({ item: e.item, score: e.score })) }))
+      assert.deepStrictEqual(decoded.scored.map((s) => s.score), [Infinity, -Infinity])
+    }))
+
+  it.effect("other strings are still not scores, and keep the message they had", () =>
+    Effect.gen(function*() {
+      const run = yield* cli(["place"], JSON.stringify({ budget, scored: [{ item: { content: "a", tokens: 1 }, score: "inf" }] }))
+      assertRefused(run, `scored[0].score: Expected a number, got "inf"`)
+      const bool = yield* cli(["place"], JSON.stringify({ budget, scored: [{ item: { content: "a", tokens: 1 }, score: true }] }))
+      assertRefused(bool, `scored[0].score: Expected a number, got true`)
+      const nan = yield* cli(["place"], JSON.stringify({ budget, scored: [{ item: { content: "a", tokens: 1 }, score: "NaN" }] }))
+      assertRefused(nan, `scored[0].score: Expected a number, got "NaN"`)
+    }))
+})
+
+layer(NodeServices.layer)("cupel: raw bytes in error lines (issue 17, item 5c)", (it) => {
+  it.effect("UTF-16 input with a byte order mark is named as such, for every command that reads JSON", () =>
+    Effect.gen(function*() {
+      const json = JSON.stringify({ budget, scorer: { type: "priority" }, items: [{ content: "x", tokens: 1 }] })
+      const little = Buffer.from("\ufeff" + json, "utf16le")
+      const big = Buffer.from(little).swap16()
+      for (const command of ["run", "explain", "place", "budget"]) {
+        const run = yield* cli([command, ...(command === "budget" ? ["--marginal", "1"] : [])], { stdin: little })
+        assertRefused(run, `cupel ${command}: invalid input (stdin)`, "not UTF-8 JSON (UTF-16?)", "byte order mark FF FE")
+      }
+      assertRefused(yield* cli(["run"], { stdin: big }), "not UTF-8 JSON (UTF-16?)", "byte order mark FE FF")
+      const file = yield* writeTemp("utf16.json", "")
+      yield* Effect.promise(() => import("node:fs/promises").then((fs) => fs.writeFile(file, little)))
+      assertRefused(yield* cli(["run", file]), `invalid input (${file}): not UTF-8 JSON (UTF-16?)`)
+    }))
+
+  it.effect("UTF-16 without a byte order mark is known by its NUL bytes", () =>
+    Effect.gen(function*() {
+      const run = yield* cli(["run"], { stdin: Buffer.from(`{"budget": {}}`, "utf16le") })
+      assertRefused(run, "not UTF-8 JSON (UTF-16?): 14 of its first 28 bytes are NUL")
+    }))
+
+  it.effect("binary input: the parser's message quotes it with every control character escaped", () =>
+    Effect.gen(function*() {
+      // ESC [ 3 1 m, BEL, SOH, NUL, a byte that is not UTF-8, U+009B (a one-character CSI), CR.
+      const bytes = Uint8Array.from([0x1b, 0x5b, 0x33, 0x31, 0x6d, 0x7b, 0x07, 0x01, 0x00, 0x9b, 0xc2, 0x9b, 0x0d])
+      for (const command of ["run", "place", "explain"]) {
+        const run = yield* cli([command], { stdin: bytes })
+        assertRefused(run, "malformed JSON", `"\\u001b[31m{\\u0007\\u0001\\u0000\ufffd\\u009b\\r"`)
+        // One line per problem: run's one line, place's heading and its one problem.
+        assert.strictEqual(run.stderr.split("\n").length, command === "place" ? 2 : 1, run.stderr)
+      }
+    }))
+
+  it.effect("a file name with control characters is escaped where it is echoed", () =>
+    Effect.gen(function*() {
+      const run = yield* cli(["run", "no\u001b[2Jsuch\nfile.json"])
+      assertRefused(run, "invalid input (no\\u001b[2Jsuch\\nfile.json): cannot read")
+      assert.strictEqual(run.stderr.split("\n").length, 1, run.stderr)
+      const place = yield* cli(["place", "no\u001b[2Jsuch.json"])
+      assertRefused(place, "invalid input (no\\u001b[2Jsuch.json)")
+    }))
+})
+
+layer(NodeServices.layer)("cupel explain: escape sequences in items (issue 17, item 5d)", (it) => {
+  it.effect("an item's content, kind and the input's name never reach the terminal as control sequences", () =>
+    Effect.gen(function*() {
+      const input = JSON.stringify({
+        budget: { maxTokens: 100, targetTokens: 10 },
+        scorer: { type: "kind", weights: { "Evil\u001b[5m": 1 } },
+        items: [
+          { content: "\u001b[31mred\u001b[0m and \u009b2J", tokens: 3, kind: "Evil\u001b[5m" },
+          { content: "\u001b[31mred\u001b[0m and \u009b2J", tokens: 3 },
+          { content: "bell\u0007 \u001b]0;title\u0007", tokens: 30 }
+        ]
+      })
+      const file = yield* writeTemp("in\u001b[1mput.json", input)
+      // On a terminal, with colour: cupel's own sequences only.
+      for (const terminal of [false, true]) {
+        const run = yield* cli(["explain", file], { terminal })
+        assert.strictEqual(run.code, 0, run.stderr)
+        const own = run.stdout.replace(/\u001b\[(?:\d+;)*\d*m/g, "")
+        // Every escape the terminal sees is one of cupel's colours, and the text shows the escapes.
+        assert.notMatch(own, rawControl, own)
+        assert.include(run.stdout, "\\u001b[31mred\\u001b[0m and \\u009b2J")
+        assert.include(run.stdout, "in\\u001b[1mput.json")
+        assert.include(run.stdout, "evil")
+        assert.notInclude(run.stdout, "\u001b[5m")
+        assert.notInclude(run.stdout, "\u001b[31mred")
+      }
+    }))
+})
