@@ -195,3 +195,34 @@ layer(NodeServices.layer)("cupel explain: escape sequences in items (issue 17, i
       }
     }))
 })
+
+layer(NodeServices.layer)("cupel: a terminal on standard input (issue 17, item 5f)", (it) => {
+  const input = JSON.stringify({ budget, scorer: { type: "priority" }, items: [{ content: "x", tokens: 1 }] })
+
+  it.effect("reading standard input from a terminal says so on stderr first, for every command that reads it", () =>
+    Effect.gen(function*() {
+      const run = yield* cli(["run"], { stdin: input, stdinTerminal: true })
+      assert.strictEqual(run.code, 0, run.stderr)
+      assert.strictEqual(run.stderr, `cupel run: ${PlaceInput.terminalHint}`)
+      assert.strictEqual(
+        PlaceInput.terminalHint,
+        "reading items from stdin… (pass a file, or pipe JSON; Ctrl-D to end)"
+      )
+      assert.strictEqual(JSON.parse(run.stdout).window.length, 1)
+      for (const command of ["explain", "place"]) {
+        const other = yield* cli([command, "-"], { stdin: "", stdinTerminal: true })
+        assert.strictEqual(other.stderr.split("\n")[0], `cupel ${command}: ${PlaceInput.terminalHint}`)
+      }
+    }))
+
+  it.effect("piped input, or a file named, gets no hint", () =>
+    Effect.gen(function*() {
+      const piped = yield* cli(["run"], { stdin: input })
+      assert.strictEqual(piped.code, 0, piped.stderr)
+      assert.strictEqual(piped.stderr, "")
+      const file = yield* writeTemp("input.json", input)
+      const named = yield* cli(["run", file], { stdinTerminal: true })
+      assert.strictEqual(named.code, 0, named.stderr)
+      assert.strictEqual(named.stderr, "")
+    }))
+})
