@@ -6,10 +6,13 @@
  */
 import { NodeServices } from "@effect/platform-node"
 import { assert, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Sink, Stdio } from "effect"
 import * as JsonDepth from "../src/cli/JsonDepth.ts"
+import * as JsonOutput from "../src/cli/JsonOutput.ts"
 import * as PlaceInput from "../src/cli/PlaceInput.ts"
+import * as Sample from "../src/cli/Sample.ts"
 import { cli, type Run, writeTemp } from "./support/cli.ts"
+import { cliDoc, docTableRows } from "./support/docs.ts"
 
 /** A control character a terminal would act on; newlines separate the error lines themselves. */
 const rawControl = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/
@@ -224,5 +227,108 @@ layer(NodeServices.layer)("cupel: a terminal on standard input (issue 17, item 5
       const named = yield* cli(["run", file], { stdinTerminal: true })
       assert.strictEqual(named.code, 0, named.stderr)
       assert.strictEqual(named.stderr, "")
+    }))
+})
+
+/** A run's JSON without the stage durations, which differ from run to run. */
+const withoutDurations = (text: string): unknown => {
+  const json = JSON.parse(text)
+  for (const event of json.report.events) delete event.duration_ms
+  return json
+}
+
+/** The long flags `cupel COMMAND --help` lists under FLAGS. */
+const helpFlags = (help: string): Array<string> => {
+  const section = help.slice(help.indexOf("FLAGS\n"), help.indexOf("GLOBAL FLAGS"))
+  return [...section.matchAll(/^ {2}(--[a-z-]+)/gm)].map((m) => m[1]!)
+}
+
+layer(NodeServices.layer)("cupel run: --budget, --max, --compact (issue 17, item 5g)", (it) => {
+  const sample = JSON.stringify(Sample.pipeline)
+  const withBudget = (targetTokens: number, maxTokens = Sample.pipeline.budget.maxTokens) =>
+    JSON.stringify({ ...Sample.pipeline, budget: { ...Sample.pipeline.budget, targetTokens, maxTokens } })
+
+  it.effect("--budget sets the target and --max the maximum: the run is the run of the input with that budget", () =>
+    Effect.gen(function*() {
+      const flags = yield* cli(["run", "--budget", "1500", "--max", "8000"], sample)
+      assert.strictEqual(flags.code, 0, flags.stderr)
+      const edited = yield* cli(["run"], withBudget(1500, 8000))
+      assert.deepStrictEqual(withoutDurations(flags.stdout), withoutDurations(edited.stdout))
+      const short = yield* cli(["run", "-b", "300"], sample)
+      assert.deepStrictEqual(withoutDurations(short.stdout), withoutDurations((yield* cli(["run"], withBudget(300))).stdout))
+      // The budget changes the answer: a smaller target leaves more out.
+      assert.isAbove(
+        JSON.parse(flags.stdout).window.length,
+        JSON.parse(short.stdout).window.length
+      )
+    }))
+
+  it.effect("with --preset too, and in explain and budget, which read the input as run does", () =>
+    Effect.gen(function*() {
+      const preset = yield* cli(["run", "--preset", "chat", "--budget", "300"], sample)
+      const edited = yield* cli(["run", "--preset", "chat"], withBudget(300))
+      assert.strictEqual(preset.code, 0, preset.stderr)
+      assert.deepStrictEqual(withoutDurations(preset.stdout), withoutDurations(edited.stdout))
+      const explain = yield* cli(["explain", "--budget", "300", "--max", "5000"], sample)
+      assert.strictEqual(explain.code, 0, explain.stderr)
+      assert.include(explain.stdout, "budget: target 300, max 5,000")
+      const marginal = yield* cli(["budget", "--budget", "300", "--marginal", "10"], sample)
+      assert.strictEqual(marginal.code, 0, marginal.stderr)
+      assert.deepStrictEqual(JSON.parse(marginal.stdout).budget, { maxTokens: 4096, targetTokens: 300 })
+    }))
+
+  it.effect("a target above the maximum is bad input, exit 2, naming the flags", () =>
+    Effect.gen(function*() {
+      const run = yield* cli(["run", "--budget", "9000"], sample)
+      assertRefused(
+        run,
+        "cupel run: invalid input (--budget / --max): budget.targetTokens: targetTokens (9000) must not exceed maxTokens (4096)",
+        "cupel run: invalid input (--budget / --max): (--budget sets targetTokens, --max sets maxTokens)"
+      )
+      assertRefused(yield* cli(["run", "--max", "10"], sample), "targetTokens (700) must not exceed maxTokens (10)")
+    }))
+
+  it.effect("--compact prints the same JSON on one line, without indentation; so does place", () =>
+    Effect.gen(function*() {
+      const compact = yield* cli(["run", "--compact"], sample)
+      assert.strictEqual(compact.code, 0, compact.stderr)
+      assert.notInclude(compact.stdout, "\n")
+      const indented = yield* cli(["run"], sample)
+      assert.deepStrictEqual(withoutDurations(compact.stdout), withoutDurations(indented.stdout))
+      assert.strictEqual(JSON.stringify(JSON.parse(compact.stdout)), compact.stdout)
+      const place = yield* cli(["place", "--compact", "--overflow", "truncate"], JSON.stringify(Sample.json))
+      assert.strictEqual(place.code, 0, place.stderr)
+      assert.notInclude(place.stdout, "\n")
+      const placeIndented = yield* cli(["place", "--overflow", "truncate"], JSON.stringify(Sample.json))
+      assert.strictEqual(place.stdout, JSON.stringify(JSON.parse(placeIndented.stdout)))
+    }))
+
+  it.effect("JsonOutput.logCompact writes JSON.stringify(value) and one newline, in several pieces when large", () =>
+    Effect.gen(function*() {
+      const large = Array.from({ length: 50_000 }, (_, i) => ({ content: "x".repeat(20), tokens: i, f: undefined }))
+      const values: ReadonlyArray<unknown> = [[large], { a: [1, large, null], b: "end", c: undefined }, [[], [large], "end"], 3, "s"]
+      for (const [index, value] of values.entries()) {
+        assert.strictEqual([...JsonOutput.compactPieces(value)].join(""), JSON.stringify(value))
+        const writes: Array<string> = []
+        yield* JsonOutput.logCompact(value).pipe(
+          Effect.provide(Stdio.layerTest({
+            stdout: () => Sink.forEach((chunk: string | Uint8Array) => Effect.sync(() => writes.push(String(chunk))))
+          }))
+        )
+        assert.strictEqual(writes.join(""), JSON.stringify(value) + "\n")
+        // About 2.3 million characters: more than one batch of a million.
+        if (index < 3) assert.isAtLeast(writes.length, 2)
+      }
+    }))
+
+  it.effect("docs/cli.md's flag tables for run and place list every flag the commands take", () =>
+    Effect.gen(function*() {
+      for (const command of ["run", "place"]) {
+        const documented = docTableRows(`${command}-flags`).map((row) => row[0]!).join(" ")
+        const flags = helpFlags((yield* cli([command, "--help"])).stdout)
+        assert.includeMembers(flags, ["--compact"])
+        for (const flag of flags) assert.include(documented, `\`${flag}`, `${command} ${flag}`)
+      }
+      assert.include(cliDoc, "| `--budget`, `-b` N |")
     }))
 })

@@ -12,8 +12,6 @@
 import { Config, Console, Effect, Option, Stdio } from "effect"
 import { Command, Flag } from "effect/cli"
 import * as Conformance from "../Conformance.ts"
-import * as ContextBudget from "../ContextBudget.ts"
-import { schemaProblems } from "../internal/conformanceMessages.ts"
 import type { InvalidConfigError } from "../InvalidConfigError.ts"
 import type * as Pipeline from "../Pipeline.ts"
 import * as CliFailure from "./CliFailure.ts"
@@ -45,37 +43,13 @@ export const style: Effect.Effect<Render.Style, never, Stdio.Stdio> = Effect.gen
 })
 
 /**
- * The input with `--budget` (target) and `--max` applied, checked by the budget's own rules.
+ * The input with `--budget` (target) and `--max` applied, checked by the budget's own rules
+ * (`RunInput.withBudget`, which `cupel run` uses too).
  *
  * @since 0.1.0
  * @category input
  */
-export const withBudget = <A extends { readonly budget: ContextBudget.ContextBudget }>(
-  input: A,
-  target: Option.Option<number>,
-  max: Option.Option<number>
-): Effect.Effect<A, PlaceInput.InputError> => {
-  if (Option.isNone(target) && Option.isNone(max)) return Effect.succeed(input)
-  const budget = input.budget
-  return ContextBudget.decode({
-    maxTokens: Option.getOrElse(max, () => budget.maxTokens),
-    targetTokens: Option.getOrElse(target, () => budget.targetTokens),
-    outputReserve: budget.outputReserve,
-    reservedSlots: budget.reservedSlots,
-    estimationSafetyMarginPercent: budget.estimationSafetyMarginPercent
-  }).pipe(
-    Effect.map((b) => ({ ...input, budget: b })),
-    Effect.mapError((error) =>
-      new PlaceInput.InputError({
-        source: "--budget / --max",
-        problems: [
-          ...schemaProblems(error).map((p) => `budget.${p}`),
-          "(--budget sets targetTokens, --max sets maxTokens)"
-        ]
-      })
-    )
-  )
-}
+export const withBudget = RunInput.withBudget
 
 const describeInput = (input: PlaceInput.PlaceInput): string => {
   const kinds = new Map<string, number>()
@@ -285,9 +259,6 @@ export const handler = Effect.fn("cli.demo")(function*(config: Config) {
   return yield* (config.place ? placeDemo(config) : pipelineDemo(config))
 }, CliFailure.catchDefects("demo"))
 
-const optionalInt = (name: string, description: string) =>
-  Flag.Int(name).pipe(Flag.withDescription(description), Flag.optional)
-
 /**
  * The `demo` command.
  *
@@ -302,10 +273,8 @@ export const command = Command.make("demo", {
   placer: Flags.placerDemo,
   overflow: Flags.overflowDemo,
   slicer: Flags.slicerOverride,
-  budget: optionalInt("budget", "the budget's target in tokens, where overflow starts (default: the input's)").pipe(
-    Flag.withAlias("b")
-  ),
-  max: optionalInt("max", "the budget's maximum in tokens, the model's context size (default: the input's)"),
+  budget: Flags.budgetTarget,
+  max: Flags.budgetMax,
   input: Flag.String("input").pipe(
     Flag.withAlias("i"),
     Flag.withDescription(

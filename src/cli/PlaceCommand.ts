@@ -79,6 +79,7 @@ export const handler = Effect.fn("cli.place")(function*(config: {
   readonly file: Option.Option<string>
   readonly placer: Conformance.PlacerName
   readonly overflow: Conformance.OverflowStrategyName
+  readonly compact: boolean
 }) {
   const source = Option.getOrElse(Option.filter(config.file, (f) => f !== "-"), () => "stdin")
   const input = yield* PlaceInput.read(config.file).pipe(Effect.catchTag("InputError", reportInputError))
@@ -86,7 +87,7 @@ export const handler = Effect.fn("cli.place")(function*(config: {
     Effect.catch((error) => reportPlaceError(source, error))
   )
   const json = yield* Placement.toJson(placement)
-  yield* JsonOutput.log(json)
+  yield* (config.compact ? JsonOutput.logCompact(json) : JsonOutput.log(json))
 }, CliFailure.catchDefects("place"))
 
 /**
@@ -101,7 +102,8 @@ export const command = Command.make("place", {
     Argument.optional
   ),
   placer: Flags.placer,
-  overflow: Flags.overflow
+  overflow: Flags.overflow,
+  compact: Flags.compact
 }, handler).pipe(
   Command.withShortDescription("Place the items of a JSON input and print the result as JSON"),
   Command.withDescription(

@@ -119,7 +119,10 @@ export const reportRunError = (
  * @since 0.2.0
  * @category handlers
  */
-export type Config = RunInput.Options
+export interface Config extends RunInput.Options {
+  /** `--compact`: the JSON on one line. */
+  readonly compact: boolean
+}
 
 /**
  * Runs `run` with parsed arguments.
@@ -134,7 +137,7 @@ export const handler = Effect.fn("cli.run")(function*(config: Config) {
   )
   // Every value here was decoded or built by the library: failing to encode it is a bug.
   const json = yield* PipelineResult.encode(result).pipe(Effect.orDie)
-  yield* JsonOutput.log(json)
+  yield* (config.compact ? JsonOutput.logCompact(json) : JsonOutput.log(json))
 }, CliFailure.catchDefects("run"))
 
 /**
@@ -153,7 +156,9 @@ export const inputParams = {
   preset: Flags.preset,
   placer: Flags.placerOverride,
   overflow: Flags.overflowOverride,
-  slicer: Flags.slicerOverride
+  slicer: Flags.slicerOverride,
+  budget: Flags.budgetTarget,
+  max: Flags.budgetMax
 } as const
 
 /**
@@ -162,7 +167,7 @@ export const inputParams = {
  * @since 0.2.0
  * @category commands
  */
-export const command = Command.make("run", inputParams, handler).pipe(
+export const command = Command.make("run", { ...inputParams, compact: Flags.compact }, handler).pipe(
   Command.withShortDescription("Run the whole pipeline on the candidates of a JSON input and print the result as JSON"),
   Command.withDescription(
     "Run the whole pipeline (classify, score, deduplicate, sort, slice, place) on a JSON input " +
@@ -175,6 +180,7 @@ export const command = Command.make("run", inputParams, handler).pipe(
     { command: "cupel run input.json --overflow truncate" },
     { command: "cupel run input.json --preset rag", description: "a preset's policy instead of the input's" },
     { command: "cupel run input.json --policy policy.json", description: "a Policy JSON file's" },
-    { command: "cupel demo --print-sample | cupel run --slicer knapsack", description: "the demo's sample" }
+    { command: "cupel demo --print-sample | cupel run --slicer knapsack", description: "the demo's sample" },
+    { command: "cupel run input.json --budget 2000 --max 8192 --compact", description: "another budget, one line of JSON" }
   ])
 )

@@ -4,7 +4,8 @@
  *
  * Precedence, the most specific first:
  *
- * 1. `--placer`, `--slicer`, `--overflow` override one field each;
+ * 1. `--placer`, `--slicer`, `--overflow` override one field each (and `--budget`, `--max`
+ *    the budget's target and maximum);
  * 2. `--policy FILE` (a Policy JSON file) or `--preset NAME` (`Presets.get`) replaces the input's
  *    whole policy — scorer, slicer, placer, deduplication, overflow strategy; the two flags
  *    together are a usage error (each names a whole policy);
@@ -16,6 +17,7 @@
  */
 import { Effect, type FileSystem, Option, type Stdio } from "effect"
 import * as Conformance from "../Conformance.ts"
+import * as ContextBudget from "../ContextBudget.ts"
 import { schemaProblems } from "../internal/conformanceMessages.ts"
 import type * as PlacerConfig from "../placers/PlacerConfig.ts"
 import * as Policy from "../Policy.ts"
@@ -47,6 +49,10 @@ export interface Options extends Overrides {
   readonly file: Option.Option<string>
   readonly policy: Option.Option<string>
   readonly preset: Option.Option<string>
+  /** `--budget`: the budget's target instead of the input's. */
+  readonly budget: Option.Option<number>
+  /** `--max`: the budget's maximum instead of the input's. */
+  readonly max: Option.Option<number>
 }
 
 /**
@@ -83,6 +89,41 @@ export const withOverrides = <P extends Policy.Policy>(input: P, overrides: Over
     onSome: (type) => ({ type })
   })
 })
+
+/**
+ * The input with `--budget` (target) and `--max` applied, checked by the budget's own rules:
+ * a target above the maximum, or a negative one, is an {@link PlaceInput.InputError} whose
+ * source is `--budget / --max`. The rest of the budget (`outputReserve`…) is the input's.
+ *
+ * @since 0.3.0
+ * @category input
+ */
+export const withBudget = <A extends { readonly budget: ContextBudget.ContextBudget }>(
+  input: A,
+  target: Option.Option<number>,
+  max: Option.Option<number>
+): Effect.Effect<A, PlaceInput.InputError> => {
+  if (Option.isNone(target) && Option.isNone(max)) return Effect.succeed(input)
+  const budget = input.budget
+  return ContextBudget.decode({
+    maxTokens: Option.getOrElse(max, () => budget.maxTokens),
+    targetTokens: Option.getOrElse(target, () => budget.targetTokens),
+    outputReserve: budget.outputReserve,
+    reservedSlots: budget.reservedSlots,
+    estimationSafetyMarginPercent: budget.estimationSafetyMarginPercent
+  }).pipe(
+    Effect.map((b) => ({ ...input, budget: b })),
+    Effect.mapError((error) =>
+      new PlaceInput.InputError({
+        source: "--budget / --max",
+        problems: [
+          ...schemaProblems(error).map((p) => `budget.${p}`),
+          "(--budget sets targetTokens, --max sets maxTokens)"
+        ]
+      })
+    )
+  )
+}
 
 /**
  * Fails with exit code 2 after writing each line, prefixed with `cupel COMMAND: `, its control
@@ -208,11 +249,13 @@ export const load = (
     )
     if (Option.isNone(external)) {
       const input = yield* PipelineInput.decodeText(source, text).pipe(
+        Effect.flatMap((decoded) => withBudget(decoded, options.budget, options.max)),
         Effect.catchTag("InputError", inputProblems(command))
       )
       return { source, policySource: source, label: "input", input: withOverrides(input, options) }
     }
     const candidates = yield* PipelineInput.decodeCandidatesText(source, text).pipe(
+      Effect.flatMap((decoded) => withBudget(decoded, options.budget, options.max)),
       Effect.catchTag("InputError", inputProblems(command))
     )
     // The input's own policy fields were checked and are replaced, whole.

@@ -2,7 +2,7 @@
  * Runs the `cupel` command in process, as a user's shell would see it: standard input given,
  * output captured by a fresh test console, the exit code as the runtime would compute it.
  */
-import { Cause, Console, Effect, Exit, FileSystem, Path, Runtime, Stdio, Stream } from "effect"
+import { Cause, Console, Effect, Exit, FileSystem, Path, Runtime, Sink, Stdio, Stream } from "effect"
 import { TestConsole } from "effect/testing"
 import * as Main from "../../src/cli/Main.ts"
 
@@ -30,15 +30,25 @@ export const capture = <A, E, R>(program: Effect.Effect<A, E, R>, input: Input =
     const stdinTerminal = typeof input === "string" ? false : input.stdinTerminal ?? false
     // A console of its own per run: a shared test console would mix the output of several runs.
     const console = yield* TestConsole.make
+    // What is written to standard output's stream rather than logged (`--compact`).
+    const streamed: Array<string> = []
+    const decoder = new TextDecoder()
+    const stdoutStream = Sink.forEach((chunk: string | Uint8Array) =>
+      Effect.sync(() => streamed.push(typeof chunk === "string" ? chunk : decoder.decode(chunk)))
+    )
     const exit = yield* Effect.exit(program).pipe(
       Effect.provideService(Console.Console, console),
       Effect.provide(Stdio.layerTest({
         stdin: Stream.make(typeof stdin === "string" ? new TextEncoder().encode(stdin) : stdin),
+        stdout: () => stdoutStream,
         stdoutIsTerminal: Effect.succeed(terminal),
         stdinIsTerminal: Effect.succeed(stdinTerminal)
       }))
     )
-    const stdout = (yield* console.logLines).join("\n")
+    // The logged lines, then the streamed text, its last newline dropped as the lines' are.
+    const logged = (yield* console.logLines).join("\n")
+    const text = streamed.join("").replace(/\n$/, "")
+    const stdout = logged === "" ? text : text === "" ? logged : `${logged}\n${text}`
     const stderr = (yield* console.errorLines).join("\n")
     const code = Exit.isSuccess(exit) ? 0 : Runtime.getErrorExitCode(Cause.squash(exit.cause))
     return { code, stdout, stderr } satisfies Run
