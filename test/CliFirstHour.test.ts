@@ -11,6 +11,8 @@ import * as JsonDepth from "../src/cli/JsonDepth.ts"
 import * as JsonOutput from "../src/cli/JsonOutput.ts"
 import * as PlaceInput from "../src/cli/PlaceInput.ts"
 import * as Sample from "../src/cli/Sample.ts"
+import * as UnknownKeys from "../src/cli/UnknownKeys.ts"
+import { itemKeys } from "../src/internal/fastDecode.ts"
 import { cli, type Run, writeTemp } from "./support/cli.ts"
 import { cliDoc, docTableRows } from "./support/docs.ts"
 
@@ -331,4 +333,100 @@ layer(NodeServices.layer)("cupel run: --budget, --max, --compact (issue 17, item
       }
       assert.include(cliDoc, "| `--budget`, `-b` N |")
     }))
+})
+
+layer(NodeServices.layer)("cupel: misspelt item keys (issue 17, item 5h)", (it) => {
+  const input = JSON.stringify({
+    budget,
+    scorer: { type: "priority" },
+    items: [
+      { content: "pinned, or so the user thought", tokens: 5, pined: true },
+      { content: "b", tokens: 1, id: 1 },
+      { content: "c", tokens: 1, id: 2, Kind: "Document" }
+    ]
+  })
+
+  it.effect("run warns on stderr, one line per key: the first item, how many, the nearest known key; the run goes on", () =>
+    Effect.gen(function*() {
+      const run = yield* cli(["run"], input)
+      assert.strictEqual(run.code, 0, run.stderr)
+      assert.deepStrictEqual(run.stderr.split("\n"), [
+        `cupel run: warning (stdin): items[0].pined: unknown key (did you mean "pinned"?), ignored`,
+        `cupel run: warning (stdin): items[1].id: unknown key, in 2 items, ignored`,
+        `cupel run: warning (stdin): items[2].Kind: unknown key (did you mean "kind"?), ignored`
+      ])
+      // Ignored: the item ran unpinned, as the schema reads it.
+      assert.isFalse(JSON.parse(run.stdout).window.some((item: { readonly pinned: boolean }) => item.pinned))
+    }))
+
+  it.effect("--strict refuses them, exit 2, nothing on stdout; explain and budget take it too", () =>
+    Effect.gen(function*() {
+      const run = yield* cli(["run", "--strict"], input)
+      assertRefused(run)
+      assert.deepStrictEqual(run.stderr.split("\n"), [
+        `cupel run: invalid input (stdin): items[0].pined: unknown key (did you mean "pinned"?)`,
+        `cupel run: invalid input (stdin): items[1].id: unknown key, in 2 items`,
+        `cupel run: invalid input (stdin): items[2].Kind: unknown key (did you mean "kind"?)`
+      ])
+      assertRefused(yield* cli(["explain", "--strict"], input), "cupel explain: invalid input (stdin): items[0].pined")
+      assertRefused(yield* cli(["budget", "--strict", "--marginal", "1"], input), "cupel budget: invalid input (stdin): items[0].pined")
+      assertRefused(yield* cli(["run", "--strict", "--preset", "chat"], input), "items[0].pined: unknown key")
+      // Without unknown keys, --strict changes nothing.
+      const clean = yield* cli(["run", "--strict"], JSON.stringify(Sample.pipeline))
+      assert.strictEqual(clean.code, 0, clean.stderr)
+      assert.strictEqual(clean.stderr, "")
+    }))
+
+  it.effect("place: keys of items, pinned and scored, and of the pairs; --strict too", () =>
+    Effect.gen(function*() {
+      const place = JSON.stringify({
+        budget,
+        pinned: [{ content: "p", tokens: 1, metdata: {} }],
+        scored: [{ item: { content: "a", tokens: 1, tokns: 1 }, score: 1, note: "x" }]
+      })
+      const warned = yield* cli(["place"], place)
+      assert.strictEqual(warned.code, 0, warned.stderr)
+      assert.deepStrictEqual(warned.stderr.split("\n"), [
+        `cupel place: warning (stdin): pinned[0].metdata: unknown key (did you mean "metadata"?), ignored`,
+        `cupel place: warning (stdin): scored[0].note: unknown key, ignored`,
+        `cupel place: warning (stdin): scored[0].item.tokns: unknown key (did you mean "tokens"?), ignored`
+      ])
+      const strict = yield* cli(["place", "--strict"], place)
+      assertRefused(strict, "cupel place: invalid input (stdin):\n  pinned[0].metdata: unknown key")
+    }))
+
+  it.effect("when the input is refused anyway, its unknown keys follow the problems: a misspelling explains a missing field", () =>
+    Effect.gen(function*() {
+      const run = yield* cli(["run"], JSON.stringify({ budget, scorer: { type: "priority" }, items: [{ content: "a", tokns: 1 }] }))
+      assertRefused(run)
+      assert.deepStrictEqual(run.stderr.split("\n"), [
+        "cupel run: invalid input (stdin): items[0].tokens: is required but missing",
+        `cupel run: invalid input (stdin): items[0].tokns: unknown key (did you mean "tokens"?)`
+      ])
+    }))
+
+  it("UnknownKeys.suggest: the same key in another case, or the nearest within a third of its length", () => {
+    assert.strictEqual(UnknownKeys.suggest("pined", itemKeys), "pinned")
+    assert.strictEqual(UnknownKeys.suggest("contnet", itemKeys), "content")
+    assert.strictEqual(UnknownKeys.suggest("TIMESTAMP", itemKeys), "timestamp")
+    assert.strictEqual(UnknownKeys.suggest("futureRelevance", itemKeys), "futureRelevanceHint")
+    assert.isUndefined(UnknownKeys.suggest("id", itemKeys))
+    assert.isUndefined(UnknownKeys.suggest("source_url", itemKeys))
+  })
+
+  it("UnknownKeys.lines: ten keys described, the rest counted", () => {
+    const items = [Object.fromEntries(Array.from({ length: 13 }, (_, i) => [`extra${i}`, i]))]
+    const lines = UnknownKeys.lines(UnknownKeys.inRunInput({ items }), true)
+    assert.strictEqual(lines.length, 11)
+    assert.strictEqual(lines[0], "items[0].extra0: unknown key, ignored")
+    assert.strictEqual(lines[10], "and 3 more unknown keys")
+  })
+
+  it("the check is one pass that costs little beside decoding: a million items' keys in well under a second", () => {
+    const items = Array.from({ length: 1_000_000 }, (_, i) => ({ content: "x", tokens: i, timestamp: "2024-06-01T00:00:00Z" }))
+    const start = performance.now()
+    assert.deepStrictEqual(UnknownKeys.inRunInput({ items }), [])
+    // About 25 ms on a quiet machine; the bound leaves room for a loaded one.
+    assert.isBelow(performance.now() - start, 2_000)
+  })
 })

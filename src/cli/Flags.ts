@@ -175,3 +175,17 @@ export const compact = Flag.Boolean("compact").pipe(
   Flag.withDescription("print the JSON on one line, without indentation (default: indented, one key per line)"),
   Flag.withDefault(false)
 )
+
+/**
+ * `--strict`: unknown keys in the input's items refuse it (exit 2) instead of a warning.
+ *
+ * @since 0.3.0
+ * @category flags
+ */
+export const strict = Flag.Boolean("strict").pipe(
+  Flag.withDescription(
+    "refuse the input (exit 2) when an item has a key no item field has, such as a misspelt \"pined\"; " +
+      "default: warn on standard error and ignore the key"
+  ),
+  Flag.withDefault(false)
+)

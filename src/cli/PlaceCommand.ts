@@ -80,9 +80,12 @@ export const handler = Effect.fn("cli.place")(function*(config: {
   readonly placer: Conformance.PlacerName
   readonly overflow: Conformance.OverflowStrategyName
   readonly compact: boolean
+  readonly strict: boolean
 }) {
   const source = Option.getOrElse(Option.filter(config.file, (f) => f !== "-"), () => "stdin")
-  const input = yield* PlaceInput.read(config.file).pipe(Effect.catchTag("InputError", reportInputError))
+  const input = yield* PlaceInput.read(config.file, "place", config.strict).pipe(
+    Effect.catchTag("InputError", reportInputError)
+  )
   const placement = yield* Placement.run(input, config.placer, Conformance.overflowStrategy(config.overflow)).pipe(
     Effect.catch((error) => reportPlaceError(source, error))
   )
@@ -103,7 +106,8 @@ export const command = Command.make("place", {
   ),
   placer: Flags.placer,
   overflow: Flags.overflow,
-  compact: Flags.compact
+  compact: Flags.compact,
+  strict: Flags.strict
 }, handler).pipe(
   Command.withShortDescription("Place the items of a JSON input and print the result as JSON"),
   Command.withDescription(

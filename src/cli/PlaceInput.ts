@@ -25,6 +25,7 @@ import * as FastDecode from "../internal/fastDecode.ts"
 import * as ScoredItem from "../ScoredItem.ts"
 import * as JsonDepth from "./JsonDepth.ts"
 import * as TerminalText from "./TerminalText.ts"
+import * as UnknownKeys from "./UnknownKeys.ts"
 
 const infinityNames = ["Infinity", "-Infinity"] as const
 
@@ -114,7 +115,8 @@ export class InputError extends Data.TaggedError("InputError")<{
 }
 
 // Unknown top-level keys are reported, not ignored: a misspelt "scored" would otherwise place an
-// empty window without a word. Unknown keys inside items are left alone (other tools add them).
+// empty window without a word. Unknown keys inside items are ignored by the schema (other tools
+// add them); `read` warns about them, or refuses them under `--strict` (UnknownKeys.ts).
 const TopLevel = Schema.Struct({
   budget: Schema.Unknown,
   pinned: Schema.optionalKey(Schema.Unknown),
@@ -334,13 +336,57 @@ export const readText = (
   })
 
 /**
- * Reads and decodes an input.
+ * Decodes a parsed input with `decode`, and deals with the unknown keys of its items
+ * (`UnknownKeys`): when the input is refused — by `decode`, or for those keys under `strict` —
+ * they are listed after its problems (a misspelt key often explains a missing field); when it
+ * is accepted, each is a warning on standard error,
+ * `cupel COMMAND: warning (SOURCE): items[3].pined: unknown key (did you mean "pinned"?), ignored`.
+ *
+ * @since 0.3.0
+ * @category decoding
+ */
+export const decodeWithUnknownKeys = <A>(options: {
+  readonly command: string
+  readonly source: string
+  readonly value: unknown
+  readonly unknown: ReadonlyArray<UnknownKeys.UnknownKey>
+  readonly strict: boolean
+  readonly decode: (source: string, value: unknown) => Effect.Effect<A, InputError>
+}): Effect.Effect<A, InputError> =>
+  Effect.gen(function*() {
+    const { command, source, strict, unknown } = options
+    const decoded = yield* Effect.result(options.decode(source, options.value))
+    if (Result.isSuccess(decoded) && (!strict || unknown.length === 0)) {
+      if (unknown.length > 0) {
+        yield* TerminalText.printError(
+          ...UnknownKeys.lines(unknown, true).map((line) => `cupel ${command}: warning (${source}): ${line}`)
+        )
+      }
+      return decoded.success
+    }
+    const problems = Result.isFailure(decoded) ? decoded.failure.problems : []
+    return yield* new InputError({ source, problems: [...problems, ...UnknownKeys.lines(unknown, false)] })
+  })
+
+/**
+ * Reads and decodes an input. Unknown keys in its items are warnings on standard error, or
+ * with `strict` problems that refuse it ({@link decodeWithUnknownKeys}).
  *
  * @since 0.1.0
  * @category reading
  */
 export const read = (
   file: Option.Option<string>,
-  command = "place"
+  command = "place",
+  strict = false
 ): Effect.Effect<PlaceInput, InputError, FileSystem.FileSystem | Stdio.Stdio> =>
-  Effect.flatMap(readText(file, command), ({ source, text }) => decodeText(source, text))
+  Effect.flatMap(readText(file, command), ({ source, text }) =>
+    Effect.flatMap(parseJson(source, text), (value) =>
+      decodeWithUnknownKeys({
+        command,
+        source,
+        value,
+        unknown: UnknownKeys.inPlaceInput(value),
+        strict,
+        decode: decodeValue
+      })))

@@ -158,7 +158,8 @@ export const inputParams = {
   overflow: Flags.overflowOverride,
   slicer: Flags.slicerOverride,
   budget: Flags.budgetTarget,
-  max: Flags.budgetMax
+  max: Flags.budgetMax,
+  strict: Flags.strict
 } as const
 
 /**

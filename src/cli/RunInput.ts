@@ -26,6 +26,7 @@ import * as CliFailure from "./CliFailure.ts"
 import * as PipelineInput from "./PipelineInput.ts"
 import * as PlaceInput from "./PlaceInput.ts"
 import * as TerminalText from "./TerminalText.ts"
+import * as UnknownKeys from "./UnknownKeys.ts"
 
 /**
  * The single-field overrides: absent, the policy's choice stands.
@@ -53,6 +54,8 @@ export interface Options extends Overrides {
   readonly budget: Option.Option<number>
   /** `--max`: the budget's maximum instead of the input's. */
   readonly max: Option.Option<number>
+  /** `--strict`: unknown keys in items refuse the input instead of a warning. */
+  readonly strict: boolean
 }
 
 /**
@@ -247,17 +250,26 @@ export const load = (
     const { source, text } = yield* PlaceInput.readText(options.file, command).pipe(
       Effect.catchTag("InputError", inputProblems(command))
     )
-    if (Option.isNone(external)) {
-      const input = yield* PipelineInput.decodeText(source, text).pipe(
+    const value = yield* PlaceInput.parseJson(source, text).pipe(Effect.catchTag("InputError", inputProblems(command)))
+    const decodeWith = <A extends { readonly budget: ContextBudget.ContextBudget }>(
+      decode: (source: string, value: unknown) => Effect.Effect<A, PlaceInput.InputError>
+    ) =>
+      PlaceInput.decodeWithUnknownKeys({
+        command,
+        source,
+        value,
+        unknown: UnknownKeys.inRunInput(value),
+        strict: options.strict,
+        decode
+      }).pipe(
         Effect.flatMap((decoded) => withBudget(decoded, options.budget, options.max)),
         Effect.catchTag("InputError", inputProblems(command))
       )
+    if (Option.isNone(external)) {
+      const input = yield* decodeWith(PipelineInput.decodeValue)
       return { source, policySource: source, label: "input", input: withOverrides(input, options) }
     }
-    const candidates = yield* PipelineInput.decodeCandidatesText(source, text).pipe(
-      Effect.flatMap((decoded) => withBudget(decoded, options.budget, options.max)),
-      Effect.catchTag("InputError", inputProblems(command))
-    )
+    const candidates = yield* decodeWith(PipelineInput.decodeCandidatesValue)
     // The input's own policy fields were checked and are replaced, whole.
     const input: PipelineInput.PipelineInput = {
       ...external.value.policy,
