@@ -8,7 +8,7 @@
  */
 import { Effect } from "effect"
 import type { ContextBudget } from "./ContextBudget.ts"
-import type { ContextItem } from "./ContextItem.ts"
+import { ContextItem } from "./ContextItem.ts"
 import { isSafeTotal } from "./internal/tokens.ts"
 import { InvalidItemError } from "./InvalidItemError.ts"
 import { PinnedBudgetError } from "./PinnedBudgetError.ts"
@@ -141,4 +141,64 @@ const split = (
     else scoreable[s++] = item
   }
   return { pinned, scoreable, negative }
+}
+
+/** What a value that is not a `ContextItem` is, for the error's `received`. */
+const describe = (value: unknown): string => {
+  if (value === null) return "null"
+  if (Array.isArray(value)) return "an array"
+  switch (typeof value) {
+    case "object": {
+      const proto: unknown = Object.getPrototypeOf(value)
+      if (proto === Object.prototype || proto === null) return "a plain object"
+      const name: unknown = typeof proto === "object" && proto !== null ? Reflect.get(proto, "constructor") : undefined
+      const className = typeof name === "function" ? name.name : ""
+      return className === "ContextItem"
+        ? "a ContextItem of another copy of effect-cupel (is the package installed twice?)"
+        : className === ""
+        ? "an object of another class"
+        : `an instance of ${className}`
+    }
+    case "undefined":
+      return "undefined"
+    default:
+      return `a ${typeof value}`
+  }
+}
+
+/** A field of a value that may be anything (a getter may throw: then it has none). */
+const fieldOf = (value: unknown, key: string): unknown => {
+  if (typeof value !== "object" || value === null) return undefined
+  try {
+    return Reflect.get(value, key)
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The `InvalidItemError` (`NotAContextItem`, list `candidates`) for the candidate at `index`,
+ * which is not a `ContextItem` instance: its content and tokens when it has them, and what it
+ * is (`a plain object`, `null`…).
+ *
+ * The stages read an item's fields without checking them — `kind`, `tags`, `metadata`, `pinned`
+ * are always there in an instance, which the schema built (`new ContextItem.ContextItem`,
+ * `ContextItem.decodeMany`) — so a plain object from JavaScript would otherwise fail deep inside
+ * a scorer with a `TypeError`. `Pipeline.run` tests `instanceof ContextItem` in the pass that
+ * looks for groups, where it costs nothing measurable.
+ *
+ * @since 0.3.0
+ * @category errors
+ */
+export const notAContextItem = (index: number, value: unknown): InvalidItemError => {
+  const content = fieldOf(value, "content")
+  const tokens = fieldOf(value, "tokens")
+  return new InvalidItemError({
+    problem: "NotAContextItem",
+    list: "candidates",
+    index,
+    content: typeof content === "string" ? content : "",
+    tokens: typeof tokens === "number" ? tokens : NaN,
+    received: describe(value)
+  })
 }

@@ -7,7 +7,8 @@
  *
  * @since 0.1.0
  */
-import { Console, Data, Effect, Runtime } from "effect"
+import { Data, Effect, Runtime } from "effect"
+import * as TerminalText from "./TerminalText.ts"
 
 /**
  * The exit codes of `cupel`.
@@ -98,6 +99,8 @@ export const describeDefect = (defect: unknown): string => {
  */
 export const catchDefects = (command: string) => <A, E, R>(self: Effect.Effect<A, E, R>) =>
   Effect.catchDefect(self, (defect) =>
-    Console.error(`cupel ${command}: internal error (a bug in cupel, please report it): ${describeDefect(defect)}`).pipe(
+    TerminalText.printError(
+      `cupel ${command}: internal error (a bug in cupel, please report it): ${describeDefect(defect)}`
+    ).pipe(
       Effect.andThen(Effect.fail(internal()))
     ))

@@ -12,8 +12,6 @@
 import { Config, Console, Effect, Option, Stdio } from "effect"
 import { Command, Flag } from "effect/cli"
 import * as Conformance from "../Conformance.ts"
-import * as ContextBudget from "../ContextBudget.ts"
-import { schemaProblems } from "../internal/conformanceMessages.ts"
 import type { InvalidConfigError } from "../InvalidConfigError.ts"
 import type * as Pipeline from "../Pipeline.ts"
 import * as CliFailure from "./CliFailure.ts"
@@ -27,6 +25,7 @@ import * as Render from "./Render.ts"
 import * as RunCommand from "./RunCommand.ts"
 import * as RunInput from "./RunInput.ts"
 import * as Sample from "./Sample.ts"
+import * as TerminalText from "./TerminalText.ts"
 
 /**
  * Colour when standard output is a terminal, unless `NO_COLOR` is set (https://no-color.org).
@@ -44,37 +43,13 @@ export const style: Effect.Effect<Render.Style, never, Stdio.Stdio> = Effect.gen
 })
 
 /**
- * The input with `--budget` (target) and `--max` applied, checked by the budget's own rules.
+ * The input with `--budget` (target) and `--max` applied, checked by the budget's own rules
+ * (`RunInput.withBudget`, which `cupel run` uses too).
  *
  * @since 0.1.0
  * @category input
  */
-export const withBudget = <A extends { readonly budget: ContextBudget.ContextBudget }>(
-  input: A,
-  target: Option.Option<number>,
-  max: Option.Option<number>
-): Effect.Effect<A, PlaceInput.InputError> => {
-  if (Option.isNone(target) && Option.isNone(max)) return Effect.succeed(input)
-  const budget = input.budget
-  return ContextBudget.decode({
-    maxTokens: Option.getOrElse(max, () => budget.maxTokens),
-    targetTokens: Option.getOrElse(target, () => budget.targetTokens),
-    outputReserve: budget.outputReserve,
-    reservedSlots: budget.reservedSlots,
-    estimationSafetyMarginPercent: budget.estimationSafetyMarginPercent
-  }).pipe(
-    Effect.map((b) => ({ ...input, budget: b })),
-    Effect.mapError((error) =>
-      new PlaceInput.InputError({
-        source: "--budget / --max",
-        problems: [
-          ...schemaProblems(error).map((p) => `budget.${p}`),
-          "(--budget sets targetTokens, --max sets maxTokens)"
-        ]
-      })
-    )
-  )
-}
+export const withBudget = RunInput.withBudget
 
 const describeInput = (input: PlaceInput.PlaceInput): string => {
   const kinds = new Map<string, number>()
@@ -111,11 +86,12 @@ export interface Config {
 export const placeDemo = Effect.fn("cli.demo.place")(function*(config: Config) {
   const input = yield* Option.match(config.input, {
     onNone: () => PlaceInput.decodeValue("embedded sample", Sample.json),
-    onSome: (file) => PlaceInput.read(Option.some(file))
+    onSome: (file) => PlaceInput.read(Option.some(file), "demo")
   }).pipe(
     Effect.flatMap((loaded) => withBudget(loaded, config.budget, config.max)),
     Effect.catchTag("InputError", (error) =>
-      Console.error(`cupel demo: ${error.message}`).pipe(Effect.andThen(Effect.fail(CliFailure.usage()))))
+      TerminalText.printError(`cupel demo: invalid input (${error.source}):`, ...error.problems.map((p) => `  ${p}`))
+        .pipe(Effect.andThen(Effect.fail(CliFailure.usage()))))
   )
   const source = Option.getOrElse(config.input, () => "embedded sample")
   const s = yield* style
@@ -134,7 +110,7 @@ export const placeDemo = Effect.fn("cli.demo.place")(function*(config: Config) {
     for (const strategy of strategies) {
       const outcome = yield* Effect.result(Placement.run(input, placer, Conformance.overflowStrategy(strategy)))
       if (outcome._tag === "Failure" && outcome.failure._tag === "InvalidItemError") {
-        yield* Console.error(`cupel demo: invalid input (${source}):\n  ${outcome.failure.message}`)
+        yield* TerminalText.printError(`cupel demo: invalid input (${source}):`, `  ${outcome.failure.message}`)
         return yield* CliFailure.usage()
       }
       const body = outcome._tag === "Success"
@@ -195,7 +171,7 @@ export const pipelineDemo = Effect.fn("cli.demo.pipeline")(function*(config: Con
   const loaded = yield* Option.match(config.input, {
     onNone: () => PipelineInput.decodeValue(source, Sample.pipeline),
     onSome: (file) =>
-      PlaceInput.readText(Option.some(file)).pipe(
+      PlaceInput.readText(Option.some(file), "demo").pipe(
         Effect.flatMap(({ text }) => PipelineInput.decodeText(file, text))
       )
   }).pipe(
@@ -283,9 +259,6 @@ export const handler = Effect.fn("cli.demo")(function*(config: Config) {
   return yield* (config.place ? placeDemo(config) : pipelineDemo(config))
 }, CliFailure.catchDefects("demo"))
 
-const optionalInt = (name: string, description: string) =>
-  Flag.Int(name).pipe(Flag.withDescription(description), Flag.optional)
-
 /**
  * The `demo` command.
  *
@@ -300,10 +273,8 @@ export const command = Command.make("demo", {
   placer: Flags.placerDemo,
   overflow: Flags.overflowDemo,
   slicer: Flags.slicerOverride,
-  budget: optionalInt("budget", "the budget's target in tokens, where overflow starts (default: the input's)").pipe(
-    Flag.withAlias("b")
-  ),
-  max: optionalInt("max", "the budget's maximum in tokens, the model's context size (default: the input's)"),
+  budget: Flags.budgetTarget,
+  max: Flags.budgetMax,
   input: Flag.String("input").pipe(
     Flag.withAlias("i"),
     Flag.withDescription(

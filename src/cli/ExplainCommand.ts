@@ -21,6 +21,7 @@ import * as PolicySummary from "./PolicySummary.ts"
 import * as Render from "./Render.ts"
 import * as RunCommand from "./RunCommand.ts"
 import * as RunInput from "./RunInput.ts"
+import * as TerminalText from "./TerminalText.ts"
 
 /**
  * One candidate's fate: in the window at `position` (from 1), or out; its score and the reason
@@ -91,10 +92,11 @@ export const render = (
     ? `${Render.count(result.tokensOverBudget)} over the target`
     : `${Render.count(Math.max(0, budget.targetTokens - result.totalTokens))} under the target`
   return [
-    Render.bold(style, `cupel explain: ${loaded.source}`),
+    // The source, the policy's names and the kinds are the user's text: escaped, as the items are.
+    Render.bold(style, `cupel explain: ${TerminalText.escape(loaded.source)}`),
     `${items.length} candidates (${pinnedCount} pinned) · ${Render.count(tokens)} tokens · ` +
     `budget: target ${Render.count(budget.targetTokens)}, max ${Render.count(budget.maxTokens)}`,
-    `policy (${loaded.policySource}): ${PolicySummary.line(input)}`,
+    TerminalText.escape(`policy (${loaded.policySource}): ${PolicySummary.line(input)}`),
     "",
     Render.section(
       style,
@@ -135,7 +137,7 @@ export const render = (
       Render.dim(style, `the window's ${Render.count(result.totalTokens)} tokens of maxTokens ${Render.count(budget.maxTokens)}`)
     }`,
     `    kind diversity      ${String(diversity).padStart(6)}  ${
-      Render.dim(style, diversity === 0 ? "an empty window" : kindNames.join(", "))
+      Render.dim(style, diversity === 0 ? "an empty window" : TerminalText.escape(kindNames.join(", ")))
     }`,
     `    timestamp coverage  ${percent(coverage).padStart(6)}  ${
       Render.dim(style, `${dated} of the ${report.included.length} window items are dated`)

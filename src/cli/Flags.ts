@@ -1,5 +1,5 @@
 /**
- * Flags shared by the `place`, `run` and `demo` commands.
+ * Flags shared by the `place`, `run`, `explain`, `budget` and `demo` commands.
  *
  * @since 0.1.0
  */
@@ -140,4 +140,52 @@ export const preset = Flag.String("preset").pipe(
       "longRunning or debugging (see cupel presets); --placer, --slicer and --overflow still override it"
   ),
   Flag.optional
+)
+
+/**
+ * `--budget N` (`-b`): the budget's target (`targetTokens`) instead of the input's.
+ *
+ * @since 0.3.0
+ * @category flags
+ */
+export const budgetTarget = Flag.Int("budget").pipe(
+  Flag.withDescription("the budget's target in tokens, where overflow starts (default: the input's)"),
+  Flag.withAlias("b"),
+  Flag.optional
+)
+
+/**
+ * `--max N`: the budget's maximum (`maxTokens`) instead of the input's.
+ *
+ * @since 0.3.0
+ * @category flags
+ */
+export const budgetMax = Flag.Int("max").pipe(
+  Flag.withDescription("the budget's maximum in tokens, the model's context size (default: the input's)"),
+  Flag.optional
+)
+
+/**
+ * `--compact`: the JSON output on one line, without indentation.
+ *
+ * @since 0.3.0
+ * @category flags
+ */
+export const compact = Flag.Boolean("compact").pipe(
+  Flag.withDescription("print the JSON on one line, without indentation (default: indented, one key per line)"),
+  Flag.withDefault(false)
+)
+
+/**
+ * `--strict`: unknown keys in the input's items refuse it (exit 2) instead of a warning.
+ *
+ * @since 0.3.0
+ * @category flags
+ */
+export const strict = Flag.Boolean("strict").pipe(
+  Flag.withDescription(
+    "refuse the input (exit 2) when an item has a key no item field has, such as a misspelt \"pined\"; " +
+      "default: warn on standard error and ignore the key"
+  ),
+  Flag.withDefault(false)
 )

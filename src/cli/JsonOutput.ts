@@ -4,11 +4,13 @@
  * `JSON.stringify` of a million-item result is longer than V8's longest string (about 2^29
  * characters), and fails with "Invalid string length". The commands' output is therefore
  * written as batches of whole lines, each small, whose concatenation (one newline between
- * batches) is exactly `JSON.stringify(value, null, 2)`.
+ * batches) is exactly `JSON.stringify(value, null, 2)`. The compact form (`--compact`) is one
+ * line however long, so it is written in pieces through standard output's stream, which
+ * takes text without adding a newline: their concatenation is exactly `JSON.stringify(value)`.
  *
  * @since 0.2.0
  */
-import { Console, Effect } from "effect"
+import { Console, Effect, Stdio, Stream } from "effect"
 
 /** Arrays longer than this are written element by element; anything smaller in one piece. */
 const largeArray = 64
@@ -145,4 +147,95 @@ export const log = (value: unknown): Effect.Effect<void> =>
       }
     }
     if (batch.length > 0) yield* Console.log(batch.join("\n"))
+  })
+
+/**
+ * The text of `JSON.stringify(value)` in pieces: small values in one piece each, large arrays
+ * (and the objects and arrays that hold them) opened up, runs of small elements written by one
+ * `JSON.stringify` each, as {@link log} does for the indented form.
+ *
+ * @since 0.3.0
+ * @category output
+ */
+export function* compactPieces(value: unknown): Generator<string> {
+  if (!isLarge(value)) {
+    yield JSON.stringify(value) ?? "null"
+    return
+  }
+  if (Array.isArray(value)) {
+    yield "["
+    let i = 0
+    while (i < value.length) {
+      if (i > 0) yield ","
+      const element: unknown = value[i]
+      if (isLarge(element)) {
+        yield* compactPieces(element)
+        i++
+        continue
+      }
+      let end = i + 1
+      while (end < value.length && end - i < runLength && !isLarge(value[end])) end++
+      yield* compactRun(value, i, end)
+      i = end
+    }
+    yield "]"
+    return
+  }
+  if (!isRecord(value)) {
+    yield JSON.stringify(value) ?? "null"
+    return
+  }
+  const entries = Object.entries(value).filter(([, v]) => hasJson(v))
+  yield "{"
+  for (let i = 0; i < entries.length; i++) {
+    const [key, v] = entries[i]!
+    yield `${i > 0 ? "," : ""}${JSON.stringify(key)}:`
+    yield* compactPieces(v)
+  }
+  yield "}"
+}
+
+/** Elements `start … end-1` of `array`, none large, as `JSON.stringify` writes them in it. */
+function* compactRun(array: ReadonlyArray<unknown>, start: number, end: number): Generator<string> {
+  let text: string | undefined
+  try {
+    text = JSON.stringify(array.slice(start, end))
+  } catch {
+    text = undefined
+  }
+  if (text !== undefined) {
+    yield text.slice(1, -1)
+    return
+  }
+  // Too long for one string: element by element.
+  for (let i = start; i < end; i++) {
+    const element: unknown = array[i]
+    yield (i > start ? "," : "") + (JSON.stringify(hasJson(element) ? element : null) ?? "null")
+  }
+}
+
+/**
+ * Prints `value` as `JSON.stringify(value)` — one line, no indentation — followed by a newline,
+ * in batches written to standard output's stream, whatever its size. A write that fails (the
+ * reader has gone: `cupel run --compact | head -c 100`) ends the output quietly, as a closed
+ * pipe ends any command's.
+ *
+ * @since 0.3.0
+ * @category output
+ */
+export const logCompact = (value: unknown): Effect.Effect<void, never, Stdio.Stdio> =>
+  Effect.gen(function*() {
+    const stdio = yield* Stdio.Stdio
+    const batches = function*(): Generator<string> {
+      let batch = ""
+      for (const piece of compactPieces(value)) {
+        batch += piece
+        if (batch.length >= batchSize) {
+          yield batch
+          batch = ""
+        }
+      }
+      yield batch + "\n"
+    }
+    yield* Stream.fromIterable({ [Symbol.iterator]: batches }).pipe(Stream.run(stdio.stdout()), Effect.ignore)
   })

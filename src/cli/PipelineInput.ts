@@ -103,7 +103,8 @@ const strictAll = { errors: "all", onExcessProperty: "error", reportInput: true 
 
 // Unknown keys are reported at the top level and anywhere in the configuration: a misspelt
 // "weigths" would otherwise run with the default weights without a word. Unknown keys inside
-// items are left alone (other tools add them), as `cupel place` does.
+// items are left to the schema, which ignores them (other tools add them): the command warns
+// about them (UnknownKeys.ts, PlaceInput.decodeWithUnknownKeys), as `cupel place` does.
 const Strict = Schema.Struct({ budget: Schema.Unknown, items: Schema.Unknown, ...Policy.fields }).annotate({
   messageUnexpectedKey: "unknown key"
 })

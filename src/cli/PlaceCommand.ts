@@ -24,11 +24,16 @@ import * as JsonOutput from "./JsonOutput.ts"
 import * as Flags from "./Flags.ts"
 import * as PlaceInput from "./PlaceInput.ts"
 import * as Placement from "./Placement.ts"
+import * as TerminalText from "./TerminalText.ts"
 
 const encodeOverflow = Schema.encodeEffect(OverflowError)
 
+// The header, then one indented line per problem, as `InputError.message` words them.
 const reportInputError = (error: PlaceInput.InputError) =>
-  Console.error(`cupel place: ${error.message}`).pipe(Effect.andThen(Effect.fail(CliFailure.usage())))
+  TerminalText.printError(
+    `cupel place: invalid input (${error.source}):`,
+    ...error.problems.map((problem) => `  ${problem}`)
+  ).pipe(Effect.andThen(Effect.fail(CliFailure.usage())))
 
 /**
  * Reports a failed placement and fails with its exit code. Each of the library's errors has
@@ -53,12 +58,12 @@ export const reportPlaceError = (source: string, error: Place.PlaceError): Effec
       )
     case "InvalidItemError":
     case "TokenTotalError":
-      return Console.error(`cupel place: invalid input (${source}): ${error.message}`).pipe(
+      return TerminalText.printError(`cupel place: invalid input (${source}): ${error.message}`).pipe(
         Effect.andThen(Effect.fail(CliFailure.usage()))
       )
     case "PlacerError":
     case "PlacerContractError":
-      return Console.error(`cupel place: internal error (a bug in cupel, please report it): ${error.message}`).pipe(
+      return TerminalText.printError(`cupel place: internal error (a bug in cupel, please report it): ${error.message}`).pipe(
         Effect.andThen(Effect.fail(CliFailure.internal()))
       )
   }
@@ -74,14 +79,18 @@ export const handler = Effect.fn("cli.place")(function*(config: {
   readonly file: Option.Option<string>
   readonly placer: Conformance.PlacerName
   readonly overflow: Conformance.OverflowStrategyName
+  readonly compact: boolean
+  readonly strict: boolean
 }) {
   const source = Option.getOrElse(Option.filter(config.file, (f) => f !== "-"), () => "stdin")
-  const input = yield* PlaceInput.read(config.file).pipe(Effect.catchTag("InputError", reportInputError))
+  const input = yield* PlaceInput.read(config.file, "place", config.strict).pipe(
+    Effect.catchTag("InputError", reportInputError)
+  )
   const placement = yield* Placement.run(input, config.placer, Conformance.overflowStrategy(config.overflow)).pipe(
     Effect.catch((error) => reportPlaceError(source, error))
   )
   const json = yield* Placement.toJson(placement)
-  yield* JsonOutput.log(json)
+  yield* (config.compact ? JsonOutput.logCompact(json) : JsonOutput.log(json))
 }, CliFailure.catchDefects("place"))
 
 /**
@@ -96,7 +105,9 @@ export const command = Command.make("place", {
     Argument.optional
   ),
   placer: Flags.placer,
-  overflow: Flags.overflow
+  overflow: Flags.overflow,
+  compact: Flags.compact,
+  strict: Flags.strict
 }, handler).pipe(
   Command.withShortDescription("Place the items of a JSON input and print the result as JSON"),
   Command.withDescription(

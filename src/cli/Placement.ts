@@ -14,7 +14,7 @@ import type { OverflowStrategy } from "../OverflowStrategy.ts"
 import * as Place from "../Place.ts"
 import * as PlaceResult from "../PlaceResult.ts"
 import type { TokenTotalError } from "../TokenTotalError.ts"
-import type { PlaceInput } from "./PlaceInput.ts"
+import * as PlaceInput from "./PlaceInput.ts"
 
 /**
  * A finished placement.
@@ -41,11 +41,11 @@ export interface Placement {
  * @category running
  */
 export const run: (
-  input: PlaceInput,
+  input: PlaceInput.PlaceInput,
   placer: Conformance.PlacerName,
   strategy: OverflowStrategy
 ) => Effect.Effect<Placement, Place.PlaceError> = Effect.fn("cli.Placement.run")(function*(
-  input: PlaceInput,
+  input: PlaceInput.PlaceInput,
   placer: Conformance.PlacerName,
   strategy: OverflowStrategy
 ) {
@@ -100,7 +100,10 @@ export const toJson = (placement: Placement) =>
           ? null
           : { tokensOverBudget: event.tokensOverBudget, overflowingItems: event.overflowingItems.length },
         placed: encoded.placed,
-        excluded: encoded.excluded
+        // An infinite score as the input spells it: JSON.stringify would write null.
+        excluded: encoded.excluded.map((entry) =>
+          Number.isFinite(entry.score) ? entry : { ...entry, score: PlaceInput.encodeScore(entry.score) }
+        )
       }
     }),
     // Every value here was decoded or built by the library: failing to encode it is a bug.

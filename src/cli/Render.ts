@@ -18,6 +18,7 @@ import * as KnapsackSlice from "../slicers/KnapsackSlice.ts"
 import type { SlicerConfig } from "../slicers/SlicerConfig.ts"
 import type { TraceEvent } from "../TraceEvent.ts"
 import type { Placement } from "./Placement.ts"
+import * as TerminalText from "./TerminalText.ts"
 
 /**
  * How to draw: with ANSI colours or plain.
@@ -77,12 +78,15 @@ export const fit = (text: string, width: number): string => {
 }
 
 /**
- * The first line of `content`, whitespace collapsed, fitted to `width`.
+ * The first line of `content`, whitespace collapsed, other control characters escaped
+ * (`TerminalText.escape`: an ANSI sequence in an item shows as `\u001b[31m`, and does not reach
+ * the terminal), fitted to `width`.
  *
  * @since 0.1.0
  * @category formatting
  */
-export const preview = (content: string, width: number): string => fit(content.replace(/\s+/g, " ").trim(), width)
+export const preview = (content: string, width: number): string =>
+  fit(TerminalText.escape(content.replace(/\s+/g, " ").trim()), width)
 
 const eighths = ["", "▏", "▎", "▍", "▌", "▋", "▊", "▉"]
 
@@ -119,7 +123,8 @@ const kindTags: Record<string, string> = {
  * @since 0.1.0
  * @category formatting
  */
-export const kindTag = (kind: string): string => kindTags[kind.toLowerCase()] ?? kind.slice(0, 4).toLowerCase()
+export const kindTag = (kind: string): string =>
+  kindTags[kind.toLowerCase()] ?? TerminalText.escape(kind).slice(0, 4).toLowerCase()
 
 /**
  * An item's timestamp as `2024-06-03 09:25Z` (UTC), or `—`.
@@ -204,7 +209,7 @@ export const excluded = (style: Style, items: ReadonlyArray<ExcludedItem>): Arra
     ...items.flatMap((e) => [
       `    ${red(style, "✗")} ${kindTag(e.item.kind).padEnd(4)}  ${preview(e.item.content, previewWidth - 2)}  ` +
       `${count(e.item.tokens).padStart(6)}  score ${e.score.toFixed(2)}`,
-      `           ${dim(style, reason(e.reason))}`
+      `           ${dim(style, TerminalText.escape(reason(e.reason)))}`
     ])
   ]
 
@@ -273,7 +278,8 @@ export const runHeader = (style: Style, index: number, total: number, placer: st
  * @since 0.2.0
  * @category formatting
  */
-export const kindWords = (kind: string): string => kind.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase()
+export const kindWords = (kind: string): string =>
+  TerminalText.escape(kind).replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase()
 
 /**
  * `text` in quotation marks, its first line cut to `width` cells.
@@ -355,9 +361,9 @@ export const humanReason = (
     case "NegativeTokens":
       return `negative token count (${r.tokens}): not a candidate`
     case "CountCapExceeded":
-      return `cap reached: ${r.count} ${r.kind} items already in (cap ${r.cap})`
+      return `cap reached: ${r.count} ${TerminalText.escape(r.kind)} items already in (cap ${r.cap})`
     default:
-      return reason(r)
+      return TerminalText.escape(reason(r))
   }
 }
 

@@ -33,6 +33,7 @@ import * as Flags from "./Flags.ts"
 import * as JsonOutput from "./JsonOutput.ts"
 import type * as PipelineInput from "./PipelineInput.ts"
 import * as RunInput from "./RunInput.ts"
+import * as TerminalText from "./TerminalText.ts"
 
 /**
  * Builds the strategies an input's policy names (`Policy.layer`) and runs the pipeline on its
@@ -104,7 +105,9 @@ export const reportRunError = (
     case "SlicerContractError":
     case "PlacerError":
     case "PlacerContractError":
-      return Console.error(`cupel ${command}: internal error (a bug in cupel, please report it): ${error.message}`).pipe(
+      return TerminalText.printError(
+        `cupel ${command}: internal error (a bug in cupel, please report it): ${error.message}`
+      ).pipe(
         Effect.andThen(Effect.fail(CliFailure.internal()))
       )
   }
@@ -116,7 +119,10 @@ export const reportRunError = (
  * @since 0.2.0
  * @category handlers
  */
-export type Config = RunInput.Options
+export interface Config extends RunInput.Options {
+  /** `--compact`: the JSON on one line. */
+  readonly compact: boolean
+}
 
 /**
  * Runs `run` with parsed arguments.
@@ -131,7 +137,7 @@ export const handler = Effect.fn("cli.run")(function*(config: Config) {
   )
   // Every value here was decoded or built by the library: failing to encode it is a bug.
   const json = yield* PipelineResult.encode(result).pipe(Effect.orDie)
-  yield* JsonOutput.log(json)
+  yield* (config.compact ? JsonOutput.logCompact(json) : JsonOutput.log(json))
 }, CliFailure.catchDefects("run"))
 
 /**
@@ -150,7 +156,10 @@ export const inputParams = {
   preset: Flags.preset,
   placer: Flags.placerOverride,
   overflow: Flags.overflowOverride,
-  slicer: Flags.slicerOverride
+  slicer: Flags.slicerOverride,
+  budget: Flags.budgetTarget,
+  max: Flags.budgetMax,
+  strict: Flags.strict
 } as const
 
 /**
@@ -159,7 +168,7 @@ export const inputParams = {
  * @since 0.2.0
  * @category commands
  */
-export const command = Command.make("run", inputParams, handler).pipe(
+export const command = Command.make("run", { ...inputParams, compact: Flags.compact }, handler).pipe(
   Command.withShortDescription("Run the whole pipeline on the candidates of a JSON input and print the result as JSON"),
   Command.withDescription(
     "Run the whole pipeline (classify, score, deduplicate, sort, slice, place) on a JSON input " +
@@ -172,6 +181,7 @@ export const command = Command.make("run", inputParams, handler).pipe(
     { command: "cupel run input.json --overflow truncate" },
     { command: "cupel run input.json --preset rag", description: "a preset's policy instead of the input's" },
     { command: "cupel run input.json --policy policy.json", description: "a Policy JSON file's" },
-    { command: "cupel demo --print-sample | cupel run --slicer knapsack", description: "the demo's sample" }
+    { command: "cupel demo --print-sample | cupel run --slicer knapsack", description: "the demo's sample" },
+    { command: "cupel run input.json --budget 2000 --max 8192 --compact", description: "another budget, one line of JSON" }
   ])
 )

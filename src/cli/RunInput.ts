@@ -4,7 +4,8 @@
  *
  * Precedence, the most specific first:
  *
- * 1. `--placer`, `--slicer`, `--overflow` override one field each;
+ * 1. `--placer`, `--slicer`, `--overflow` override one field each (and `--budget`, `--max`
+ *    the budget's target and maximum);
  * 2. `--policy FILE` (a Policy JSON file) or `--preset NAME` (`Presets.get`) replaces the input's
  *    whole policy — scorer, slicer, placer, deduplication, overflow strategy; the two flags
  *    together are a usage error (each names a whole policy);
@@ -14,8 +15,9 @@
  *
  * @since 0.2.0
  */
-import { Console, Effect, type FileSystem, Option, type Stdio } from "effect"
+import { Effect, type FileSystem, Option, type Stdio } from "effect"
 import * as Conformance from "../Conformance.ts"
+import * as ContextBudget from "../ContextBudget.ts"
 import { schemaProblems } from "../internal/conformanceMessages.ts"
 import type * as PlacerConfig from "../placers/PlacerConfig.ts"
 import * as Policy from "../Policy.ts"
@@ -23,6 +25,8 @@ import * as Presets from "../Presets.ts"
 import * as CliFailure from "./CliFailure.ts"
 import * as PipelineInput from "./PipelineInput.ts"
 import * as PlaceInput from "./PlaceInput.ts"
+import * as TerminalText from "./TerminalText.ts"
+import * as UnknownKeys from "./UnknownKeys.ts"
 
 /**
  * The single-field overrides: absent, the policy's choice stands.
@@ -46,6 +50,12 @@ export interface Options extends Overrides {
   readonly file: Option.Option<string>
   readonly policy: Option.Option<string>
   readonly preset: Option.Option<string>
+  /** `--budget`: the budget's target instead of the input's. */
+  readonly budget: Option.Option<number>
+  /** `--max`: the budget's maximum instead of the input's. */
+  readonly max: Option.Option<number>
+  /** `--strict`: unknown keys in items refuse the input instead of a warning. */
+  readonly strict: boolean
 }
 
 /**
@@ -84,13 +94,49 @@ export const withOverrides = <P extends Policy.Policy>(input: P, overrides: Over
 })
 
 /**
- * Fails with exit code 2 after writing each line, prefixed with `cupel COMMAND: `.
+ * The input with `--budget` (target) and `--max` applied, checked by the budget's own rules:
+ * a target above the maximum, or a negative one, is an {@link PlaceInput.InputError} whose
+ * source is `--budget / --max`. The rest of the budget (`outputReserve`…) is the input's.
+ *
+ * @since 0.3.0
+ * @category input
+ */
+export const withBudget = <A extends { readonly budget: ContextBudget.ContextBudget }>(
+  input: A,
+  target: Option.Option<number>,
+  max: Option.Option<number>
+): Effect.Effect<A, PlaceInput.InputError> => {
+  if (Option.isNone(target) && Option.isNone(max)) return Effect.succeed(input)
+  const budget = input.budget
+  return ContextBudget.decode({
+    maxTokens: Option.getOrElse(max, () => budget.maxTokens),
+    targetTokens: Option.getOrElse(target, () => budget.targetTokens),
+    outputReserve: budget.outputReserve,
+    reservedSlots: budget.reservedSlots,
+    estimationSafetyMarginPercent: budget.estimationSafetyMarginPercent
+  }).pipe(
+    Effect.map((b) => ({ ...input, budget: b })),
+    Effect.mapError((error) =>
+      new PlaceInput.InputError({
+        source: "--budget / --max",
+        problems: [
+          ...schemaProblems(error).map((p) => `budget.${p}`),
+          "(--budget sets targetTokens, --max sets maxTokens)"
+        ]
+      })
+    )
+  )
+}
+
+/**
+ * Fails with exit code 2 after writing each line, prefixed with `cupel COMMAND: `, its control
+ * characters escaped (`TerminalText.printError`).
  *
  * @since 0.2.0
  * @category reporting
  */
 export const usage = (command: string, ...lines: ReadonlyArray<string>): Effect.Effect<never, CliFailure.CliFailure> =>
-  Effect.forEach(lines, (text) => Console.error(`cupel ${command}: ${text}`), { discard: true }).pipe(
+  Effect.forEach(lines, (text) => TerminalText.printError(`cupel ${command}: ${text}`), { discard: true }).pipe(
     Effect.andThen(Effect.fail(CliFailure.usage()))
   )
 
@@ -201,18 +247,29 @@ export const load = (
         label: options.policy.value
       })
       : Option.none()
-    const { source, text } = yield* PlaceInput.readText(options.file).pipe(
+    const { source, text } = yield* PlaceInput.readText(options.file, command).pipe(
       Effect.catchTag("InputError", inputProblems(command))
     )
-    if (Option.isNone(external)) {
-      const input = yield* PipelineInput.decodeText(source, text).pipe(
+    const value = yield* PlaceInput.parseJson(source, text).pipe(Effect.catchTag("InputError", inputProblems(command)))
+    const decodeWith = <A extends { readonly budget: ContextBudget.ContextBudget }>(
+      decode: (source: string, value: unknown) => Effect.Effect<A, PlaceInput.InputError>
+    ) =>
+      PlaceInput.decodeWithUnknownKeys({
+        command,
+        source,
+        value,
+        unknown: UnknownKeys.inRunInput(value),
+        strict: options.strict,
+        decode
+      }).pipe(
+        Effect.flatMap((decoded) => withBudget(decoded, options.budget, options.max)),
         Effect.catchTag("InputError", inputProblems(command))
       )
+    if (Option.isNone(external)) {
+      const input = yield* decodeWith(PipelineInput.decodeValue)
       return { source, policySource: source, label: "input", input: withOverrides(input, options) }
     }
-    const candidates = yield* PipelineInput.decodeCandidatesText(source, text).pipe(
-      Effect.catchTag("InputError", inputProblems(command))
-    )
+    const candidates = yield* decodeWith(PipelineInput.decodeCandidatesValue)
     // The input's own policy fields were checked and are replaced, whole.
     const input: PipelineInput.PipelineInput = {
       ...external.value.policy,

@@ -13,22 +13,11 @@
  */
 import { Console, Effect } from "effect"
 import { type CliError, CliOutput } from "effect/cli"
+import * as TerminalText from "./TerminalText.ts"
 
 // A user's text is echoed in the message; a newline or other control character in it must not
 // break the one line (nor move the terminal's cursor).
-const escapeControl = (text: string): string =>
-  text.replace(/[\u0000-\u001f\u007f]/g, (c) => {
-    switch (c) {
-      case "\n":
-        return "\\n"
-      case "\r":
-        return "\\r"
-      case "\t":
-        return "\\t"
-      default:
-        return `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`
-    }
-  })
+const escapeControl = TerminalText.escape
 
 // Messages of several lines (a schema's issues) become one; what is left is escaped.
 const oneLine = (text: string): string => escapeControl(text.trim().replace(/\s*\n\s*/g, " "))

@@ -63,11 +63,6 @@ export type Runner<Options, E, R> = (
   options?: Options
 ) => Effect.Effect<PipelineResult, E, R>
 
-/** True when some item has a group id: only then does the pipeline take the grouped path. */
-export const hasGroups = (items: ReadonlyArray<ContextItem>): boolean => {
-  for (let i = 0; i < items.length; i++) if (items[i]!.group !== undefined) return true
-  return false
-}
 
 /** The candidates as the stages see them, and the way back to the members. */
 interface Collapsed {
