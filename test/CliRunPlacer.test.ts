@@ -73,3 +73,16 @@ layer(NodeServices.layer)("cupel run --placer: every placer a policy names", (it
       assert.include(run.stderr, `"u-shaped" | "chronological" | "conversation"`)
     }))
 })
+
+layer(NodeServices.layer)("cupel run --slicer: first_fit", (it) => {
+  it.effect("--slicer first_fit is accepted and runs the first-fit slicer: the policy's slicer is first_fit", () =>
+    Effect.gen(function*() {
+      const text = docBlock("run-example:input")
+      const trains = yield* writeTemp("trains.json", text)
+      const run = yield* cli(["run", trains, "--slicer", "first_fit"])
+      assert.strictEqual(run.code, 0, run.stderr)
+      const explain = yield* cli(["explain", trains, "--slicer", "first_fit"])
+      assert.strictEqual(explain.code, 0, explain.stderr)
+      assert.include(explain.stdout, "first_fit")
+    }))
+})

@@ -70,7 +70,7 @@ export interface Config {
   readonly place: boolean
   readonly placer: Option.Option<Conformance.PlacerName>
   readonly overflow: Option.Option<Conformance.OverflowStrategyName>
-  readonly slicer: Option.Option<"greedy" | "knapsack">
+  readonly slicer: Option.Option<"greedy" | "knapsack" | "first_fit">
   readonly budget: Option.Option<number>
   readonly max: Option.Option<number>
   readonly input: Option.Option<string>

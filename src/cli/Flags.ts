@@ -85,15 +85,15 @@ export const placerOverride = Flag.Literals("placer", PlacerConfig.placerNames).
 export const overflowOverride = overflowFlag("the input's overflowStrategy, else throw").pipe(Flag.optional)
 
 /**
- * `--slicer greedy|knapsack`, absent meaning "as the input says".
+ * `--slicer greedy|knapsack|first_fit`, absent meaning "as the input says".
  *
  * @since 0.2.0
  * @category flags
  */
-export const slicerOverride = Flag.Literals("slicer", ["greedy", "knapsack"]).pipe(
+export const slicerOverride = Flag.Literals("slicer", ["greedy", "knapsack", "first_fit"]).pipe(
   Flag.withDescription(
-    "greedy (best score per token first) or knapsack (the best total score that fits, tokens rounded up to " +
-      "buckets); default: the input's slicer, else greedy"
+    "greedy (best score per token first), knapsack (the best total score that fits, tokens rounded up to " +
+      "buckets) or first_fit (highest score first, each item that still fits); default: the input's slicer, else greedy"
   ),
   Flag.optional
 )

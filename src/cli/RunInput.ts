@@ -37,7 +37,7 @@ import * as UnknownKeys from "./UnknownKeys.ts"
 export interface Overrides {
   readonly placer: Option.Option<PlacerConfig.PlacerName>
   readonly overflow: Option.Option<Conformance.OverflowStrategyName>
-  readonly slicer: Option.Option<"greedy" | "knapsack">
+  readonly slicer: Option.Option<"greedy" | "knapsack" | "first_fit">
 }
 
 /**
