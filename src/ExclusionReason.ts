@@ -114,6 +114,15 @@ export const PinnedOverride = variant("PinnedOverride", { displacedBy: Schema.St
 export const Filtered = variant("Filtered", { filterName: Schema.String }, { filterName: "filter_name" })
 
 /**
+ * Folded into a summary (not in the specification): a stable window's compaction replaced the
+ * item, with others, by the summary `summaryId`, which is in the window in their place.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const Summarized = variant("Summarized", { summaryId: Schema.String }, { summaryId: "summary_id" })
+
+/**
  * Any exclusion reason.
  *
  * @since 0.1.0
@@ -128,7 +137,8 @@ export const ExclusionReason = Schema.Union([
   QuotaRequireDisplaced,
   NegativeTokens,
   PinnedOverride,
-  Filtered
+  Filtered,
+  Summarized
 ]).annotate({ identifier: "ExclusionReason" })
 
 /**

@@ -15,7 +15,7 @@
  *
  * @since 0.3.0
  */
-import { Clock, Duration, Effect, Option } from "effect"
+import { Clock, Duration, Effect, Option, Ref } from "effect"
 import type { AiError } from "effect/ai"
 import { Prompt } from "effect/ai"
 import { KeyValueStore } from "effect/persistence"
@@ -34,8 +34,10 @@ import * as CacheModel from "./CacheModel.ts"
 import * as ConversationKey from "./ConversationKey.ts"
 import * as PromptWindow from "./PromptWindow.ts"
 import type { TokenCounter } from "./TokenCounter.ts"
+import * as Summarizer from "./Summarizer.ts"
 import * as WindowState from "./WindowState.ts"
 import * as WindowStore from "./WindowStore.ts"
+import * as WindowSummary from "./WindowSummary.ts"
 
 /**
  * Options of a stable window: `PromptWindow`'s and the pipeline's, and
@@ -44,6 +46,9 @@ import * as WindowStore from "./WindowStore.ts"
  *   default chosen per compaction from the cost model (rule S11);
  * - `writeOverhead` — for that choice: the share of the no-cache input cost that cache writes
  *   may add on average (default {@link defaultWriteOverhead});
+ * - `summarizer` — with one, a compaction replaces what it drops by a summary (docs/ai.md,
+ *   "Compaction with summaries"); `summaryTokens` — the summary's budget (default
+ *   {@link defaultSummaryShare} of the target);
  * - `cacheRule` — the provider's cache rule for predictions and the default watermark (default
  *   `CacheModel.Anthropic5m`);
  * - `conversationKey` — the key of a call without a `ConversationKey` in context (default
@@ -59,6 +64,8 @@ import * as WindowStore from "./WindowStore.ts"
 export interface Options extends PromptWindow.Options, Pipeline.Options, PromptWindow.FitOptions {
   readonly lowWatermark?: number | undefined
   readonly writeOverhead?: number | undefined
+  readonly summarizer?: Summarizer.Summarizer["Service"] | undefined
+  readonly summaryTokens?: number | undefined
   readonly cacheRule?: CacheModel.CacheRule | undefined
   readonly conversationKey?: ((prompt: Prompt.Prompt) => string) | undefined
   readonly ttl?: Duration.Input | undefined
@@ -106,6 +113,8 @@ export interface Change {
   readonly lowWatermark: number | undefined
   /** What the store said when it failed, if it did. */
   readonly storeFailure: string | undefined
+  /** A compaction with a summariser: what it did about the summary. */
+  readonly summary: WindowSummary.Outcome | undefined
 }
 
 /**
@@ -168,6 +177,14 @@ export interface StableWindow {
  */
 export const defaultWriteOverhead = 0.08
 
+/**
+ * The default budget of a compaction's summary, as a share of the call's target: 10%.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const defaultSummaryShare = 0.1
+
 /** The default lifetime of a state: the longest prompt-cache lifetime (Anthropic's 1 hour). */
 const defaultTtl = Duration.hours(1)
 
@@ -210,7 +227,8 @@ export const make = (
 
 /**
  * Checks the options a stable window cannot work with: `lowWatermark` outside (0, 1],
- * `writeOverhead` not above 0, a `ttl` or `storeTimeout` that is not a positive duration; fails
+ * `writeOverhead` not above 0, `summaryTokens` not a whole number above 0, a `ttl` or
+ * `storeTimeout` that is not a positive duration; fails
  * with an `InvalidConfigError` naming the option.
  *
  * @since 0.3.0
@@ -224,6 +242,10 @@ export const check = (options: Options): Effect.Effect<void, InvalidConfigError>
   }
   if (writeOverhead !== undefined && !(writeOverhead > 0 && Number.isFinite(writeOverhead))) {
     return invalid("writeOverhead", `must be a finite number above 0, got ${writeOverhead}`)
+  }
+  const { summaryTokens } = options
+  if (summaryTokens !== undefined && !(Number.isSafeInteger(summaryTokens) && summaryTokens > 0)) {
+    return invalid("summaryTokens", `must be a whole number of tokens above 0, got ${summaryTokens}`)
   }
   for (const [path, input] of [["ttl", options.ttl], ["storeTimeout", options.storeTimeout]] as const) {
     if (input === undefined) continue
@@ -243,6 +265,15 @@ export const check = (options: Options): Effect.Effect<void, InvalidConfigError>
  * @category constructors
  */
 export const fromStore = (store: WindowStore.WindowStore, options: Options): StableWindow => {
+  // The summariser's failures are logged once, and once more when it writes a summary again.
+  const summarizerFailing = Ref.makeUnsafe(false)
+  let lastSummary: WindowSummary.Summary | undefined
+  const summaryOf = (state: WindowState.SummaryState): WindowSummary.Summary => {
+    if (lastSummary === undefined || lastSummary.state.id !== state.id || lastSummary.state.text !== state.text) {
+      lastSummary = WindowSummary.fromState(state)
+    }
+    return lastSummary
+  }
   const itemCache = options.itemCache ?? PromptWindow.makeItemCache()
   const hashes = new WeakMap<Prompt.Message, string>()
   const digestMemo = new WeakMap<Prompt.Message, { readonly after: string; readonly digest: string }>()
@@ -289,8 +320,10 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
       const previous = usable(found, { settings, now, ttlMillis, n, digests, documents: documents.length })
       const state = previous._tag === "Usable" ? previous.state : undefined
       const previousEntries = previous._tag === "Usable" ? previous.entries : undefined
-      const tokensOf = (entry: number): number =>
-        entry >= 0 ? candidates.items[entry]!.tokens : documents[-entry - 1]!.tokens
+      const oldSummary = state?.summary === undefined ? undefined : summaryOf(state.summary)
+      let summary = oldSummary
+      const extras = (): Extras => ({ candidates, documents, summary })
+      const tokensBefore = (entry: number): number => tokensOfEntry(entry, { candidates, documents, summary: oldSummary })
 
       let fitted: PromptWindow.Fitted | undefined
       let action: Action
@@ -300,12 +333,13 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
       // S3: append while it fits.
       const append = previousEntries === undefined || state === undefined
         ? undefined
-        : appendPlan(candidates, previousEntries, state.historyLength, tokensOf, budget.targetTokens)
+        : appendPlan(candidates, previousEntries, state.historyLength, tokensBefore, budget.targetTokens)
+      let summaryOutcome: WindowSummary.Outcome | undefined
       if (append !== undefined && state !== undefined && previousEntries !== undefined) {
         action = "append"
         entries = append.entries
         appended = append.addedTokens
-        fitted = appendedResult(candidates, documents, previousEntries, entries, append.windowTokens, reportEntries)
+        fitted = appendedResult(extras(), previousEntries, entries, append.windowTokens, reportEntries)
       } else {
         const total = candidates.items.reduce((sum, item) => sum + item.tokens, 0)
         if (state === undefined && total <= budget.targetTokens) {
@@ -324,18 +358,55 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
             writeOverhead: options.writeOverhead ?? defaultWriteOverhead
           })
           const must = PromptWindow.keeping(candidates, budget.targetTokens)
-          const low = Math.max(Math.floor(watermark * budget.targetTokens), must.pinnedTokens + must.keptTokens)
+          const need = must.pinnedTokens + must.keptTokens
+          const summarizer = options.summarizer
+          // With a summariser, room for the summary comes off the watermark, not off what the
+          // call must keep.
+          const reserve = summarizer === undefined
+            ? 0
+            : options.summaryTokens ?? Math.floor(defaultSummaryShare * budget.targetTokens)
+          const low = Math.max(Math.floor(watermark * budget.targetTokens) - reserve, need)
           const lowBudget = new Budget({ ...budget, targetTokens: Math.min(budget.targetTokens, low) })
           const run = yield* PromptWindow.fitCandidates(candidates, lowBudget, options)
           fitted = previousEntries === undefined ? run : keepRelativeOrder(run, candidates, documents, previousEntries)
+          if (summarizer !== undefined) {
+            const inWindow = new Set(entriesOf(fitted.result.window, documents).filter((entry) => entry >= 0))
+            // The summary request's prefix: the conversation's last request, as it was sent.
+            const context = previousEntries === undefined
+              ? []
+              : previousEntries.map((entry) => messageOfEntry(entry, { candidates, documents, summary: oldSummary }))
+            const written = yield* WindowSummary.summarize({
+              summarizer,
+              candidates,
+              inWindow,
+              previous: oldSummary?.state,
+              context,
+              maxTokens: Math.min(reserve, budget.targetTokens - fitted.result.totalTokens)
+            })
+            summaryOutcome = written.outcome
+            yield* logSummarizer(summarizerFailing, written.outcome)
+            summary = written.summary === undefined ? undefined : summaryOf(written.summary)
+            if (summary !== undefined) fitted = WindowSummary.insert(fitted, candidates, summary, PromptWindow.toPrompt)
+          } else summary = undefined
         }
         entries = entriesOf(fitted.result.window, documents)
       }
+      const tokensAfter = (entry: number): number => tokensOfEntry(entry, extras())
+      const summaryReplaced = oldSummary !== undefined && summary !== oldSummary
 
       const windowTokens = fitted.result.totalTokens
-      const change = changeOf(previousEntries, entries, tokensOf, action, previous, watermark, found)
+      const change = changeOf(
+        { previous: previousEntries, current: entries, tokensBefore, tokensAfter, summaryReplaced },
+        action,
+        previous,
+        watermark,
+        found,
+        summaryOutcome
+      )
       const sameTools = state !== undefined && state.toolTokens === toolTokens
-      const common = previousEntries === undefined || !sameTools ? 0 : toolTokens + commonPrefix(previousEntries, entries, tokensOf)
+      const common = previousEntries === undefined || !sameTools
+        ? 0
+        : toolTokens + commonPrefix(previousEntries, entries, tokensAfter, summaryReplaced)
       const prediction = CacheModel.predict(rule, {
         totalTokens: toolTokens + windowTokens,
         previousTokens: found._tag === "Found" ? found.state.toolTokens + found.state.windowTokens : 0,
@@ -355,7 +426,8 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
         compactions: (state?.compactions ?? 0) + (action === "compact" ? 1 : 0),
         appends: (state?.appends ?? 0) + (action === "append" ? 1 : 0),
         addedTokens: (state?.addedTokens ?? 0) + appended,
-        updatedAtMillis: now
+        updatedAtMillis: now,
+        ...(summary === undefined ? {} : { summary: summary.state })
       })
       return { key, fitted, change, prediction, next, basedOn }
     }).pipe(Effect.withSpan("cupel.stable_window.fit"))
@@ -440,11 +512,20 @@ const usable = (found: WindowStore.ReadResult, call: {
   const entries = WindowState.fromRuns(state.window)
   const seen = new Set<number>()
   for (const entry of entries) {
-    const inRange = entry >= 0 ? entry < state.historyLength : -entry - 1 < call.documents
+    const inRange = entry === WindowState.summaryEntry
+      ? state.summary !== undefined
+      : entry >= 0
+      ? entry < state.historyLength
+      : -entry - 1 < call.documents
     // A window that names a message it never saw, a document that is not there, or an entry
     // twice was not written by this code for this history.
     if (!inRange || seen.has(entry)) return { _tag: "Unusable", reason: "corrupt" }
     seen.add(entry)
+  }
+  if (state.summary !== undefined) {
+    for (const [first, length] of state.summary.covers) {
+      if (first < 0 || first + length > state.historyLength) return { _tag: "Unusable", reason: "corrupt" }
+    }
   }
   return { _tag: "Usable", state, entries }
 }
@@ -503,50 +584,93 @@ const appendPlan = (
   return { entries: [...previous, ...added], windowTokens: windowTokens + addedTokens, addedTokens }
 }
 
+/** What a window's entries refer to: the history's messages, the documents, the summary. */
+interface Extras {
+  readonly candidates: PromptWindow.Candidates
+  readonly documents: ReadonlyArray<ContextItem>
+  readonly summary: WindowSummary.Summary | undefined
+}
+
 /** The item of an entry. */
-const itemOf = (
-  entry: number,
-  candidates: PromptWindow.Candidates,
-  documents: ReadonlyArray<ContextItem>
-): ContextItem => (entry >= 0 ? candidates.items[entry]! : documents[-entry - 1]!)
+const itemOfEntry = (entry: number, extras: Extras): ContextItem => {
+  if (entry === WindowState.summaryEntry && extras.summary !== undefined) return extras.summary.item
+  return entry >= 0 ? extras.candidates.items[entry]! : extras.documents[-entry - 1]!
+}
+
+/** The tokens of an entry. */
+const tokensOfEntry = (entry: number, extras: Extras): number => itemOfEntry(entry, extras).tokens
+
+/** The message an entry is sent as: the history's own, the summary's, a document's text as a system message. */
+const messageOfEntry = (entry: number, extras: Extras): Prompt.Message => {
+  if (entry === WindowState.summaryEntry && extras.summary !== undefined) return extras.summary.message
+  return entry >= 0
+    ? extras.candidates.messages[entry]!
+    : Prompt.systemMessage({ content: extras.documents[-entry - 1]!.content })
+}
+
+/** Logs a summariser's failure once, and once more when it writes a summary again. */
+const logSummarizer = (failing: Ref.Ref<boolean>, outcome: WindowSummary.Outcome): Effect.Effect<void> =>
+  outcome._tag === "failed"
+    ? Effect.flatMap(Ref.getAndSet(failing, true), (was) =>
+      was
+        ? Effect.void
+        : Effect.logWarning(
+          `effect-cupel: ${outcome.error?.message ?? "the summariser failed"}; compactions go ahead without a summary`
+        ))
+    : outcome._tag === "written"
+    ? Effect.flatMap(
+      Ref.getAndSet(failing, false),
+      (was) => (was ? Effect.logInfo("effect-cupel: the summariser writes summaries again") : Effect.void)
+    )
+    : Effect.void
 
 /**
  * The result of an appending call: the window as the entries say, each item `Kept` (appended
  * or not), every other candidate excluded as `Filtered` by the stable window, no stage run.
  */
 const appendedResult = (
-  candidates: PromptWindow.Candidates,
-  documents: ReadonlyArray<ContextItem>,
+  extras: Extras,
   previous: ReadonlyArray<number>,
   entries: ReadonlyArray<number>,
   windowTokens: number,
   reports: ReportEntries
 ): PromptWindow.Fitted => {
+  const { candidates, documents, summary } = extras
   const n = candidates.messages.length
-  // Marks by entry: messages at 0…n − 1, documents after them.
-  const sent = new Uint8Array(n + documents.length)
-  const at = (entry: number) => (entry >= 0 ? entry : n - entry - 1)
+  // Marks by entry: messages at 0…n − 1, documents after them, the summary last.
+  const sent = new Uint8Array(n + documents.length + 1)
+  const at = (entry: number) =>
+    entry === WindowState.summaryEntry ? n + documents.length : entry >= 0 ? entry : n - entry - 1
   for (const entry of previous) sent[at(entry)] = 1
   const included = new Array<IncludedItem>(entries.length)
   for (let k = 0; k < entries.length; k++) {
     const entry = entries[k]!
-    const item = itemOf(entry, candidates, documents)
+    const item = itemOfEntry(entry, extras)
     const wasSent = sent[at(entry)] === 1
     included[k] = reports.included(item, wasSent)
     sent[at(entry)] = 2
+  }
+  const covered = summary === undefined ? undefined : new Uint8Array(n)
+  if (summary !== undefined && covered !== undefined) {
+    for (const i of WindowState.fromRuns(summary.state.covers)) if (i < n) covered[i] = 1
   }
   const excluded: Array<ExcludedItem> = []
   let considered = 0
   for (let i = 0; i < n; i++) {
     const item = candidates.items[i]!
     considered += Math.max(0, item.tokens)
-    if (sent[i] !== 2) excluded.push(reports.excluded(item))
+    if (sent[i] !== 2) {
+      excluded.push(
+        summary !== undefined && covered?.[i] === 1 ? reports.summarized(item, summary.state.id) : reports.excluded(item)
+      )
+    }
   }
   for (let d = 0; d < documents.length; d++) {
     const document = documents[d]!
     considered += Math.max(0, document.tokens)
     if (sent[n + d] !== 2) excluded.push(reports.excluded(document))
   }
+  if (summary !== undefined) considered += summary.item.tokens
   const window = included.map((entry) => entry.item)
   const result: PipelineResult = {
     window,
@@ -554,14 +678,17 @@ const appendedResult = (
       events: [],
       included,
       excluded,
-      totalCandidates: candidates.items.length,
+      totalCandidates: candidates.items.length + (summary === undefined ? 0 : 1),
       totalTokensConsidered: considered,
       countRequirementShortfalls: []
     },
     totalTokens: windowTokens,
     tokensOverBudget: 0
   }
-  return { prompt: PromptWindow.toPrompt(window, candidates), result }
+  const messageOf = summary === undefined
+    ? candidates.messageOf
+    : new Map(candidates.messageOf).set(summary.item, summary.message)
+  return { prompt: PromptWindow.toPrompt(window, { ...candidates, messageOf }), result }
 }
 
 /**
@@ -571,12 +698,14 @@ const appendedResult = (
 interface ReportEntries {
   readonly included: (item: ContextItem, wasSent: boolean) => IncludedItem
   readonly excluded: (item: ContextItem) => ExcludedItem
+  readonly summarized: (item: ContextItem, summaryId: string) => ExcludedItem
 }
 
 const makeReportEntries = (): ReportEntries => {
   const kept = new WeakMap<ContextItem, IncludedItem>()
   const appended = new WeakMap<ContextItem, IncludedItem>()
   const excluded = new WeakMap<ContextItem, ExcludedItem>()
+  const summarized = new WeakMap<ContextItem, ExcludedItem>()
   const reason = ExclusionReason.Filtered.make({ filterName: stableWindowFilter })
   return {
     included: (item, wasSent) => {
@@ -593,6 +722,14 @@ const makeReportEntries = (): ReportEntries => {
       if (entry === undefined) {
         entry = { item, score: 0, reason }
         excluded.set(item, entry)
+      }
+      return entry
+    },
+    summarized: (item, summaryId) => {
+      let entry = summarized.get(item)
+      if (entry === undefined || entry.reason._tag !== "Summarized" || entry.reason.summaryId !== summaryId) {
+        entry = { item, score: 0, reason: ExclusionReason.Summarized.make({ summaryId }) }
+        summarized.set(item, entry)
       }
       return entry
     }
@@ -616,6 +753,7 @@ const entriesOf = (window: ReadonlyArray<ContextItem>, documents: ReadonlyArray<
   return window.map((item) => {
     const d = documentIndex.get(item)
     if (d !== undefined) return WindowState.documentEntry(d)
+    if (item.metadata[WindowSummary.summaryIdKey] !== undefined) return WindowState.summaryEntry
     // A message's item, or the copy of it that the call kept (rule K2): its index is its entry.
     const index = item.metadata["messageIndex"]
     return typeof index === "number" ? index : -1
@@ -667,24 +805,38 @@ const lastStepTokens = (candidates: PromptWindow.Candidates): number => {
 const commonPrefix = (
   previous: ReadonlyArray<number>,
   current: ReadonlyArray<number>,
-  tokensOf: (entry: number) => number
+  tokensOf: (entry: number) => number,
+  summaryReplaced: boolean
 ): number => {
   let tokens = 0
   const n = Math.min(previous.length, current.length)
-  for (let k = 0; k < n && previous[k] === current[k]; k++) tokens += tokensOf(current[k]!)
+  for (let k = 0; k < n && previous[k] === current[k]; k++) {
+    // A new summary stands where the old one stood: the same entry, another text.
+    if (summaryReplaced && current[k] === WindowState.summaryEntry) break
+    tokens += tokensOf(current[k]!)
+  }
   return tokens
 }
 
 const changeOf = (
-  previous: ReadonlyArray<number> | undefined,
-  current: ReadonlyArray<number>,
-  tokensOf: (entry: number) => number,
+  windows: {
+    readonly previous: ReadonlyArray<number> | undefined
+    readonly current: ReadonlyArray<number>
+    readonly tokensBefore: (entry: number) => number
+    readonly tokensAfter: (entry: number) => number
+    readonly summaryReplaced: boolean
+  },
   action: Action,
   state: Previous,
   lowWatermark: number | undefined,
-  found: WindowStore.ReadResult
+  found: WindowStore.ReadResult,
+  summary: WindowSummary.Outcome | undefined
 ): Change => {
-  const before = new Set(previous ?? [])
+  const { current, summaryReplaced, tokensAfter, tokensBefore } = windows
+  const previous = windows.previous ?? []
+  // A replaced summary is the same entry with another text: dropped, and another one added.
+  const same = (entry: number) => !(summaryReplaced && entry === WindowState.summaryEntry)
+  const before = new Set(previous)
   const now = new Set(current)
   let kept = 0
   let keptTokens = 0
@@ -693,18 +845,18 @@ const changeOf = (
   let dropped = 0
   let droppedTokens = 0
   for (const entry of current) {
-    if (before.has(entry)) {
+    if (before.has(entry) && same(entry)) {
       kept++
-      keptTokens += tokensOf(entry)
+      keptTokens += tokensAfter(entry)
     } else {
       added++
-      addedTokens += tokensOf(entry)
+      addedTokens += tokensAfter(entry)
     }
   }
   for (const entry of before) {
-    if (!now.has(entry)) {
+    if (!now.has(entry) || !same(entry)) {
       dropped++
-      droppedTokens += tokensOf(entry)
+      droppedTokens += tokensBefore(entry)
     }
   }
   return {
@@ -717,6 +869,7 @@ const changeOf = (
     addedTokens,
     droppedTokens,
     lowWatermark,
-    storeFailure: found._tag === "Failed" ? found.message : undefined
+    storeFailure: found._tag === "Failed" ? found.message : undefined,
+    summary
   }
 }

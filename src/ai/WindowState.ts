@@ -28,6 +28,28 @@ export const Run = Schema.Tuple([
 ])
 
 /**
+ * The summary a stable window sends in place of what its compactions dropped (issue 19): its
+ * id, its text (the one message text a state holds — it is no message of the history, and must
+ * be sent again, byte for byte, at every call), its tokens, and the runs of history positions it
+ * covers.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export const SummaryState = Schema.Struct({
+  id: Schema.String,
+  text: Schema.String,
+  tokens: count("summary tokens"),
+  covers: Schema.Array(Run)
+})
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export type SummaryState = typeof SummaryState.Type
+
+/**
  * The state of one conversation's window.
  *
  * | field | meaning |
@@ -43,6 +65,7 @@ export const Run = Schema.Tuple([
  * | `addedTokens` | the tokens appended by calls that appended (the growth per call is `addedTokens / appends`) |
  * | `appends` | how many calls appended |
  * | `updatedAtMillis` | when the last call was made (Effect's `Clock`) |
+ * | `summary` | the summary in the window, if a compaction wrote one ({@link SummaryState}) |
  *
  * @since 0.3.0
  * @category models
@@ -60,7 +83,8 @@ export class WindowState extends Schema.Class<WindowState>("effect-cupel/ai/Wind
   compactions: count("compactions"),
   appends: count("appends"),
   addedTokens: count("addedTokens"),
-  updatedAtMillis: Schema.Finite
+  updatedAtMillis: Schema.Finite,
+  summary: Schema.optionalKey(SummaryState)
 }) {}
 
 const Json = Schema.fromJsonString(WindowState)
@@ -115,6 +139,14 @@ export const fromRuns = (runs: ReadonlyArray<readonly [number, number]>): Array<
   for (const [first, length] of runs) for (let i = 0; i < length; i++) entries.push(first + i)
   return entries
 }
+
+/**
+ * The entry of the summary (`summary`) in a window's entries.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const summaryEntry = Number.MIN_SAFE_INTEGER
 
 /**
  * The entry of document `d`.

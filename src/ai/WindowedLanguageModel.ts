@@ -45,6 +45,7 @@ import type * as CacheModel from "./CacheModel.ts"
 import * as MemoryStore from "./MemoryStore.ts"
 import * as PromptWindow from "./PromptWindow.ts"
 import * as StableWindow from "./StableWindow.ts"
+import * as Summarizer from "./Summarizer.ts"
 import { TokenCounter } from "./TokenCounter.ts"
 import * as ToolDefinitions from "./ToolDefinitions.ts"
 import * as WindowStore from "./WindowStore.ts"
@@ -65,7 +66,8 @@ import * as WindowStore from "./WindowStore.ts"
  * - `mode` — `"stable"` (default): windows stay stable across calls (`StableWindow`, docs/ai.md
  *   rules S1–S11); `"per-call"`: every call is fitted from scratch.
  * - in stable mode: `lowWatermark`, `writeOverhead`, `cacheRule`, `conversationKey`, `ttl`, `storeTimeout` (see
- *   `StableWindow.Options`).
+ *   `StableWindow.Options`); `summarizer` (a `Summarizer` layer: compactions replace what they
+ *   drop by a summary) and `summaryTokens`.
  * - and `PromptWindow`'s options: `annotate` (kind, pinning, priority… per message),
  *   `documents`, `startMillis`.
  *
@@ -76,6 +78,7 @@ export interface Options extends PromptWindow.Options, PromptWindow.FitOptions {
   readonly mode?: "stable" | "per-call" | undefined
   readonly lowWatermark?: number | undefined
   readonly writeOverhead?: number | undefined
+  readonly summaryTokens?: number | undefined
   readonly cacheRule?: CacheModel.CacheRule | undefined
   readonly conversationKey?: ((prompt: Prompt.Prompt) => string) | undefined
   readonly ttl?: StableWindow.Options["ttl"]
@@ -460,15 +463,19 @@ export const wrap = (
  * @since 0.2.0
  * @category layers
  */
-export const layer = <SE = never, SR = never>(
-  options: Options & { readonly store?: Layer.Layer<KeyValueStore.KeyValueStore, SE, SR> | undefined }
+export const layer = <SE = never, SR = never, ZE = never, ZR = never>(
+  options: Options & {
+    readonly store?: Layer.Layer<KeyValueStore.KeyValueStore, SE, SR> | undefined
+    readonly summarizer?: Layer.Layer<Summarizer.Summarizer, ZE, ZR> | undefined
+  }
 ): Layer.Layer<
   LanguageModel.LanguageModel | WindowReports,
-  Schema.SchemaError | InvalidConfigError | SE,
-  LanguageModel.LanguageModel | TokenCounter | SR
+  Schema.SchemaError | InvalidConfigError | SE | ZE,
+  LanguageModel.LanguageModel | TokenCounter | SR | ZR
 > =>
   Layer.effectContext(Effect.gen(function*() {
-    yield* StableWindow.check(options)
+    const { store: _store, summarizer: _summarizer, ...rest } = options
+    yield* StableWindow.check(rest)
     const inner = yield* LanguageModel.LanguageModel
     const counter = yield* TokenCounter
     const reports = yield* PubSub.unbounded<CallReport>()
@@ -485,7 +492,7 @@ export const layer = <SE = never, SR = never>(
     ))
     const mode = options.mode ?? "stable"
     const pipelineOptions = {
-      ...options,
+      ...rest,
       deduplication: options.deduplication ?? false,
       overflowStrategy: options.overflowStrategy ?? "Throw"
     } as const
@@ -501,6 +508,9 @@ export const layer = <SE = never, SR = never>(
         ),
         {
           ...pipelineOptions,
+          summarizer: options.summarizer === undefined
+            ? undefined
+            : Context.get(yield* Layer.build(options.summarizer), Summarizer.Summarizer),
           itemCache: options.itemCache ?? PromptWindow.makeItemCache(),
           // The strategies shape every window: a state written under others is not used.
           settings: JSON.stringify([

@@ -194,6 +194,8 @@ export const reason = (r: ExclusionReason): string => {
       return `QuotaRequireDisplaced by ${r.displacedByKind}`
     case "Filtered":
       return `Filtered by ${r.filterName}`
+    case "Summarized":
+      return `Summarized in ${r.summaryId}`
   }
 }
 

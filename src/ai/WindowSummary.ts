@@ -1,0 +1,275 @@
+/**
+ * WindowSummary: the summary a stable window sends in place of what its compactions dropped
+ * (docs/ai.md, "Compaction with summaries", rules C1–C5).
+ *
+ * When a compaction drops part of a conversation, a `Summarizer` writes one summary of it. The
+ * summary is *frozen*: once sent it is part of the window's stable prefix, sent byte for byte at
+ * every call; the next compaction summarises the old summary together with the newly dropped span
+ * into a new one, placed where the old one stood. So a compaction costs one cache write, and no
+ * call edits the prefix.
+ *
+ * This module makes the summary's item and message ({@link fromState}), asks the summariser for a
+ * compaction's summary ({@link summarize}), and puts a summary into a fitted window and its
+ * report ({@link insert}): the summary as an included item, the messages it covers as excluded
+ * with the reason `Summarized`.
+ *
+ * @since 0.3.0
+ */
+import { Effect, Result } from "effect"
+import type { Prompt } from "effect/ai"
+import { ContextItem } from "../ContextItem.ts"
+import * as ContextKind from "../ContextKind.ts"
+import * as ExclusionReason from "../ExclusionReason.ts"
+import type { ExcludedItem } from "../ExcludedItem.ts"
+import * as InclusionReason from "../InclusionReason.ts"
+import * as Hash from "../internal/hash.ts"
+import type { PipelineResult } from "../PipelineResult.ts"
+import type * as PromptWindow from "./PromptWindow.ts"
+import * as Summarizer from "./Summarizer.ts"
+import { TokenCounter } from "./TokenCounter.ts"
+import * as WindowState from "./WindowState.ts"
+
+/**
+ * A summary in a window: its state (as stored), the item the report shows, and the message the
+ * model receives (`Summarizer.summaryMessage`).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Summary {
+  readonly state: WindowState.SummaryState
+  readonly item: ContextItem
+  readonly message: Prompt.Message
+}
+
+/**
+ * The metadata key of a summary item's id.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const summaryIdKey = "summaryId"
+
+/**
+ * A summary's item and message from its stored state. The item is pinned (a summary is sent at
+ * every call until the next compaction replaces it), of kind `Memory`.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const fromState = (state: WindowState.SummaryState): Summary => {
+  const message = Summarizer.summaryMessage({ text: state.text }, state.id)
+  return {
+    state,
+    message,
+    item: new ContextItem({
+      content: Summarizer.summaryHeader(state.id) + "\n" + state.text,
+      tokens: state.tokens,
+      kind: ContextKind.Memory,
+      source: "Chat",
+      pinned: true,
+      metadata: { role: "user", [summaryIdKey]: state.id }
+    })
+  }
+}
+
+/**
+ * What a compaction did about its summary:
+ *
+ * - `written` — a new summary (of the old one, if any, and the newly dropped span);
+ * - `kept` — nothing new was dropped: the old summary stays as it was;
+ * - `failed` — the summariser gave none (its error says why): the compaction went ahead, the old
+ *   summary (if any) stays, the newly dropped span is gone (rule C3);
+ * - `no-room` — the target leaves no room for a summary beside what the call must keep.
+ *
+ * `spanMessages`/`spanTokens` are what was given to be summarised; `summaryTokens` the new
+ * summary's size; `chunks` and `usage` the summariser's requests.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Outcome {
+  readonly _tag: "written" | "kept" | "failed" | "no-room"
+  readonly id: string | undefined
+  readonly spanMessages: number
+  readonly spanTokens: number
+  readonly summaryTokens: number
+  readonly chunks: number
+  readonly withContext: boolean
+  readonly usage: Summarizer.SummaryUsage | undefined
+  readonly error: Summarizer.SummarizerError | undefined
+}
+
+/** A summary's id: from its text, so that the same summary has the same id. */
+const idOf = (text: string): string => `summary-${Hash.hashString(text).slice(0, 8)}`
+
+const outcome = (tag: Outcome["_tag"], fields: Partial<Omit<Outcome, "_tag">> = {}): Outcome => ({
+  _tag: tag,
+  id: undefined,
+  spanMessages: 0,
+  spanTokens: 0,
+  summaryTokens: 0,
+  chunks: 0,
+  withContext: false,
+  usage: undefined,
+  error: undefined,
+  ...fields
+})
+
+/**
+ * A compaction's summary: the messages of the history that the compacted window leaves out and
+ * no earlier summary covers (`span`, in order; system messages are never dropped, and groups are
+ * whole, as the pipeline leaves them) are summarised with the previous summary folded in, the
+ * conversation's last request (`context`) as the summariser request's prefix, in at most
+ * `maxTokens`. Never fails: a summariser's error is a `failed` outcome, and the previous summary
+ * (if any) is kept.
+ *
+ * @since 0.3.0
+ * @category compacting
+ */
+export const summarize = (input: {
+  readonly summarizer: Summarizer.Summarizer["Service"]
+  readonly candidates: PromptWindow.Candidates
+  readonly inWindow: ReadonlySet<number>
+  readonly previous: WindowState.SummaryState | undefined
+  readonly context: ReadonlyArray<Prompt.Message>
+  readonly maxTokens: number
+}): Effect.Effect<
+  { readonly summary: WindowState.SummaryState | undefined; readonly outcome: Outcome },
+  never,
+  TokenCounter
+> =>
+  Effect.gen(function*() {
+    const { candidates, previous } = input
+    const counter = yield* TokenCounter
+    const covered = new Set(previous === undefined ? [] : WindowState.fromRuns(previous.covers))
+    const span: Array<Prompt.Message> = []
+    const positions: Array<number> = []
+    let spanTokens = 0
+    candidates.messages.forEach((message, i) => {
+      if (message.role === "system" || input.inWindow.has(i) || covered.has(i)) return
+      span.push(message)
+      positions.push(i)
+      spanTokens += candidates.items[i]!.tokens
+    })
+    if (span.length === 0) return { summary: previous, outcome: outcome("kept", { id: previous?.id }) }
+    // The summary is sent as a message with a header: its text gets what the header leaves.
+    const header = yield* Effect.orElseSucceed(counter.count(Summarizer.summaryMessage({ text: "" }, idOf(""))), () => 0)
+    const maxTokens = Math.floor(input.maxTokens - header)
+    const noRoom = { summary: previous, outcome: outcome("no-room", { spanMessages: span.length, spanTokens, id: previous?.id }) }
+    if (!(maxTokens > 0)) return noRoom
+    const result = yield* Effect.result(input.summarizer.summarize({
+      span,
+      previous: previous?.text,
+      context: input.context,
+      maxTokens
+    }))
+    if (Result.isFailure(result)) {
+      return {
+        summary: previous,
+        outcome: outcome("failed", { spanMessages: span.length, spanTokens, error: result.failure, id: previous?.id })
+      }
+    }
+    const written = result.success
+    const id = idOf(written.text)
+    // The message as the model receives it, counted as the window counts every message.
+    const tokens = yield* Effect.orElseSucceed(counter.count(Summarizer.summaryMessage(written, id)), () => Infinity)
+    if (!(tokens <= input.maxTokens)) {
+      return {
+        summary: previous,
+        outcome: outcome("failed", {
+          spanMessages: span.length,
+          spanTokens,
+          id: previous?.id,
+          error: new Summarizer.SummarizerError({
+            summarizer: input.summarizer.name,
+            reason: "over-budget",
+            detail: `the summary message counts ${tokens} tokens, over the ${input.maxTokens} the window leaves it`
+          })
+        })
+      }
+    }
+    const summary: WindowState.SummaryState = {
+      id,
+      text: written.text,
+      tokens,
+      covers: WindowState.toRuns([...covered, ...positions].sort((a, b) => a - b))
+    }
+    return {
+      summary,
+      outcome: outcome("written", {
+        id,
+        spanMessages: span.length,
+        spanTokens,
+        summaryTokens: tokens,
+        chunks: written.chunks,
+        withContext: written.withContext,
+        usage: written.usage
+      })
+    }
+  })
+
+/**
+ * A fitted window with its summary: the summary's item placed before the first conversation
+ * message (after the system prompts and documents — where the messages it stands for were), in
+ * the report as included (`Pinned`), and every excluded message it covers re-marked `Summarized`
+ * with its id. The prompt is made again with `toPrompt`, the summary item becoming its message.
+ *
+ * @since 0.3.0
+ * @category compacting
+ */
+export const insert = (
+  fitted: PromptWindow.Fitted,
+  candidates: PromptWindow.Candidates,
+  summary: Summary,
+  toPrompt: (window: ReadonlyArray<ContextItem>, candidates: PromptWindow.Candidates) => Prompt.Prompt
+): PromptWindow.Fitted => {
+  const { report } = fitted.result
+  const at = report.included.findIndex((entry) => {
+    const message = candidates.messageOf.get(entry.item)
+    return message !== undefined && message.role !== "system" && entry.item.metadata[summaryIdKey] === undefined
+  })
+  const position = at < 0 ? report.included.length : at
+  const included = [
+    ...report.included.slice(0, position),
+    { item: summary.item, score: 1, reason: InclusionReason.pinned },
+    ...report.included.slice(position)
+  ]
+  const result: PipelineResult = {
+    ...fitted.result,
+    window: included.map((entry) => entry.item),
+    report: {
+      ...report,
+      included,
+      excluded: markSummarized(report.excluded, summary.state, candidates),
+      totalCandidates: report.totalCandidates + 1,
+      totalTokensConsidered: report.totalTokensConsidered + summary.item.tokens
+    },
+    totalTokens: fitted.result.totalTokens + summary.item.tokens
+  }
+  const messageOf = new Map(candidates.messageOf)
+  messageOf.set(summary.item, summary.message)
+  return { prompt: toPrompt(result.window, { ...candidates, messageOf }), result }
+}
+
+/**
+ * The excluded entries with those of the messages `summary` covers re-marked `Summarized`.
+ *
+ * @since 0.3.0
+ * @category compacting
+ */
+export const markSummarized = (
+  excluded: ReadonlyArray<ExcludedItem>,
+  summary: WindowState.SummaryState,
+  candidates: PromptWindow.Candidates
+): Array<ExcludedItem> => {
+  const covered = new Set(WindowState.fromRuns(summary.covers))
+  const reason = ExclusionReason.Summarized.make({ summaryId: summary.id })
+  return excluded.map((entry) => {
+    const index = entry.item.metadata["messageIndex"]
+    // Only a message's own item: a document may carry any metadata.
+    return typeof index === "number" && covered.has(index) && candidates.items[index] === entry.item
+      ? { ...entry, reason }
+      : entry
+  })
+}
