@@ -126,6 +126,12 @@ export interface Change {
  */
 export interface Plan {
   readonly key: string
+  /** The budget the window was fitted to: the call's, corrected by the calibration. */
+  readonly budget: ContextBudget
+  /** The calibration ratio the budget was corrected by (1: none). */
+  readonly ratio: number
+  /** The tokens the request counts: tool definitions, the window, the request's overhead. */
+  readonly countedTokens: number
   readonly fitted: PromptWindow.Fitted
   readonly change: Change
   readonly prediction: CacheModel.Prediction
@@ -144,6 +150,56 @@ export interface Plan {
 export interface Call {
   readonly key?: string | undefined
   readonly toolTokens?: number | undefined
+  /** The tokens a request costs besides its messages (`TokenCounter.requestOverhead`), for calibration. */
+  readonly requestOverhead?: number | undefined
+}
+
+/**
+ * What the provider reported of a call's input, for calibration (rule C7): its input tokens
+ * (`Response.Usage.inputTokens.total`) and the model that answered, when it said.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Reported {
+  readonly inputTokens: number
+  readonly model?: string | undefined
+}
+
+/**
+ * The bounds of a calibration ratio (reported input tokens over counted ones): a provider's
+ * report outside them is taken as at the bound.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const calibrationBounds = { lowest: 0.5, highest: 4 } as const
+
+/**
+ * The calibration ratio of a report: the reported input tokens over the counted ones, within
+ * {@link calibrationBounds}; 1 when either is not above 0.
+ *
+ * @since 0.3.0
+ * @category calibration
+ */
+export const ratioOf = (reported: Reported, countedTokens: number): number =>
+  reported.inputTokens > 0 && countedTokens > 0
+    ? Math.min(calibrationBounds.highest, Math.max(calibrationBounds.lowest, reported.inputTokens / countedTokens))
+    : 1
+
+/**
+ * The budget of a call fitted with counts corrected by `ratio` (reported over counted tokens):
+ * everything the request counts — tool definitions, messages, the request's overhead — is
+ * scaled by the ratio, so the messages may take
+ * `⌊(target + tools + overhead) / ratio⌋ − tools − overhead`, at least 0.
+ *
+ * @since 0.3.0
+ * @category calibration
+ */
+export const calibrated = (budget: ContextBudget, ratio: number, toolTokens: number, overhead: number): ContextBudget => {
+  if (ratio === 1) return budget
+  const target = Math.max(0, Math.floor((budget.targetTokens + toolTokens + overhead) / ratio) - toolTokens - overhead)
+  return new Budget({ ...budget, targetTokens: Math.min(target, budget.maxTokens) })
 }
 
 /**
@@ -161,8 +217,16 @@ export interface StableWindow {
     Pipeline.PipelineError | AiError.AiError | PromptWindow.CandidateError,
     Pipeline.Services | TokenCounter
   >
-  /** Records a planned call as sent; never fails (rules S6–S8). */
-  readonly commit: (plan: Plan) => Effect.Effect<WindowStore.WriteResult>
+  /**
+   * Records a planned call as sent, with what the provider reported of its input (for
+   * calibration); never fails (rules S6–S8).
+   */
+  readonly commit: (plan: Plan, reported?: Reported) => Effect.Effect<WindowStore.WriteResult>
+  /**
+   * Updates the calibration of a call already committed (a stream's usage comes with its last
+   * part); written only while the state is still that commit's.
+   */
+  readonly calibrate: (plan: Plan, reported: Reported) => Effect.Effect<WindowStore.WriteResult>
 }
 
 /**
@@ -301,8 +365,9 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
     documents.map((d) => [d.content, d.tokens, d.kind, d.pinned])
   ]))
 
-  const fit: StableWindow["fit"] = (prompt, budget, call) =>
+  const fit: StableWindow["fit"] = (prompt, callBudget, call) =>
     Effect.gen(function*() {
+      let budget = callBudget
       const candidates = yield* PromptWindow.toCandidates(prompt, { ...options, itemCache })
       const messages = candidates.messages
       const n = messages.length
@@ -318,6 +383,14 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
       // Read now: the array is the layer's, and a later call may extend it.
       const historyDigest = digests[n]!
       const previous = usable(found, { settings, now, ttlMillis, n, digests, documents: documents.length })
+      // C7: the counts corrected by the provider's last report, while the state is this layer's.
+      const calibration = found._tag === "Found" && found.state.fingerprint === settings &&
+          now - found.state.updatedAtMillis <= ttlMillis
+        ? found.state.calibration
+        : undefined
+      const ratio = calibration?.ratio ?? 1
+      const overhead = call?.requestOverhead ?? 0
+      budget = calibrated(budget, ratio, toolTokens, overhead)
       const state = previous._tag === "Usable" ? previous.state : undefined
       const previousEntries = previous._tag === "Usable" ? previous.entries : undefined
       const oldSummary = state?.summary === undefined ? undefined : summaryOf(state.summary)
@@ -427,20 +500,27 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
         appends: (state?.appends ?? 0) + (action === "append" ? 1 : 0),
         addedTokens: (state?.addedTokens ?? 0) + appended,
         updatedAtMillis: now,
-        ...(summary === undefined ? {} : { summary: summary.state })
+        ...(summary === undefined ? {} : { summary: summary.state }),
+        ...(calibration === undefined ? {} : { calibration })
       })
-      return { key, fitted, change, prediction, next, basedOn }
+      const countedTokens = toolTokens + windowTokens + overhead
+      return { key, budget, ratio, countedTokens, fitted, change, prediction, next, basedOn }
     }).pipe(Effect.withSpan("cupel.stable_window.fit"))
 
   // S8: a call whose read failed does not write. The store is down or hung: the write's own
   // read would hold the call up for another storeTimeout (two waits a call, not one), and
   // the next call reads again anyway.
-  const commit = (plan: Plan): Effect.Effect<WindowStore.WriteResult> =>
+  const commit = (plan: Plan, reported?: Reported): Effect.Effect<WindowStore.WriteResult> =>
     plan.change.storeFailure !== undefined
       ? Effect.succeed("store-failed")
-      : store.write(plan.key, plan.next, plan.basedOn)
+      : store.write(plan.key, withCalibration(plan, reported), plan.basedOn)
 
-  return { fit, commit }
+  const calibrate = (plan: Plan, reported: Reported): Effect.Effect<WindowStore.WriteResult> => {
+    const next = new WindowState.WindowState({ ...plan.next, revision: plan.next.revision + 1 })
+    return store.write(plan.key, withCalibration({ ...plan, next }, reported), plan.next.revision)
+  }
+
+  return { fit, commit, calibrate }
 }
 
 /**
@@ -582,6 +662,22 @@ const appendPlan = (
   }
   added.sort((a, b) => unitKey(a) - unitKey(b) || a - b)
   return { entries: [...previous, ...added], windowTokens: windowTokens + addedTokens, addedTokens }
+}
+
+/**
+ * The state a call writes, its calibration updated from what the provider reported (rule C7):
+ * the ratio of the reported input tokens to the counted ones, within {@link calibrationBounds};
+ * a report from another model than the last one's starts the calibration afresh. A report of no
+ * tokens, or of a call that counted none, leaves the calibration as it was.
+ */
+const withCalibration = (plan: Plan, reported: Reported | undefined): WindowState.WindowState => {
+  if (reported === undefined || !(reported.inputTokens > 0) || !(plan.countedTokens > 0)) return plan.next
+  const ratio = ratioOf(reported, plan.countedTokens)
+  const model = reported.model ?? plan.next.calibration?.model
+  return new WindowState.WindowState({
+    ...plan.next,
+    calibration: model === undefined ? { ratio } : { ratio, model }
+  })
 }
 
 /** What a window's entries refer to: the history's messages, the documents, the summary. */

@@ -66,6 +66,7 @@ export type SummaryState = typeof SummaryState.Type
  * | `appends` | how many calls appended |
  * | `updatedAtMillis` | when the last call was made (Effect's `Clock`) |
  * | `summary` | the summary in the window, if a compaction wrote one ({@link SummaryState}) |
+ * | `calibration` | the provider's reported input tokens over the counted ones, at the last call that reported them, and the model that answered |
  *
  * @since 0.3.0
  * @category models
@@ -84,7 +85,11 @@ export class WindowState extends Schema.Class<WindowState>("effect-cupel/ai/Wind
   appends: count("appends"),
   addedTokens: count("addedTokens"),
   updatedAtMillis: Schema.Finite,
-  summary: Schema.optionalKey(SummaryState)
+  summary: Schema.optionalKey(SummaryState),
+  calibration: Schema.optionalKey(Schema.Struct({
+    ratio: Schema.Finite.check(Schema.makeFilter((r) => r > 0 || "a calibration ratio must be above 0")),
+    model: Schema.optionalKey(Schema.String)
+  }))
 }) {}
 
 const Json = Schema.fromJsonString(WindowState)

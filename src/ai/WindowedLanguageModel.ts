@@ -113,8 +113,16 @@ export interface CallReport {
   readonly result: PipelineResult
   /** The tokens counted for the call's tool definitions (0 without tools, or with `countTools: false`). */
   readonly toolTokens: number
-  /** The budget the prompt was fitted to: the layer's, less {@link CallReport.toolTokens} from its target. */
+  /**
+   * The budget the prompt was fitted to: the layer's, less {@link CallReport.toolTokens} from its
+   * target, corrected by the calibration.
+   */
   readonly budget: ContextBudget.ContextBudget
+  /**
+   * The calibration the budget was corrected by: the provider's reported input tokens over the
+   * counted ones at the conversation's last call that reported them (1: none yet; rule C7).
+   */
+  readonly calibration: number
   /** The layer's mode. */
   readonly mode: "stable" | "per-call"
   /** Stable mode: the conversation's key (rule S1). */
@@ -264,9 +272,21 @@ type ToolkitOf<Options> = LanguageModel.GenerateTextOptions<LanguageModel.Extrac
  * @category models
  */
 export type Outcome =
-  | { readonly _tag: "Answered"; readonly usage: Response.Usage | undefined }
+  | ({ readonly _tag: "Answered" } & Answer)
   | { readonly _tag: "Failed" }
   | { readonly _tag: "Interrupted" }
+
+/**
+ * What a model's answer says of the call: the usage it reported, and the model that answered
+ * (its response metadata's `modelId`), when it said.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Answer {
+  readonly usage: Response.Usage | undefined
+  readonly model: string | undefined
+}
 
 /**
  * What {@link wrap}'s `fit` gives: the prompt to send, and what to do when the call ends
@@ -278,21 +298,39 @@ export type Outcome =
  */
 export interface Sent {
   readonly prompt: Prompt.Prompt
-  readonly answered: (usage: Response.Usage | undefined) => Effect.Effect<void>
+  /** The model answered: a generate call's response, or a stream's first part (no usage yet). */
+  readonly answered: (answer: Answer) => Effect.Effect<void>
+  /** A stream that answered has ended with its finish part's usage. */
+  readonly settled: (answer: Answer) => Effect.Effect<void>
   readonly ended: (outcome: Outcome) => Effect.Effect<void>
 }
 
-const outcomeOf = <A, E>(exit: Exit.Exit<A, E>, usage: (a: A) => Response.Usage | undefined): Outcome =>
+const outcomeOf = <A, E>(exit: Exit.Exit<A, E>, answer: (a: A) => Answer): Outcome =>
   Exit.isSuccess(exit)
-    ? { _tag: "Answered", usage: usage(exit.value) }
+    ? { _tag: "Answered", ...answer(exit.value) }
     : Exit.hasInterrupts(exit)
     ? { _tag: "Interrupted" }
     : { _tag: "Failed" }
 
-/** A generate call's answer's usage. */
-const usageOf = (response: unknown): Response.Usage | undefined =>
-  typeof response === "object" && response !== null && "usage" in response && isUsage(response.usage)
+/** A generate call's answer: its usage and the model that answered. */
+const answerOf = (response: unknown): Answer => {
+  const usage = typeof response === "object" && response !== null && "usage" in response && isUsage(response.usage)
     ? response.usage
+    : undefined
+  const content = typeof response === "object" && response !== null && "content" in response &&
+      Array.isArray(response.content)
+    ? response.content
+    : []
+  let model: string | undefined
+  for (const part of content) model = modelOf(part) ?? model
+  return { usage, model }
+}
+
+/** A response part's `modelId`, when it is the response metadata part and has one. */
+const modelOf = (part: unknown): string | undefined =>
+  typeof part === "object" && part !== null && "type" in part && part.type === "response-metadata" &&
+    "modelId" in part && typeof part.modelId === "string"
+    ? part.modelId
     : undefined
 
 const isUsage = (value: unknown): value is Response.Usage =>
@@ -330,9 +368,9 @@ export const wrap = (
   /** Runs a generate call on the fitted prompt and tells `sent` how it went. */
   const generate = <A, E, R>(sent: Sent, call: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
     Effect.onExit(call, (exit) => {
-      const outcome = outcomeOf(exit, usageOf)
+      const outcome = outcomeOf(exit, answerOf)
       return outcome._tag === "Answered"
-        ? Effect.andThen(sent.answered(outcome.usage), sent.ended(outcome))
+        ? Effect.andThen(sent.answered(outcome), sent.ended(outcome))
         : sent.ended(outcome)
     })
 
@@ -421,14 +459,21 @@ export const wrap = (
     return Stream.unwrap(
       Effect.map(fit(options.prompt, "streamText", toolkitOf(options)), (sent) => {
         let usage: Response.Usage | undefined
+        let model: string | undefined
         return inner.streamText({ ...options, prompt: sent.prompt }).pipe(
-          Stream.onFirst(() => Effect.uninterruptible(sent.answered(undefined))),
+          Stream.onFirst(() => Effect.uninterruptible(sent.answered({ usage: undefined, model: undefined }))),
           Stream.tap((part: unknown) =>
             Effect.sync(() => {
               usage = finishUsage(part) ?? usage
+              model = modelOf(part) ?? model
             })
           ),
-          Stream.onExit((exit) => sent.ended(outcomeOf(exit, () => usage)))
+          Stream.onExit((exit) => {
+            const outcome = outcomeOf(exit, () => ({ usage, model }))
+            return outcome._tag === "Answered"
+              ? Effect.andThen(sent.settled(outcome), sent.ended(outcome))
+              : sent.ended(outcome)
+          })
         )
       })
     )
@@ -523,6 +568,7 @@ export const layer = <SE = never, SR = never, ZE = never, ZR = never>(
       )
       : undefined
     const itemCache = options.itemCache ?? PromptWindow.makeItemCache()
+    const perCallRatio = yield* Ref.make(1)
     const countTools = options.countTools ?? true
     // Each tool's count, once per tool object and build: an agent offers the same tools at
     // every step.
@@ -564,8 +610,14 @@ export const layer = <SE = never, SR = never, ZE = never, ZR = never>(
     const fit = (prompt: Prompt.RawInput, method: CallReport["method"], toolkit: unknown) =>
       Effect.gen(function*() {
         const tools = yield* toolTokens(toolkit, method)
-        const callBudget = yield* budgetFor(tools, method)
-        const plan = stable === undefined ? undefined : yield* stable.fit(prompt, callBudget, { toolTokens: tools })
+        const layerBudget = yield* budgetFor(tools, method)
+        const overhead = counter.requestOverhead
+        const plan = stable === undefined
+          ? undefined
+          : yield* stable.fit(prompt, layerBudget, { toolTokens: tools, requestOverhead: overhead })
+        // Per-call mode has no conversations: its calibration is the layer's (rule C7).
+        const ratio = plan?.ratio ?? (yield* Ref.get(perCallRatio))
+        const callBudget = plan?.budget ?? StableWindow.calibrated(layerBudget, ratio, tools, overhead)
         const fitted = plan?.fitted ?? (yield* PromptWindow.fit(prompt, callBudget, { ...pipelineOptions, itemCache }))
         const report = fitted.result.report
         const change = plan?.change
@@ -579,6 +631,7 @@ export const layer = <SE = never, SR = never, ZE = never, ZR = never>(
           "cupel.window.tokens": fitted.result.totalTokens,
           "cupel.window.tool_tokens": tools,
           "cupel.window.target_tokens": callBudget.targetTokens,
+          "cupel.window.calibration": ratio,
           "cupel.window.tokens_over_budget": fitted.result.tokensOverBudget,
           ...(plan === undefined || change === undefined || prediction === undefined ? {} : {
             "cupel.window.conversation": plan.key,
@@ -594,12 +647,30 @@ export const layer = <SE = never, SR = never, ZE = never, ZR = never>(
           })
         })
         const committed = yield* Ref.make<WindowStore.WriteResult | undefined>(undefined)
+        const counted = tools + fitted.result.totalTokens + overhead
+        const reportedOfAnswer = (answer: Answer): StableWindow.Reported | undefined => {
+          const total = answer.usage?.inputTokens.total
+          return total === undefined ? undefined : { inputTokens: total, model: answer.model }
+        }
         const sent: Sent = {
           prompt: fitted.prompt,
-          answered: () =>
-            stable === undefined || plan === undefined
-              ? Effect.void
-              : Effect.flatMap(stable.commit(plan), (result) => Ref.set(committed, result)),
+          answered: (answer) => {
+            const reported = reportedOfAnswer(answer)
+            if (stable === undefined || plan === undefined) {
+              return reported === undefined ? Effect.void : Ref.set(perCallRatio, StableWindow.ratioOf(reported, counted))
+            }
+            return Effect.flatMap(stable.commit(plan, reported), (result) => Ref.set(committed, result))
+          },
+          settled: (answer) => {
+            const reported = reportedOfAnswer(answer)
+            if (reported === undefined) return Effect.void
+            if (stable === undefined || plan === undefined) {
+              return Ref.set(perCallRatio, StableWindow.ratioOf(reported, counted))
+            }
+            // A stream committed at its first part: its usage comes with its last.
+            return Effect.flatMap(Ref.get(committed), (result) =>
+              result === "written" ? Effect.asVoid(stable.calibrate(plan, reported)) : Effect.void)
+          },
           ended: (outcome) =>
             Effect.flatMap(Ref.get(committed), (result) =>
               PubSub.publish<CallReport>(reports, {
@@ -609,6 +680,7 @@ export const layer = <SE = never, SR = never, ZE = never, ZR = never>(
                 result: fitted.result,
                 toolTokens: tools,
                 budget: callBudget,
+                calibration: ratio,
                 mode,
                 conversation: plan?.key,
                 change,
