@@ -1,5 +1,5 @@
 /**
- * Summarizer: one summary message for the messages a compaction drops (issue 19; docs/compaction.md).
+ * Summarizer: one summary message for the messages a compaction drops (issue 19; docs/ai.md, "Compaction with summaries").
  *
  * A stable window compacts in one step (docs/ai.md, rule S4): the messages it leaves out are
  * gone from the model's view. A {@link Summarizer} turns that span — the dropped messages, oldest
