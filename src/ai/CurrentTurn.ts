@@ -58,14 +58,54 @@ export interface Turn {
   readonly conversation: ReadonlyArray<boolean>
 }
 
-/** The indices of the unit of message `i`, in order. */
-const unitOf = (turn: Turn, members: ReadonlyMap<string, ReadonlyArray<number>>, i: number): ReadonlyArray<number> => {
-  const group = turn.groups[i]
-  return group === undefined ? [i] : members.get(group) ?? [i]
+/** The members of each group, in order. */
+const membersOf = (turn: Turn): Map<string, Array<number>> => {
+  const members = new Map<string, Array<number>>()
+  for (let i = 0; i < turn.messages.length; i++) {
+    const group = turn.groups[i]
+    if (group === undefined) continue
+    const list = members.get(group)
+    if (list === undefined) members.set(group, [i])
+    else list.push(i)
+  }
+  return members
 }
 
 const hasToolCall = (message: Prompt.Message): boolean =>
   message.role === "assistant" && message.content.some((part) => part.type === "tool-call" && !part.providerExecuted)
+
+/**
+ * The conversation messages of the unit of message `at` (its group's, or itself), in order;
+ * empty for `at < 0`.
+ *
+ * @since 0.3.0
+ * @category rules
+ */
+export const unit = (turn: Turn, at: number): Array<number> => {
+  if (at < 0) return []
+  const group = turn.groups[at]
+  const all = group === undefined ? [at] : membersOf(turn).get(group) ?? [at]
+  return all.filter((i) => turn.conversation[i])
+}
+
+/**
+ * The message that stands for each of the first three reasons of rule K2 (`newest`,
+ * `latest-tool-exchange`, `newest-user`): its index, or -1 when the history has none.
+ *
+ * @since 0.3.0
+ * @category rules
+ */
+export const anchors = (turn: Turn): { readonly [K in Exclude<Keep, "turn-opener">]: number } => {
+  const lastWhere = (ok: (message: Prompt.Message) => boolean): number => {
+    for (let i = turn.messages.length - 1; i >= 0; i--) if (turn.conversation[i] && ok(turn.messages[i]!)) return i
+    return -1
+  }
+  return {
+    newest: lastWhere(() => true),
+    "latest-tool-exchange": lastWhere(hasToolCall),
+    "newest-user": lastWhere((m) => m.role === "user")
+  }
+}
 
 /**
  * The units kept for the call, as a map from message index to why (rule K2): in the order
@@ -78,37 +118,33 @@ const hasToolCall = (message: Prompt.Message): boolean =>
  */
 export const keep = (turn: Turn, room: number): Map<number, Keep> => {
   const n = turn.messages.length
-  const members = new Map<string, Array<number>>()
-  for (let i = 0; i < n; i++) {
-    const group = turn.groups[i]
-    if (group === undefined) continue
-    const list = members.get(group)
-    if (list === undefined) members.set(group, [i])
-    else list.push(i)
-  }
   const kept = new Map<number, Keep>()
   let left = room
   const tryKeep = (at: number, why: Keep): boolean => {
-    if (at < 0) return false
-    const unit = unitOf(turn, members, at).filter((i) => turn.conversation[i] && !kept.has(i))
+    const members = unit(turn, at).filter((i) => !kept.has(i))
+    if (members.length === 0) return false
     let tokens = 0
-    for (const i of unit) tokens += turn.tokens[i]!
+    for (const i of members) tokens += turn.tokens[i]!
     if (tokens > left) return false
     left -= tokens
-    for (const i of unit) kept.set(i, why)
+    for (const i of members) kept.set(i, why)
     return true
   }
-  const lastWhere = (ok: (message: Prompt.Message, i: number) => boolean, before = n): number => {
-    for (let i = before - 1; i >= 0; i--) if (turn.conversation[i] && ok(turn.messages[i]!, i)) return i
-    return -1
-  }
-  tryKeep(lastWhere(() => true), "newest")
-  tryKeep(lastWhere(hasToolCall), "latest-tool-exchange")
-  tryKeep(lastWhere((m) => m.role === "user"), "newest-user")
+  const at = anchors(turn)
+  tryKeep(at.newest, "newest")
+  tryKeep(at["latest-tool-exchange"], "latest-tool-exchange")
+  tryKeep(at["newest-user"], "newest-user")
   let oldest = n
   for (const i of kept.keys()) oldest = Math.min(oldest, i)
   if (oldest < n && turn.messages[oldest]!.role !== "user") {
-    tryKeep(lastWhere((m) => m.role === "user", oldest), "turn-opener")
+    let opener = -1
+    for (let i = oldest - 1; i >= 0; i--) {
+      if (turn.conversation[i] && turn.messages[i]!.role === "user") {
+        opener = i
+        break
+      }
+    }
+    tryKeep(opener, "turn-opener")
   }
   return kept
 }

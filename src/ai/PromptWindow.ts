@@ -42,6 +42,7 @@ import type { PipelineResult } from "../PipelineResult.ts"
 import { describeThrown } from "../internal/describeThrown.ts"
 import { PinnedBudgetError } from "../PinnedBudgetError.ts"
 import * as CurrentTurn from "./CurrentTurn.ts"
+import * as Shorten from "./Shorten.ts"
 import { TokenCounter } from "./TokenCounter.ts"
 
 /**
@@ -89,12 +90,15 @@ export interface Options {
  *
  * - `startOn` — `"user"` (default): the window's first conversation message is a user message
  *   (rule K3); `"any"`: no such rule.
+ * - `shortenToolResults` — `true` (default): a newest unit or latest tool exchange too large for
+ *   the room left has its largest tool result shortened to fit (rule K6); `false`: it is left out.
  *
  * @since 0.3.0
  * @category models
  */
 export interface FitOptions {
   readonly startOn?: "user" | "any" | undefined
+  readonly shortenToolResults?: boolean | undefined
 }
 
 /**
@@ -146,6 +150,21 @@ export interface Candidates {
 export interface Fitted {
   readonly prompt: Prompt.Prompt
   readonly result: PipelineResult
+  /** The tool messages shortened for the call (rule K6), if any. */
+  readonly shortened?: ReadonlyArray<Shortening> | undefined
+}
+
+/**
+ * A tool message shortened for a call (rule K6): its index in the prompt and the tokens it was
+ * cut to. Shortening is deterministic: the same message cut to the same tokens by the same
+ * counter gives the same text, which is how a stable window sends it again.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Shortening {
+  readonly index: number
+  readonly keepTokens: number
 }
 
 /**
@@ -597,8 +616,12 @@ export const fit = (
   options?: Options & Pipeline.Options & FitOptions
 ): Effect.Effect<Fitted, Pipeline.PipelineError | AiError.AiError | CandidateError, Pipeline.Services | TokenCounter> =>
   Effect.gen(function*() {
-    const candidates = yield* toCandidates(prompt, options)
-    return yield* fitCandidates(candidates, budget, options)
+    const made = yield* toCandidates(prompt, options)
+    const { candidates, shortenings } = options?.shortenToolResults === false
+      ? { candidates: made, shortenings: [] }
+      : yield* shortenTurn(made, budget.targetTokens)
+    const fitted = yield* fitCandidates(candidates, budget, options)
+    return shortenings.length === 0 ? fitted : { ...fitted, shortened: shortenings }
   }).pipe(Effect.withSpan("cupel.prompt_window.fit"))
 
 /**
@@ -696,6 +719,117 @@ export const keeping = (candidates: Candidates, targetTokens: number): {
   for (const i of kept.keys()) keptTokens += items[i]!.tokens
   return { pinnedTokens, pinnedCount, kept, keptTokens, conversation }
 }
+
+/**
+ * Rule K6: when the newest message's unit, or the latest tool exchange, does not fit what the
+ * pinned items and the other kept units leave, and it holds a tool message, its largest tool
+ * message is shortened (`Shorten.shortenMessage`: head and tail kept, a marker saying how much
+ * was left out) so that the unit fits beside the newest user message; the call keeps its result,
+ * usable, instead of losing both. Nothing is shortened that fits, and nothing when even the
+ * marker would not fit. A unit that does not fit `targetTokens` is cut to fit `cutTo` (default
+ * the same): a stable window cuts it to its low watermark, so that the calls after it can append.
+ *
+ * @since 0.3.0
+ * @category running
+ */
+export const shortenTurn = (
+  candidates: Candidates,
+  targetTokens: number,
+  cutTo: number = targetTokens
+): Effect.Effect<
+  { readonly candidates: Candidates; readonly shortenings: ReadonlyArray<Shortening> },
+  AiError.AiError | CandidateError,
+  TokenCounter
+> =>
+  Effect.gen(function*() {
+    const shortenings: Array<Shortening> = []
+    let current = candidates
+    for (const why of ["newest", "latest-tool-exchange"] as const) {
+      const { conversation, kept, keptTokens, pinnedTokens } = keeping(current, targetTokens)
+      const turn = turnOf(current, conversation)
+      const at = CurrentTurn.anchors(turn)[why]
+      const members = CurrentTurn.unit(turn, at)
+      if (members.length === 0 || members.every((i) => kept.has(i))) continue
+      const tools = members.filter((i) => current.messages[i]!.role === "tool")
+      if (tools.length === 0) continue
+      // The room: the target less the pinned items, the units kept outside this one and the
+      // newest user message (kept after it, rule K2).
+      const user = CurrentTurn.anchors(turn)["newest-user"]
+      let others = 0
+      for (const [i] of kept) if (!members.includes(i)) others += current.items[i]!.tokens
+      if (user >= 0 && !kept.has(user) && !members.includes(user)) others += current.items[user]!.tokens
+      let unitTokens = 0
+      for (const i of members) unitTokens += current.items[i]!.tokens
+      if (unitTokens <= targetTokens - pinnedTokens - others || keptTokens < 0) continue
+      const excess = unitTokens - (Math.min(cutTo, targetTokens) - pinnedTokens - others)
+      const largest = tools.reduce((a, b) => (current.items[b]!.tokens > current.items[a]!.tokens ? b : a))
+      const keepTokens = current.items[largest]!.tokens - excess
+      if (keepTokens <= 0) continue
+      const next = yield* applyShortenings(current, [{ index: largest, keepTokens }])
+      if (next === current) continue
+      shortenings.push({ index: largest, keepTokens })
+      current = next
+    }
+    return { candidates: current, shortenings }
+  })
+
+/**
+ * The candidates with the given tool messages shortened (rule K6): each message replaced by its
+ * shortened form, its item by one of the shortened text and tokens, marked with
+ * `Shorten.shortenedKey` (original and kept tokens) and `originalTokens`. A shortening that
+ * cannot be made (the message is no tool message, or even the marker does not fit) is skipped;
+ * with nothing to shorten the same candidates are returned.
+ *
+ * @since 0.3.0
+ * @category running
+ */
+export const applyShortenings = (
+  candidates: Candidates,
+  shortenings: ReadonlyArray<Shortening>
+): Effect.Effect<Candidates, AiError.AiError | CandidateError, TokenCounter> =>
+  Effect.gen(function*() {
+    if (shortenings.length === 0) return candidates
+    const counter = yield* TokenCounter
+    let items: Array<ContextItem.ContextItem> | undefined
+    let messages: Array<Prompt.Message> | undefined
+    let messageOf: Map<ContextItem.ContextItem, Prompt.Message> | undefined
+    for (const { index, keepTokens } of shortenings) {
+      const message = candidates.messages[index]
+      const item = candidates.items[index]
+      if (message === undefined || item === undefined || message.role !== "tool") continue
+      const shortened = yield* Shorten.shortenMessage(message, keepTokens, counter.count)
+      if (shortened === undefined || shortened.message === message) continue
+      if (!Number.isSafeInteger(shortened.keptTokens)) {
+        return yield* new CandidateError({
+          index,
+          field: "tokens",
+          problem: `must be a safe integer: the TokenCounter gave ${shortened.keptTokens}`
+        })
+      }
+      items ??= candidates.items.slice()
+      messages ??= candidates.messages.slice()
+      messageOf ??= new Map(candidates.messageOf)
+      const replaced = Shorten.markShortened(
+        new ContextItem.ContextItem({ ...item, content: render(shortened.message), tokens: shortened.keptTokens }),
+        { originalTokens: shortened.originalTokens, keptTokens: shortened.keptTokens }
+      )
+      items[index] = replaced
+      messages[index] = shortened.message
+      messageOf.delete(item)
+      messageOf.set(replaced, shortened.message)
+    }
+    return items === undefined || messages === undefined || messageOf === undefined
+      ? candidates
+      : { ...candidates, items, messages, messageOf }
+  })
+
+/** The turn of candidates, as `CurrentTurn` reads it. */
+const turnOf = (candidates: Candidates, conversation: ReadonlyArray<boolean>): CurrentTurn.Turn => ({
+  messages: candidates.messages,
+  groups: candidates.groups,
+  tokens: candidates.items.slice(0, candidates.messages.length).map((item) => item.tokens),
+  conversation
+})
 
 /** The index of the message an item was made from (its `messageIndex` metadata), or -1. */
 const messageIndexOf = (item: ContextItem.ContextItem): number => {

@@ -368,8 +368,8 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
   const fit: StableWindow["fit"] = (prompt, callBudget, call) =>
     Effect.gen(function*() {
       let budget = callBudget
-      const candidates = yield* PromptWindow.toCandidates(prompt, { ...options, itemCache })
-      const messages = candidates.messages
+      const made = yield* PromptWindow.toCandidates(prompt, { ...options, itemCache })
+      const messages = made.messages
       const n = messages.length
       const key = call?.key ?? (yield* ConversationKey.ConversationKey) ??
         (options.conversationKey === undefined
@@ -393,6 +393,13 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
       budget = calibrated(budget, ratio, toolTokens, overhead)
       const state = previous._tag === "Usable" ? previous.state : undefined
       const previousEntries = previous._tag === "Usable" ? previous.entries : undefined
+      // K6: the tool messages the window shortened are sent shortened again, the same way.
+      const kept: ReadonlyArray<PromptWindow.Shortening> = (state?.shortened ?? []).map(([index, keepTokens]) => ({
+        index,
+        keepTokens
+      }))
+      let candidates = yield* PromptWindow.applyShortenings(made, kept)
+      let shortenings = kept
       const oldSummary = state?.summary === undefined ? undefined : summaryOf(state.summary)
       let summary = oldSummary
       const extras = (): Extras => ({ candidates, documents, summary })
@@ -414,6 +421,25 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
         appended = append.addedTokens
         fitted = appendedResult(extras(), previousEntries, entries, append.windowTokens, reportEntries)
       } else {
+        // K6, with the cut at the low watermark (what a compaction cuts to) so that the calls
+        // after it can append.
+        const growth = state !== undefined && state.appends > 0
+          ? state.addedTokens / state.appends
+          : lastStepTokens(candidates)
+        const lambda = options.lowWatermark ?? CacheModel.lowWatermark(rule, {
+          growthPerCall: growth,
+          targetTokens: budget.targetTokens,
+          writeOverhead: options.writeOverhead ?? defaultWriteOverhead
+        })
+        if (options.shortenToolResults !== false) {
+          const shortened = yield* PromptWindow.shortenTurn(
+            candidates,
+            budget.targetTokens,
+            Math.floor(lambda * budget.targetTokens)
+          )
+          candidates = shortened.candidates
+          shortenings = [...shortenings, ...shortened.shortenings]
+        }
         const total = candidates.items.reduce((sum, item) => sum + item.tokens, 0)
         if (state === undefined && total <= budget.targetTokens) {
           // S5: nothing remembered and everything fits: the whole history (K1).
@@ -422,14 +448,7 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
         } else {
           // S4: compact in one step to the low watermark, at least what the call must keep.
           action = "compact"
-          const growth = state !== undefined && state.appends > 0
-            ? state.addedTokens / state.appends
-            : lastStepTokens(candidates)
-          watermark = options.lowWatermark ?? CacheModel.lowWatermark(rule, {
-            growthPerCall: growth,
-            targetTokens: budget.targetTokens,
-            writeOverhead: options.writeOverhead ?? defaultWriteOverhead
-          })
+          watermark = lambda
           const must = PromptWindow.keeping(candidates, budget.targetTokens)
           const need = must.pinnedTokens + must.keptTokens
           const summarizer = options.summarizer
@@ -486,6 +505,8 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
         commonPrefixTokens: common,
         secondsSincePrevious: found._tag === "Found" ? Math.max(0, now - found.state.updatedAtMillis) / 1000 : Infinity
       })
+      const shortenedInWindow = shortenings.filter((sh) => entries.includes(sh.index))
+      if (shortenedInWindow.length > 0) fitted = { ...fitted, shortened: shortenedInWindow }
       const next = new WindowState.WindowState({
         format: 1,
         fingerprint: settings,
@@ -501,6 +522,9 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
         addedTokens: (state?.addedTokens ?? 0) + appended,
         updatedAtMillis: now,
         ...(summary === undefined ? {} : { summary: summary.state }),
+        ...(shortenedInWindow.length === 0 ? {} : {
+          shortened: shortenedInWindow.map((sh) => [sh.index, sh.keepTokens] as const)
+        }),
         ...(calibration === undefined ? {} : { calibration })
       })
       const countedTokens = toolTokens + windowTokens + overhead

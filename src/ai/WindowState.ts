@@ -66,6 +66,7 @@ export type SummaryState = typeof SummaryState.Type
  * | `appends` | how many calls appended |
  * | `updatedAtMillis` | when the last call was made (Effect's `Clock`) |
  * | `summary` | the summary in the window, if a compaction wrote one ({@link SummaryState}) |
+ * | `shortened` | the tool messages shortened in the window (rule K6): `[index, keepTokens]`, applied again at every call |
  * | `calibration` | the provider's reported input tokens over the counted ones, at the last call that reported them, and the model that answered |
  *
  * @since 0.3.0
@@ -86,6 +87,7 @@ export class WindowState extends Schema.Class<WindowState>("effect-cupel/ai/Wind
   addedTokens: count("addedTokens"),
   updatedAtMillis: Schema.Finite,
   summary: Schema.optionalKey(SummaryState),
+  shortened: Schema.optionalKey(Schema.Array(Schema.Tuple([count("a shortened message's index"), count("its kept tokens")]))),
   calibration: Schema.optionalKey(Schema.Struct({
     ratio: Schema.Finite.check(Schema.makeFilter((r) => r > 0 || "a calibration ratio must be above 0")),
     model: Schema.optionalKey(Schema.String)

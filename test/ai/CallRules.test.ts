@@ -18,6 +18,7 @@ import {
 } from "../../src/index.ts"
 import * as CurrentTurn from "../../src/ai/CurrentTurn.ts"
 import * as PromptWindow from "../../src/ai/PromptWindow.ts"
+import * as Shorten from "../../src/ai/Shorten.ts"
 import * as TokenCounter from "../../src/ai/TokenCounter.ts"
 import * as SectionedPlacer from "../../src/placers/SectionedPlacer.ts"
 import * as Sessions from "../support/sessions.ts"
@@ -267,4 +268,47 @@ describe("groups with an item cache", () => {
       }
     }
   })
+})
+
+describe("rule K6: one tool result larger than the room", () => {
+  const big = (id: string) => result(id, Array.from({ length: 600 }, (_, i) => `line ${i}: ${words(8)}`).join("\n"))
+
+  it.effect("K6 a tool result larger than the room is shortened: the call and its result stay, the item says its original and kept tokens", () =>
+    Effect.gen(function*() {
+      const question = user("read the log")
+      const c = call("c1")
+      const messages = [system("s"), question, c, big("c1")]
+      const target = 800
+      const { prompt, result: run, shortened } = yield* PromptWindow.fit(messages, budget(target, target)).pipe(Effect.provide(layers))
+      assert.deepStrictEqual(prompt.content.map((m) => m.role), ["system", "user", "assistant", "tool"])
+      assert.deepStrictEqual(PromptWindow.orphans(prompt), [])
+      const text = PromptWindow.render(prompt.content[3]!)
+      assert.include(text, "line 0:")
+      assert.include(text, "line 599:")
+      assert.match(text, /\[… [\d,]+ tokens left out …\]/)
+      assert.isAtMost(run.totalTokens, target)
+      const item = run.report.included.at(-1)!.item
+      const marked = item.metadata[Shorten.shortenedKey]
+      assert.deepStrictEqual(marked, { originalTokens: countOf(messages[3]!), keptTokens: item.tokens })
+      assert.strictEqual(item.originalTokens, countOf(messages[3]!))
+      assert.deepStrictEqual(shortened, [{ index: 3, keepTokens: shortened![0]!.keepTokens }])
+    }))
+
+  it.effect("K6 shortenToolResults: false leaves the unit out, as before", () =>
+    Effect.gen(function*() {
+      const messages = [system("s"), user("read the log"), call("c1"), big("c1")]
+      const { prompt } = yield* PromptWindow.fit(messages, budget(800, 800), { shortenToolResults: false, overflowStrategy: "Truncate" })
+        .pipe(Effect.provide(layers))
+      assert.deepStrictEqual(prompt.content.map((m) => m.role), ["system", "user"])
+    }))
+
+  it.effect("K6 a message that is not a tool result is never shortened", () =>
+    Effect.gen(function*() {
+      const long = user(words(3000))
+      const { prompt } = yield* PromptWindow.fit([system("s"), user("hi"), assistant("yes"), long], budget(500, 500), {
+        overflowStrategy: "Truncate"
+      }).pipe(Effect.provide(layers))
+      assert.isTrue(prompt.content.every((m) => PromptWindow.render(m) !== PromptWindow.render(long) || m === long))
+      assert.notInclude(prompt.content.map(PromptWindow.render).join("\n"), "tokens left out")
+    }))
 })

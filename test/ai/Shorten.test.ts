@@ -124,8 +124,8 @@ describe("Shorten.shortenText", () => {
     assert.deepStrictEqual(Shorten.shortenText(text, 500, units, { headShare: Number.NaN }), Shorten.shortenText(text, 500, units))
   })
 
-  it("docs/shortening.md's example: whole lines at both ends, the marker between, as printed", () => {
-    const doc = readFileSync(fileURLToPath(new URL("../../docs/shortening.md", import.meta.url)), "utf8")
+  it("docs/ai.md's example: whole lines at both ends, the marker between, as printed", () => {
+    const doc = readFileSync(fileURLToPath(new URL("../../docs/ai.md", import.meta.url)), "utf8")
     const at = doc.indexOf("<!-- shorten-example -->")
     const start = doc.indexOf("```text\n", at) + "```text\n".length
     const printed = doc.slice(start, doc.indexOf("\n```", start))

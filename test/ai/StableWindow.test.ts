@@ -347,6 +347,27 @@ describe("windows across calls", () => {
     }).pipe(Effect.provide(layers)))
 })
 
+describe("rule K6 across calls", () => {
+  it.effect("K6 a shortened tool result is sent the same way by the calls that append, and its state says so", () =>
+    Effect.gen(function*() {
+      const window = yield* StableWindow.make({})
+      const c = Prompt.assistantMessage({
+        content: [Prompt.toolCallPart({ id: "c1", name: "lookup", params: {}, providerExecuted: false })]
+      })
+      const log = result("c1", Array.from({ length: 800 }, (_, i) => `line ${i}: ${words(6)}`).join("\n"))
+      const history = [system("s"), user("read the log"), c, log]
+      const first = yield* call_(window, history, 1_500)
+      const text = PromptWindow.render(first.plan.fitted.prompt.content[3]!)
+      assert.include(text, "tokens left out")
+      assert.deepStrictEqual(first.plan.next.shortened, [[3, first.plan.fitted.shortened![0]!.keepTokens]])
+      const next = yield* call_(window, [...history, assistant("the log is fine"), user("thanks")], 1_500)
+      assert.strictEqual(next.plan.change.action, "append")
+      assert.strictEqual(PromptWindow.render(next.plan.fitted.prompt.content[3]!), text)
+      assert.isAtMost(next.plan.fitted.result.totalTokens, 1_500)
+      assert.strictEqual(next.plan.prediction.totalTokens, tokensOf(next.plan.fitted.prompt.content))
+    }).pipe(Effect.provide(layers)))
+})
+
 describe("stable window options", () => {
   it.effect("options out of range are an InvalidConfigError naming the option, at make and at the layer", () =>
     Effect.gen(function*() {

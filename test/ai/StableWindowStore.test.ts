@@ -24,6 +24,7 @@ import * as TokenCounter from "../../src/ai/TokenCounter.ts"
 import * as WindowedLanguageModel from "../../src/ai/WindowedLanguageModel.ts"
 import * as WindowState from "../../src/ai/WindowState.ts"
 import { describeWithRedis, type RedisServer, redisServer } from "../support/redisServer.ts"
+import { positionIn } from "../support/positions.ts"
 import * as Sessions from "../support/sessions.ts"
 
 // ---------------------------------------------------------------------------------------------
@@ -101,7 +102,8 @@ const agent = <SE = never, SR = never>(
 /** A request as the positions of its messages in the history it was made from. */
 const positions = (request: Messages, history: Messages): Array<number> =>
   request.map((message) => {
-    const i = history.indexOf(message)
+    // The history's own message, or the tool message a shortened one stands for (rule K6).
+    const i = positionIn(history, message)
     assert.isAtLeast(i, 0, `the request holds a ${message.role} message that is not in its history`)
     return i
   })
