@@ -22,6 +22,8 @@ export * as ContextItem from "./ContextItem.ts"
 export * as ContextKind from "./ContextKind.ts"
 /** @since 0.1.0 */
 export * as ContextSource from "./ContextSource.ts"
+/** @since 0.3.0 */
+export * as ConversationKey from "./ai/ConversationKey.ts"
 /** @since 0.2.0 */
 export * as CountConstrainedKnapsackSlice from "./slicers/CountConstrainedKnapsackSlice.ts"
 /** @since 0.2.0 */
@@ -30,6 +32,8 @@ export * as CountQuotaSlice from "./slicers/CountQuotaSlice.ts"
 export * as CountRequirementError from "./CountRequirementError.ts"
 /** @since 0.2.0 */
 export * as CountRequirementShortfall from "./CountRequirementShortfall.ts"
+/** @since 0.3.0 */
+export * as CurrentTurn from "./ai/CurrentTurn.ts"
 /** @since 0.2.0 */
 export * as DecayScorer from "./scorers/DecayScorer.ts"
 /** @since 0.2.0 */
@@ -38,10 +42,10 @@ export * as Deduplicate from "./Deduplicate.ts"
 export * as ExcludedItem from "./ExcludedItem.ts"
 /** @since 0.1.0 */
 export * as ExclusionReason from "./ExclusionReason.ts"
-/** @since 0.2.0 */
-export * as FrequencyScorer from "./scorers/FrequencyScorer.ts"
 /** @since 0.3.0 */
 export * as FirstFitSlice from "./slicers/FirstFitSlice.ts"
+/** @since 0.2.0 */
+export * as FrequencyScorer from "./scorers/FrequencyScorer.ts"
 /** @since 0.2.0 */
 export * as GreedySlice from "./slicers/GreedySlice.ts"
 /** @since 0.2.0 */
@@ -79,6 +83,8 @@ export * as PipelineResult from "./PipelineResult.ts"
 /** @since 0.1.0 */
 export * as Place from "./Place.ts"
 /** @since 0.1.0 */
+export * as PlaceResult from "./PlaceResult.ts"
+/** @since 0.1.0 */
 export * as Placer from "./Placer.ts"
 /** @since 0.3.0 */
 export * as PlacerConfig from "./placers/PlacerConfig.ts"
@@ -86,8 +92,6 @@ export * as PlacerConfig from "./placers/PlacerConfig.ts"
 export * as PlacerContractError from "./PlacerContractError.ts"
 /** @since 0.1.0 */
 export * as PlacerError from "./PlacerError.ts"
-/** @since 0.1.0 */
-export * as PlaceResult from "./PlaceResult.ts"
 /** @since 0.2.0 */
 export * as Policy from "./Policy.ts"
 /** @since 0.2.0 */
@@ -122,6 +126,8 @@ export * as ScorerError from "./ScorerError.ts"
 export * as SectionedPlacer from "./placers/SectionedPlacer.ts"
 /** @since 0.2.0 */
 export * as SelectionReport from "./SelectionReport.ts"
+/** @since 0.3.0 */
+export * as Shorten from "./ai/Shorten.ts"
 /** @since 0.2.0 */
 export * as Slice from "./Slice.ts"
 /** @since 0.2.0 */
@@ -134,6 +140,10 @@ export * as SlicerContractError from "./SlicerContractError.ts"
 export * as SlicerError from "./SlicerError.ts"
 /** @since 0.2.0 */
 export * as Sort from "./Sort.ts"
+/** @since 0.3.0 */
+export * as StableWindow from "./ai/StableWindow.ts"
+/** @since 0.3.0 */
+export * as Summarizer from "./ai/Summarizer.ts"
 /** @since 0.2.0 */
 export * as TagScorer from "./scorers/TagScorer.ts"
 /** @since 0.1.0 */
@@ -146,5 +156,11 @@ export * as TokenTotalError from "./TokenTotalError.ts"
 export * as TraceEvent from "./TraceEvent.ts"
 /** @since 0.1.0 */
 export * as UShapedPlacer from "./placers/UShapedPlacer.ts"
+/** @since 0.3.0 */
+export * as WindowState from "./ai/WindowState.ts"
+/** @since 0.3.0 */
+export * as WindowStore from "./ai/WindowStore.ts"
+/** @since 0.3.0 */
+export * as WindowSummary from "./ai/WindowSummary.ts"
 /** @since 0.2.0 */
 export * as WindowedLanguageModel from "./ai/WindowedLanguageModel.ts"
