@@ -144,7 +144,7 @@ describe("README: running the examples", () => {
       const refused = example(name)
       assert.strictEqual(refused.status, 2, name)
       assert.strictEqual(refused.stdout, "")
-      assert.match(refused.stderr, /Usage: npm run example -- NAME, with NAME one of agent, place, quickstart\.\n$/)
+      assert.match(refused.stderr, /Usage: npm run example -- NAME, with NAME one of agent, compaction, place, quickstart\.\n$/)
     }
   })
 })
