@@ -249,6 +249,14 @@ export const insert = (
   }
   const messageOf = new Map(candidates.messageOf)
   messageOf.set(summary.item, summary.message)
+  // The items the call kept (rule K2) are copies, pinned for the call: each is sent as the
+  // message its index names.
+  for (const entry of included) {
+    const index = entry.item.metadata["messageIndex"]
+    if (!messageOf.has(entry.item) && typeof index === "number" && candidates.messages[index] !== undefined) {
+      messageOf.set(entry.item, candidates.messages[index])
+    }
+  }
   return { prompt: toPrompt(result.window, { ...candidates, messageOf }), result }
 }
 

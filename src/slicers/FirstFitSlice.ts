@@ -17,6 +17,7 @@
 import { Effect, type Layer } from "effect"
 import { readColumns } from "../internal/readColumns.ts"
 import { isSafeTotal } from "../internal/tokens.ts"
+import { unsafeRemaining } from "../internal/unsafeRemaining.ts"
 import type { ScoredItem } from "../ScoredItem.ts"
 import * as Slicer from "../Slicer.ts"
 import { SlicerError } from "../SlicerError.ts"
@@ -62,18 +63,12 @@ export const select = (
       selected[count++] = i
       remaining -= t
       // Only a negative count (which Classify excludes before slicing) can raise what is left.
-      if (t < 0 && !isSafeTotal(remaining)) return unsafeRemaining(i)
+      if (t < 0 && !isSafeTotal(remaining)) return unsafeRemaining(name, i)
     }
   }
   return selected.slice(0, count)
 }
 
-const unsafeRemaining = (index: number): SlicerError =>
-  new SlicerError({
-    slicer: name,
-    reason: `after item ${index}, whose token count is negative, the remaining budget is no longer an exact integer; ` +
-      `negative token counts are excluded by the pipeline's Classify stage and should not reach a slicer`
-  })
 
 /**
  * FirstFitSlice as a slicer value.

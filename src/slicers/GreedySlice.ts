@@ -21,6 +21,7 @@ import type { Scratch } from "../internal/scratch.ts"
 import { orderByScoreDescending } from "../internal/sortByScore.ts"
 import { withStageScratch } from "../internal/stageScratch.ts"
 import { isSafeTotal } from "../internal/tokens.ts"
+import { unsafeRemaining } from "../internal/unsafeRemaining.ts"
 import type { ScoredItem } from "../ScoredItem.ts"
 import * as Slicer from "../Slicer.ts"
 import { SlicerError } from "../SlicerError.ts"
@@ -131,7 +132,7 @@ const fill = (order: ArrayLike<number>, tokens: Float64Array, targetTokens: numb
       selected[count++] = i
       remaining -= t
       // Only a negative count (which Classify excludes before slicing) can raise what is left.
-      if (t < 0 && !isSafeTotal(remaining)) return unsafeRemaining(i)
+      if (t < 0 && !isSafeTotal(remaining)) return unsafeRemaining(name, i)
     }
   }
   return selected.slice(0, count)
@@ -143,12 +144,6 @@ const nanScore = (index: number): SlicerError =>
     reason: `the score of item ${index} is NaN, so its density has no place in the order; scorers must return numbers`
   })
 
-const unsafeRemaining = (index: number): SlicerError =>
-  new SlicerError({
-    slicer: name,
-    reason: `after item ${index}, whose token count is negative, the remaining budget is no longer an exact integer; ` +
-      `negative token counts are excluded by the pipeline's Classify stage and should not reach a slicer`
-  })
 
 /**
  * GreedySlice as a slicer value.

@@ -95,6 +95,8 @@ describe("compaction with summaries", () => {
       assert.isAtMost(plan.fitted.result.totalTokens, 2_000)
       assert.strictEqual(plan.fitted.result.totalTokens, sent.reduce((sum, m) => sum + countOf(m), 0))
       assert.deepStrictEqual(plan.next.summary?.id, outcome.id)
+      // Every other message sent is the history's own: the current turn keeps its roles.
+      for (const m of sent.filter((m) => Summarizer.readSummaryMessage(m) === undefined)) assert.include(history, m)
     })).pipe(Effect.provide(layers)))
 
   it.effect("C2 summaries are frozen: appending calls send it byte for byte and call no summariser; the next compaction folds the old one in, in its place", () =>
