@@ -11,17 +11,26 @@
  * Per row (see `sessionBench.ts` for the definitions): the steady-state cache hit ratio (OpenAI
  * rule, second half of the calls), the input cost relative to no caching under the Anthropic
  * 5-minute and OpenAI price models (second half), the largest request against the target, the
- * orphaned tool parts over all requests, and the calls whose request held the newest user
- * message and the latest tool exchange, of those where it fit beside the system prompt. Then
- * the layer's own time per call at 1,000 messages, counts known (128,000-token window, a long
- * tool-heavy session).
+ * orphaned tool parts over all requests, the messages sent that are neither the history's nor a
+ * summary ("altered": a window must send the history's messages as they are), the calls whose request held the newest user
+ * message and the latest tool exchange, of those where it fit beside the system prompt, and
+ * the retention of referenced results: of the references a step makes to earlier tool results
+ * (by call id, `Sessions.referencesAt`), the share whose result was in the next request
+ * verbatim or named by a summary in it. Then the layer's own time per call at 1,000 messages,
+ * counts known (128,000-token window, a long tool-heavy session).
  *
- * Strategies: the layer's modes are read from {@link layerModes}; the baselines are LangChain's
- * `trimMessages` "last" strategy with `includeSystem`, without and with `startOn: "human"`.
+ * Strategies: the layer's modes are read from {@link layerModes}; "stable + compaction" is the
+ * default mode with a summariser — the scripted one of `scriptedSummarizer.ts`, whose summaries
+ * name the call ids of what they summarise, padded to `--summary-tokens` (default 2,000; less
+ * when the summary's budget is smaller). Its summariser's requests are priced as a model
+ * summariser sends them (the conversation's last request, read from the cache, then the
+ * instruction and the span) and are included in its cache figures. The baselines are
+ * LangChain's `trimMessages` "last" strategy with `includeSystem`, without and with
+ * `startOn: "human"`.
  *
  * Output: a table on stdout; with `--json`, the figures as JSON (progress goes to stderr).
  * Options: `--steps=N`, `--windows=32000,128000`, `--shapes=tool-heavy,chatty`, `--seed=N`,
- * `--no-overhead`.
+ * `--summary-tokens=N`, `--no-overhead`.
  */
 import { Effect } from "effect"
 import * as GptTokenizer from "../src/ai/GptTokenizer.ts"
@@ -39,6 +48,7 @@ const shapes = (argValue("shapes")?.split(",") ?? Sessions.allShapes).filter((s)
   Sessions.allShapes.some((shape) => shape === s)
 )
 const withOverhead = !process.argv.includes("--no-overhead")
+const summaryTokens = Number(argValue("summary-tokens") ?? 2000)
 const outputReserve = 4096
 const secondsBetweenCalls = 5
 const progress = (line: string): void => {
@@ -46,12 +56,14 @@ const progress = (line: string): void => {
 }
 
 /**
- * The layer's modes to run: its default (stable windows), per-call fitting with the default
- * strategies, and per-call fitting with the strategies of version 0.2 (greedy by score per
- * token), the layer's default before windows were stable.
+ * The layer's modes to run: its default (stable windows), the default with the scripted
+ * summariser, per-call fitting with the default strategies, and per-call fitting with the
+ * strategies of version 0.2 (greedy by score per token), the layer's default before windows
+ * were stable.
  */
 const layerModes: ReadonlyArray<Extract<SessionBench.Strategy, { readonly _tag: "layer" }>> = [
   { _tag: "layer", name: "layer (stable, default)", options: {} },
+  { _tag: "layer", name: "layer (stable + compaction)", options: {}, summarizer: { tokens: summaryTokens } },
   { _tag: "layer", name: "layer (per-call)", options: { mode: "per-call" } },
   { _tag: "layer", name: "layer (per-call, greedy)", options: { mode: "per-call", slicer: GreedySlice.make() } }
 ]
@@ -113,6 +125,15 @@ const program = Effect.gen(function*() {
 
 const percent = (x: number) => `${(100 * x).toFixed(1)}%`
 const times = (x: number) => `${x.toFixed(2)}×`
+const kept = (r: Row["retention"]) =>
+  `${percent(r.share)} (${r.verbatim}${r.summarized > 0 ? ` + ${r.summarized} in summaries` : ""} / ${r.references})`
+const summaries = (r: Row) => {
+  const o = r.summarizer.outcomes
+  if (r.summarizer.requests === 0 && o.kept + o.failed + o["no-room"] === 0) return "–"
+  const others = [o.kept > 0 ? `${o.kept} kept` : "", o.failed > 0 ? `${o.failed} failed` : "", o["no-room"] > 0 ? `${o["no-room"]} no room` : ""]
+    .filter((x) => x !== "")
+  return `${o.written} written${others.length > 0 ? `, ${others.join(", ")}` : ""}`
+}
 const presence = (p: SessionBench.Presence) => (p.fit === 0 ? "–" : p.kept === p.fit ? `all ${p.fit}` : `${p.kept}/${p.fit}`)
 
 const table = (rows: ReadonlyArray<Row>, overheads: ReadonlyArray<SessionBench.Overhead>): string => {
@@ -126,8 +147,11 @@ const table = (rows: ReadonlyArray<Row>, overheads: ReadonlyArray<SessionBench.O
     "cost OpenAI",
     "largest / target",
     "orphans",
+    "altered",
     "newest user",
-    "latest tool exchange"
+    "latest tool exchange",
+    "referenced results kept",
+    "summaries"
   ]
   const body = rows.map((r) => [
     r.shape,
@@ -139,14 +163,20 @@ const table = (rows: ReadonlyArray<Row>, overheads: ReadonlyArray<SessionBench.O
     times(r.costOpenAI),
     `${r.largestRequest} / ${r.target}${r.overTarget > 0 ? ` (${r.overTarget} over)` : ""}`,
     String(r.orphans),
+    String(r.notFromHistory),
     presence(r.newestUser),
-    presence(r.latestTool)
+    presence(r.latestTool),
+    kept(r.retention),
+    summaries(r)
   ])
   const widths = header.map((h, c) => Math.max(h.length, ...body.map((row) => row[c]!.length)))
   const line = (cells: ReadonlyArray<string>) => cells.map((cell, c) => cell.padEnd(widths[c]!)).join("  ")
   const out = [
     `Sessions of ${steps} calls, o200k counts, ${outputReserve} tokens reserved for output, calls ${secondsBetweenCalls} s apart.`,
-    `Cache figures: the second half of the calls; cost = input cost / input cost without caching.`,
+    `Cache figures: the second half of the calls; cost = input cost / input cost without caching;`,
+    `  with a summariser, its requests (priced as a model summariser sends them) are included.`,
+    `"referenced results kept": references to earlier tool results whose result was in the next request`,
+    `  verbatim (or named by a summary in it) / all references, over all calls; scripted summaries of ${summaryTokens} tokens.`,
     `"hit at most": 1 − (tokens a call adds) / target — no window can cache the new tokens of a call.`,
     "",
     line(header),
@@ -170,7 +200,7 @@ Effect.runPromise(program).then(
     if (json) {
       process.stdout.write(
         JSON.stringify(
-          { settings: { steps, windows, outputReserve, secondsBetweenCalls, seed }, rows, overheads },
+          { settings: { steps, windows, outputReserve, secondsBetweenCalls, seed, summaryTokens }, rows, overheads },
           null,
           2
         ) + "\n"

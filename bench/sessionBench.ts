@@ -19,17 +19,33 @@
  * - the largest request (the sum of its messages' counts, as the window's budget counts it)
  *   against the target;
  * - the tool parts without their partner in the requests (`PromptWindow.orphans`);
+ * - the messages of the requests that are neither a message of the call's history (the same
+ *   object, or the same role and text) nor a summary message: a message the window altered;
  * - the calls whose request held the history's newest user message, of those where it fits
  *   beside the system prompts; the same for the latest tool exchange (the last assistant
  *   message with a tool call, and every message linked to it: results, approvals).
+ * - the summariser's requests (the "stable + compaction" mode, with the scripted summariser of
+ *   `scriptedSummarizer.ts`): each is priced as `Summarizer.layerLanguageModel` sends it — the
+ *   conversation's last request, then one appended message with the instruction and the span —
+ *   against the request before it (the conversation's last request: its prefix is read from the
+ *   cache when the rule allows), and its prediction is added to the call's in the cache figures
+ *   (hit ratio and cost); the answer's tokens are output, not input, and are left out. Calls
+ *   without a summariser have no such requests, so the figures compare across strategies.
+ * - retention of referenced results: at each call whose history's newest step refers back to
+ *   earlier tool results by call id (`Sessions.referencesAt`), the share of those references
+ *   whose target — the tool message with that call's result — is in the request verbatim, or
+ *   is named by the text of a summary message in the request (`Summarizer.readSummaryMessage`).
  */
-import { Context, Effect, Layer, Stream } from "effect"
+import { Context, Effect, Layer, PubSub, Stream } from "effect"
 import { LanguageModel, Prompt } from "effect/ai"
 import * as CacheModel from "../src/ai/CacheModel.ts"
 import * as PromptWindow from "../src/ai/PromptWindow.ts"
+import * as Summarizer from "../src/ai/Summarizer.ts"
 import { TokenCounter } from "../src/ai/TokenCounter.ts"
 import * as WindowedLanguageModel from "../src/ai/WindowedLanguageModel.ts"
-import type { Session } from "../test/support/sessions.ts"
+import type * as WindowSummary from "../src/ai/WindowSummary.ts"
+import { referencesAt, type Session } from "../test/support/sessions.ts"
+import * as ScriptedSummarizer from "./scriptedSummarizer.ts"
 
 /** The window the replay fits to, and the pace of its calls. */
 export interface Settings {
@@ -45,6 +61,8 @@ export type Strategy =
     readonly _tag: "layer"
     readonly name: string
     readonly options: Partial<WindowedLanguageModel.Options>
+    /** With it, compactions are summarised by the scripted summariser of this size. */
+    readonly summarizer?: ScriptedSummarizer.Options | undefined
   }
   | {
     readonly _tag: "baseline"
@@ -53,14 +71,36 @@ export type Strategy =
     readonly startOn: "user" | undefined
   }
 
-/** A replayed session: for each call, the history and what the model received. */
+/**
+ * A summariser's request, as `Summarizer.layerLanguageModel` would send it: made during call
+ * `call`, its messages the conversation's last request then the instruction message.
+ */
+export interface SummarizerRequest {
+  readonly call: number
+  readonly messages: ReadonlyArray<Prompt.Message>
+}
+
+/** How many compactions of a replay wrote a summary, kept the old one, failed, or had no room. */
+export type SummaryOutcomes = Readonly<Record<WindowSummary.Outcome["_tag"], number>>
+
+/**
+ * A replayed session: for each call, the history, what the model received and the call ids
+ * the history's newest step refers back to; the summariser's requests, their outcomes, and the
+ * counts of the messages that are not the session's (summaries, instruction messages).
+ */
 export interface Replay {
   readonly strategy: string
   /** The request's budget: the window less the output reserve and the request's overhead. */
   readonly target: number
   readonly histories: ReadonlyArray<ReadonlyArray<Prompt.Message>>
   readonly requests: ReadonlyArray<ReadonlyArray<Prompt.Message>>
+  readonly references: ReadonlyArray<ReadonlyArray<string>>
+  readonly summarizerRequests: ReadonlyArray<SummarizerRequest>
+  readonly summaryOutcomes: SummaryOutcomes
+  readonly extraCounts: ReadonlyMap<Prompt.Message, number>
 }
+
+const noOutcomes: SummaryOutcomes = { written: 0, kept: 0, failed: 0, "no-room": 0 }
 
 /** A message's tokens, as the counter gave them. */
 export type Count = (message: Prompt.Message) => number
@@ -228,23 +268,84 @@ export const replay = (
       const step = session.steps[k]!
       history.push(step.response, ...step.next)
     }
+    const references = histories.map((_, k) => referencesAt(session, k))
     if (strategy._tag === "baseline") {
       const requests = histories.map((h) => trimLast(h, target, count, strategy.startOn))
-      return { strategy: strategy.name, target, histories, requests }
+      return {
+        strategy: strategy.name,
+        target,
+        histories,
+        requests,
+        references,
+        summarizerRequests: [],
+        summaryOutcomes: noOutcomes,
+        extraCounts: new Map()
+      }
     }
     const received: Array<ReadonlyArray<Prompt.Message>> = []
+    const summaries: Array<{ readonly call: number; readonly request: Summarizer.SummaryRequest }> = []
     const inner = yield* scripted(session, received)
     const context = yield* Layer.build(
-      WindowedLanguageModel.layer({
-        contextWindow: settings.contextWindow,
-        outputReserve: settings.outputReserve,
-        ...strategy.options
-      }).pipe(Layer.provide([Layer.succeed(LanguageModel.LanguageModel, inner), Layer.succeed(TokenCounter, counter)]))
+      layerOf(strategy, settings, inner, counter, (request) => summaries.push({ call: received.length, request }))
     )
     const model = Context.get(context, LanguageModel.LanguageModel)
-    for (const h of histories) yield* model.generateText({ prompt: Prompt.fromMessages(h) })
-    return { strategy: strategy.name, target, histories, requests: received }
+    const reports = yield* PubSub.subscribe(Context.get(context, WindowedLanguageModel.WindowReports))
+    const outcomes = { ...noOutcomes }
+    for (const h of histories) {
+      yield* model.generateText({ prompt: Prompt.fromMessages(h) })
+      for (const report of yield* PubSub.takeAll(reports)) {
+        const tag = report.change?.summary?._tag
+        if (tag !== undefined) outcomes[tag]++
+      }
+    }
+    // The messages that are not the session's own objects: the summaries sent, the
+    // instruction messages, and any message the layer sent as a copy.
+    const own = new Set(histories.at(-1) ?? [])
+    for (const step of session.steps) for (const m of [step.response, ...step.next]) own.add(m)
+    const extraCounts = new Map<Prompt.Message, number>()
+    const countExtra = (messages: ReadonlyArray<Prompt.Message>) =>
+      Effect.gen(function*() {
+        for (const m of messages) if (!own.has(m) && !extraCounts.has(m)) extraCounts.set(m, yield* counter.count(m))
+      })
+    for (const request of received) yield* countExtra(request)
+    const summarizerRequests: Array<SummarizerRequest> = []
+    for (const { call, request } of summaries) {
+      const messages = [...request.context, ScriptedSummarizer.instructionMessage(request)]
+      yield* countExtra(messages)
+      summarizerRequests.push({ call, messages })
+    }
+    return {
+      strategy: strategy.name,
+      target,
+      histories,
+      requests: received,
+      references,
+      summarizerRequests,
+      summaryOutcomes: outcomes,
+      extraCounts
+    }
   }).pipe(Effect.scoped)
+
+/**
+ * The layer of a strategy over the scripted model: `WindowedLanguageModel.layer` with the
+ * strategy's options, and with its scripted summariser when it has one (`record` is given each
+ * of its requests).
+ */
+const layerOf = (
+  strategy: Extract<Strategy, { readonly _tag: "layer" }>,
+  settings: Settings,
+  inner: LanguageModel.LanguageModel,
+  counter: TokenCounter["Service"],
+  record: (request: Summarizer.SummaryRequest) => void
+) =>
+  WindowedLanguageModel.layer({
+    contextWindow: settings.contextWindow,
+    outputReserve: settings.outputReserve,
+    ...strategy.options,
+    ...(strategy.summarizer === undefined
+      ? {}
+      : { summarizer: ScriptedSummarizer.layer(counter, strategy.summarizer, record) })
+  }).pipe(Layer.provide([Layer.succeed(LanguageModel.LanguageModel, inner), Layer.succeed(TokenCounter, counter)]))
 
 /** How often a required part of the history was in the request, of the calls where it fit. */
 export interface Presence {
@@ -271,33 +372,152 @@ export const latestToolExchange = (history: ReadonlyArray<Prompt.Message>): Arra
   return group === undefined ? [history[at]!] : history.filter((_, i) => groups[i] === group)
 }
 
+/** A message's tool result with the call id `id`: the tool message holding it. */
+const holdsResult = (message: Prompt.Message, id: string): boolean =>
+  message.role === "tool" && message.content.some((part) => part.type === "tool-result" && part.id === id)
+
+/**
+ * References to earlier tool results, and where the request had them: `verbatim` (the tool
+ * message with the result is in the request) or `summarized` (not verbatim, but a summary
+ * message in the request names its call id).
+ */
+export interface Retention {
+  readonly references: number
+  readonly verbatim: number
+  readonly summarized: number
+}
+
+/**
+ * The retention of a replay: at each call, each call id the history's newest step refers back
+ * to, checked against the call's request (see {@link Retention}). A reference whose result is
+ * not in the history is a bug of the generator.
+ */
+export const retention = (run: Replay): Retention => {
+  let references = 0
+  let verbatim = 0
+  let summarized = 0
+  run.references.forEach((ids, k) => {
+    if (ids.length === 0) return
+    const history = run.histories[k]!
+    const request = run.requests[k]!
+    const sent = new Set(request)
+    const summaries = request.flatMap((m) => {
+      const read = Summarizer.readSummaryMessage(m)
+      return read === undefined ? [] : [read.text]
+    })
+    for (const id of ids) {
+      const target = history.find((m) => holdsResult(m, id))
+      if (target === undefined) throw new Error(`call ${k} refers to ${id}, whose result is not in its history`)
+      references++
+      if (sent.has(target) || request.some((m) => sameMessage(m, target))) verbatim++
+      else if (summaries.some((text) => ScriptedSummarizer.names(text, id))) summarized++
+    }
+  })
+  return { references, verbatim, summarized }
+}
+
+/** The share of references retained (verbatim or in a summary); 1 without references. */
+export const retained = (r: Retention): number => (r.references === 0 ? 1 : (r.verbatim + r.summarized) / r.references)
+
+/**
+ * The prediction of each summariser request of a replay under a rule, beside the request before
+ * it: the conversation's last request (the one before the call it was made in), sent
+ * `secondsBetweenCalls` earlier.
+ */
+export const summarizerPredictions = (
+  run: Replay,
+  count: Count,
+  rule: CacheModel.CacheRule,
+  secondsBetweenCalls: number
+): Array<{ readonly call: number; readonly prediction: CacheModel.Prediction }> =>
+  run.summarizerRequests.map(({ call, messages }) => {
+    const previous = call === 0 ? [] : run.requests[call - 1]!
+    return {
+      call,
+      prediction: CacheModel.predict(rule, {
+        totalTokens: requestTokens(messages, count),
+        previousTokens: requestTokens(previous, count),
+        commonPrefixTokens: commonPrefixTokens(previous, messages, count),
+        secondsSincePrevious: call === 0 ? Infinity : secondsBetweenCalls
+      })
+    }
+  })
+
+/**
+ * The cache figures of a replay under a rule from call `from` on: the calls' requests and the
+ * summariser requests made during those calls, together ({@link ratios}).
+ */
+export const cacheFigures = (
+  run: Replay,
+  count: Count,
+  rule: CacheModel.CacheRule,
+  secondsBetweenCalls: number,
+  from: number
+): { readonly hitRatio: number; readonly cost: number } =>
+  ratios([
+    ...predictions(run.requests, count, rule, secondsBetweenCalls).slice(from),
+    ...summarizerPredictions(run, count, rule, secondsBetweenCalls).filter((s) => s.call >= from).map((s) => s.prediction)
+  ])
+
+/**
+ * The messages of a request that are neither a message of the history (the same object, or the
+ * same role and text) nor a summary message (`Summarizer.readSummaryMessage`).
+ */
+export const notFromHistory = (
+  request: ReadonlyArray<Prompt.Message>,
+  history: ReadonlyArray<Prompt.Message>
+): Array<Prompt.Message> => {
+  const own = new Set(history)
+  return request.filter((m) =>
+    !own.has(m) && Summarizer.readSummaryMessage(m) === undefined && !history.some((h) => sameMessage(h, m))
+  )
+}
+
 /** The figures of a replay. */
 export interface Figures {
   readonly calls: number
   readonly target: number
-  /** OpenAI rule, second half of the calls: cached input tokens / input tokens. */
+  /**
+   * OpenAI rule, second half of the calls: cached input tokens / input tokens, the summariser's
+   * requests included.
+   */
   readonly hitRatio: number
-  /** Second half of the calls: input cost / input cost without caching. */
+  /** Second half of the calls: input cost / input cost without caching, the summariser's requests included. */
   readonly costAnthropic5m: number
   readonly costOpenAI: number
   /** The same over every call. */
   readonly wholeSession: { readonly hitRatio: number; readonly costAnthropic5m: number; readonly costOpenAI: number }
+  /** The second half's figures of the calls' own requests, without the summariser's. */
+  readonly requestsOnly: { readonly hitRatio: number; readonly costAnthropic5m: number; readonly costOpenAI: number }
+  /** The summariser's requests, and what the compactions did about their summaries. */
+  readonly summarizer: { readonly requests: number; readonly outcomes: SummaryOutcomes }
   readonly largestRequest: number
   readonly overTarget: number
   readonly orphans: number
+  /** Messages sent that are neither the history's nor a summary (see {@link notFromHistory}). */
+  readonly notFromHistory: number
   readonly newestUser: Presence
   readonly latestTool: Presence
+  /** References to earlier tool results, and where the requests had them; `share` retained. */
+  readonly retention: Retention & { readonly share: number }
 }
 
-/** Measures a replay. */
-export const measure = (run: Replay, count: Count, settings: Settings): Figures => {
-  const openai = predictions(run.requests, count, CacheModel.OpenAI, settings.secondsBetweenCalls)
-  const anthropic = predictions(run.requests, count, CacheModel.Anthropic5m, settings.secondsBetweenCalls)
-  const openaiSteady = steadyState(openai)
-  const anthropicSteady = steadyState(anthropic)
+/** Measures a replay; `count` counts the session's messages (the replay's own counts the rest). */
+export const measure = (run: Replay, sessionCount: Count, settings: Settings): Figures => {
+  const count: Count = (message) => run.extraCounts.get(message) ?? sessionCount(message)
+  const half = Math.floor(run.requests.length / 2)
+  const figures = (from: number) => ({
+    openai: cacheFigures(run, count, CacheModel.OpenAI, settings.secondsBetweenCalls, from),
+    anthropic: cacheFigures(run, count, CacheModel.Anthropic5m, settings.secondsBetweenCalls, from)
+  })
+  const steady = figures(half)
+  const all = figures(0)
+  const openaiOnly = steadyState(predictions(run.requests, count, CacheModel.OpenAI, settings.secondsBetweenCalls))
+  const anthropicOnly = steadyState(predictions(run.requests, count, CacheModel.Anthropic5m, settings.secondsBetweenCalls))
   let largest = 0
   let overTarget = 0
   let orphans = 0
+  let altered = 0
   const user = { kept: 0, fit: 0 }
   const tool = { kept: 0, fit: 0 }
   run.requests.forEach((request, k) => {
@@ -305,6 +525,7 @@ export const measure = (run: Replay, count: Count, settings: Settings): Figures 
     largest = Math.max(largest, tokens)
     if (tokens > run.target) overTarget++
     orphans += PromptWindow.orphans(Prompt.fromMessages(request)).length
+    altered += notFromHistory(request, run.histories[k]!).length
     const history = run.histories[k]!
     const system = requestTokens(history.filter((m) => m.role === "system"), count)
     const sent = new Set(request)
@@ -319,20 +540,23 @@ export const measure = (run: Replay, count: Count, settings: Settings): Figures 
       if (exchange.every((m) => sent.has(m))) tool.kept++
     }
   })
-  const openaiAll = ratios(openai)
-  const anthropicAll = ratios(anthropic)
+  const kept = retention(run)
   return {
     calls: run.requests.length,
     target: run.target,
-    hitRatio: openaiSteady.hitRatio,
-    costAnthropic5m: anthropicSteady.cost,
-    costOpenAI: openaiSteady.cost,
-    wholeSession: { hitRatio: openaiAll.hitRatio, costAnthropic5m: anthropicAll.cost, costOpenAI: openaiAll.cost },
+    hitRatio: steady.openai.hitRatio,
+    costAnthropic5m: steady.anthropic.cost,
+    costOpenAI: steady.openai.cost,
+    wholeSession: { hitRatio: all.openai.hitRatio, costAnthropic5m: all.anthropic.cost, costOpenAI: all.openai.cost },
+    requestsOnly: { hitRatio: openaiOnly.hitRatio, costAnthropic5m: anthropicOnly.cost, costOpenAI: openaiOnly.cost },
+    summarizer: { requests: run.summarizerRequests.length, outcomes: run.summaryOutcomes },
     largestRequest: largest,
     overTarget,
     orphans,
+    notFromHistory: altered,
     newestUser: user,
-    latestTool: tool
+    latestTool: tool,
+    retention: { ...kept, share: retained(kept) }
   }
 }
 
@@ -394,13 +618,7 @@ export const overhead = (
     const received: Array<ReadonlyArray<Prompt.Message>> = []
     const inner = yield* scripted(session, received)
     const alone = yield* scripted(session, [])
-    const context = yield* Layer.build(
-      WindowedLanguageModel.layer({
-        contextWindow: settings.contextWindow,
-        outputReserve: settings.outputReserve,
-        ...strategy.options
-      }).pipe(Layer.provide([Layer.succeed(LanguageModel.LanguageModel, inner), Layer.succeed(TokenCounter, counter)]))
-    )
+    const context = yield* Layer.build(layerOf(strategy, settings, inner, counter, () => undefined))
     const model = Context.get(context, LanguageModel.LanguageModel)
     for (let k = Math.max(0, first - warmup); k < first; k++) {
       yield* model.generateText({ prompt: Prompt.fromMessages(histories[k]!) })

@@ -1,9 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { Prompt } from "effect/ai"
+import * as ScriptedSummarizer from "../../bench/scriptedSummarizer.ts"
 import * as SessionBench from "../../bench/sessionBench.ts"
 import * as CacheModel from "../../src/ai/CacheModel.ts"
 import * as PromptWindow from "../../src/ai/PromptWindow.ts"
+import * as Summarizer from "../../src/ai/Summarizer.ts"
 import * as TokenCounter from "../../src/ai/TokenCounter.ts"
 import * as Sessions from "../support/sessions.ts"
 
@@ -191,5 +193,189 @@ describe("session bench: a short replay through the layer", () => {
         const previous = SessionBench.requestTokens(run.requests[k - 1]!, count)
         assert.strictEqual(series[k]!.cachedTokens, previous >= 1024 ? previous : 0)
       }
+    }).pipe(Effect.provide(counter)))
+})
+
+describe("session bench: references to earlier tool results", () => {
+  it("references are deterministic and point to earlier results, named in the text of the step that makes them", () => {
+    for (const shape of Sessions.allShapes) {
+      const a = Sessions.generate(shape, 120, 42)
+      const b = Sessions.generate(shape, 120, 42)
+      let made = 0
+      for (let k = 0; k <= 120; k++) {
+        const ids = Sessions.referencesAt(a, k)
+        assert.deepStrictEqual(ids, Sessions.referencesAt(b, k))
+        if (ids.length === 0) continue
+        made += ids.length
+        // Results of the steps before the newest one: the history before call k − 1 holds them.
+        const earlier = Sessions.resultIds(Sessions.historyAt(a, k - 1))
+        const step = a.steps[k - 1]!
+        const text = [step.response, ...step.next].map(PromptWindow.render).join("\n")
+        for (const id of ids) {
+          assert.include(earlier, id, `${shape}: call ${k} refers to ${id}`)
+          assert.match(text, new RegExp(`\\b${id}\\b`))
+        }
+      }
+      assert.isAbove(made, 5, shape)
+    }
+    assert.deepStrictEqual(Sessions.referencesAt(Sessions.generate("chatty", 5, 1), 0), [])
+  })
+
+  it("references leave the rest of a session as it was: repeated approvals and tool results untouched", () => {
+    const session = Sessions.generate("tool-heavy", 300, 18)
+    const carriers = session.steps.filter((step) => step.references.length > 0)
+    assert.isAbove(carriers.length, 20)
+    // A reference is carried by a user message of the user's own words, never by a repeated
+    // approval, else by the response.
+    for (const step of carriers) {
+      const carrier = [step.response, ...step.next].find((m) => /see the result of|Going back to the result of/.test(PromptWindow.render(m)))
+      assert.isDefined(carrier)
+      if (carrier!.role === "user") {
+        const own = PromptWindow.render(carrier!).split(" (see the result of")[0]!
+        assert.notInclude(["yes, do it", "ok, continue"], own)
+        assert.isAbove(own.length, 0)
+      } else assert.strictEqual(carrier!.role, "assistant")
+    }
+    const users = Sessions.historyAt(session, 300).filter((m) => m.role === "user").map(PromptWindow.render)
+    assert.isAbove(users.filter((u) => u === "yes, do it").length, 1)
+    // Every result carries no reference text: references live in user and assistant messages.
+    const results = Sessions.historyAt(session, 300).filter((m) => m.role === "tool").map(PromptWindow.render)
+    assert.isTrue(results.every((r) => !r.includes("see the result of") && !r.includes("Going back to")))
+  })
+})
+
+const toolResult = (id: string, text: string) =>
+  Prompt.toolMessage({
+    content: [Prompt.toolResultPart({ id, name: "grep", isFailure: false, result: text, providerExecuted: false })]
+  })
+const toolCall = (...ids: ReadonlyArray<string>) =>
+  Prompt.assistantMessage({
+    content: ids.map((id) => Prompt.toolCallPart({ id, name: "grep", params: {}, providerExecuted: false }))
+  })
+
+describe("session bench: the scripted summariser", () => {
+  const counter = TokenCounter.make((m) => Math.ceil(PromptWindow.render(m).length / 4) + 4, 3)
+
+  it.effect("the scripted summariser names the ids of its span and of the summary it replaces, within its size", () =>
+    Effect.gen(function*() {
+      const service = yield* TokenCounter.TokenCounter
+      const span = [toolCall("call_3", "call_7"), toolResult("call_3", "found it"), toolResult("call_7", "nothing"), user("thanks")]
+      const request = { span, previous: "Summary: call_1 found the result;", maxTokens: 500 }
+      assert.deepStrictEqual(ScriptedSummarizer.idsOf(request), ["call_1", "call_3", "call_7"])
+      const text = yield* ScriptedSummarizer.summaryText(service, request, { tokens: 200 })
+      for (const id of ["call_1", "call_3", "call_7"]) assert.isTrue(ScriptedSummarizer.names(text, id), id)
+      assert.isFalse(ScriptedSummarizer.names(text, "call_30"))
+      const tokens = yield* service.count(user(text))
+      assert.isAtMost(tokens, 200)
+      assert.isAtLeast(tokens, 195)
+      // Its budget below its size: the budget, less the margin.
+      const small = yield* ScriptedSummarizer.summaryText(service, { ...request, maxTokens: 60 }, { tokens: 200 })
+      assert.isAtMost(yield* service.count(user(small)), 60 - ScriptedSummarizer.margin)
+      // Too many ids for the size: the newest are named, the oldest left out.
+      const many = Array.from({ length: 40 }, (_, i) => `call_${i + 1}`)
+      const crowded = yield* ScriptedSummarizer.summaryText(service, {
+        span: [toolCall(...many), ...many.map((id) => toolResult(id, "r"))],
+        maxTokens: 500
+      }, { tokens: 60 })
+      assert.isTrue(ScriptedSummarizer.names(crowded, "call_40"))
+      assert.isFalse(ScriptedSummarizer.names(crowded, "call_1"))
+      // The same request, the same summary.
+      assert.strictEqual(yield* ScriptedSummarizer.summaryText(service, request, { tokens: 200 }), text)
+    }).pipe(Effect.provide(counter)))
+})
+
+describe("session bench: retention of referenced results", () => {
+  const r1 = toolResult("call_1", "one")
+  const r2 = toolResult("call_2", "two")
+  const history = [system, user("go"), toolCall("call_1"), r1, toolCall("call_2"), r2, user("see the result of call_1 and call_2")]
+  const summary = (text: string) => Summarizer.summaryMessage({ text }, "s1")
+  const replayOf = (request: ReadonlyArray<Prompt.Message>): SessionBench.Replay => ({
+    strategy: "test",
+    target: 1000,
+    histories: [history],
+    requests: [request],
+    references: [["call_1", "call_2"]],
+    summarizerRequests: [],
+    summaryOutcomes: { written: 0, kept: 0, failed: 0, "no-room": 0 },
+    extraCounts: new Map()
+  })
+
+  it("retention counts a reference inside a summary that names it, and one verbatim", () => {
+    const run = replayOf([system, summary("Summary: call_1 found one;"), toolCall("call_2"), r2, history[6]!])
+    assert.deepStrictEqual(SessionBench.retention(run), { references: 2, verbatim: 1, summarized: 1 })
+    assert.strictEqual(SessionBench.retained(SessionBench.retention(run)), 1)
+  })
+
+  it("retention: a summary naming call_17 does not name call_1; a result sent as another role is not verbatim", () => {
+    const run = replayOf([system, summary("Summary: call_17 found one;"), history[6]!])
+    assert.deepStrictEqual(SessionBench.retention(run), { references: 2, verbatim: 0, summarized: 0 })
+    const asSystem = Prompt.systemMessage({ content: PromptWindow.render(r2) })
+    const altered = replayOf([system, asSystem, history[6]!])
+    assert.strictEqual(SessionBench.retention(altered).verbatim, 0)
+    assert.deepStrictEqual(SessionBench.notFromHistory([system, asSystem, history[6]!], history), [asSystem])
+    assert.deepStrictEqual(SessionBench.notFromHistory([system, summary("x"), r1], history), [])
+  })
+})
+
+describe("session bench: stable + compaction", () => {
+  const counter = TokenCounter.make((m) => Math.ceil(PromptWindow.render(m).length / 4) + 4, 3)
+  const settings: SessionBench.Settings = { contextWindow: 12_000, outputReserve: 1_000, secondsBetweenCalls: 5 }
+  const compaction: SessionBench.Strategy = { _tag: "layer", name: "compaction", options: {}, summarizer: { tokens: 300 } }
+
+  it.effect("the compaction strategy's cost includes the summariser's requests: the last request read from the cache, the instruction written", () =>
+    Effect.gen(function*() {
+      const session = Sessions.generate("tool-heavy", 60, 7)
+      const count = SessionBench.countFrom(yield* SessionBench.countsOf(session))
+      const run = yield* SessionBench.replay(session, compaction, settings, count)
+      const all: SessionBench.Count = (m) => run.extraCounts.get(m) ?? count(m)
+      assert.isAbove(run.summarizerRequests.length, 1)
+      assert.strictEqual(run.summaryOutcomes.written, run.summarizerRequests.length)
+      for (const { call, messages } of run.summarizerRequests) {
+        // The request: the conversation's last request, then the instruction message.
+        const previous = run.requests[call - 1]!
+        assert.deepStrictEqual(messages.slice(0, -1), previous)
+        assert.include(PromptWindow.render(messages.at(-1)!), Summarizer.defaultInstruction)
+        // The call it was made in sent a summary naming what it summarised.
+        assert.isTrue(run.requests[call]!.some((m) => Summarizer.readSummaryMessage(m) !== undefined))
+      }
+      const anthropic = SessionBench.summarizerPredictions(run, all, CacheModel.Anthropic5m, 5)
+      for (const { call, prediction } of anthropic) {
+        const previous = SessionBench.requestTokens(run.requests[call - 1]!, all)
+        assert.strictEqual(prediction.cachedTokens, previous >= 1024 ? previous : 0)
+        assert.strictEqual(prediction.totalTokens, SessionBench.requestTokens(run.summarizerRequests.find((r) => r.call === call)!.messages, all))
+      }
+      // Cost = (requests' cost + summariser requests' cost) / (their costs without a cache), second half.
+      const half = Math.floor(run.requests.length / 2)
+      const main = SessionBench.predictions(run.requests, all, CacheModel.Anthropic5m, 5).slice(half)
+      const extra = anthropic.filter((s) => s.call >= half).map((s) => s.prediction)
+      assert.isAbove(extra.length, 0)
+      const sum = (ps: ReadonlyArray<CacheModel.Prediction>, f: (p: CacheModel.Prediction) => number) =>
+        ps.reduce((s, p) => s + f(p), 0)
+      const expected = (sum(main, (p) => p.cost) + sum(extra, (p) => p.cost)) /
+        (sum(main, (p) => p.costWithoutCache) + sum(extra, (p) => p.costWithoutCache))
+      const figures = SessionBench.measure(run, count, settings)
+      assert.closeTo(figures.costAnthropic5m, expected, 1e-12)
+      assert.notStrictEqual(figures.costAnthropic5m, figures.requestsOnly.costAnthropic5m)
+      assert.strictEqual(figures.summarizer.requests, run.summarizerRequests.length)
+      // Without a summariser there are no summariser requests, and the figures are the requests' own.
+      const plain = yield* SessionBench.replay(session, { _tag: "layer", name: "stable", options: {} }, settings, count)
+      const plainFigures = SessionBench.measure(plain, count, settings)
+      assert.strictEqual(plain.summarizerRequests.length, 0)
+      assert.strictEqual(plainFigures.costAnthropic5m, plainFigures.requestsOnly.costAnthropic5m)
+    }).pipe(Effect.provide(counter)))
+
+  it.effect("with summaries naming what they cover, the compaction strategy retains at least what the stable window alone does", () =>
+    Effect.gen(function*() {
+      const session = Sessions.generate("tool-heavy", 80, 11)
+      const count = SessionBench.countFrom(yield* SessionBench.countsOf(session))
+      const stable = SessionBench.measure(
+        yield* SessionBench.replay(session, { _tag: "layer", name: "stable", options: {} }, settings, count),
+        count,
+        settings
+      )
+      const compacted = SessionBench.measure(yield* SessionBench.replay(session, compaction, settings, count), count, settings)
+      assert.isAbove(compacted.retention.references, 0)
+      assert.isAbove(compacted.retention.summarized, 0)
+      assert.isAtLeast(compacted.retention.share, stable.retention.share)
     }).pipe(Effect.provide(counter)))
 })

@@ -33,6 +33,14 @@
  *   90% of its input cached (every call's new tokens are uncached: the hit ratio is at most
  *   1 − growth / target).
  *
+ * References: about one step in five refers back to one or two earlier tool results by their
+ * call ids ("see the result of call_17"), each drawn half the time from the ten newest results
+ * before the step and half the time from all of them — in the step's user message when it has
+ * one of its own words (not a repeated approval), else in a text part leading its response.
+ * They are drawn from a second PRNG seeded from the seed, so the rest of a session is the same
+ * as without them; a reference adds a few words to the message that carries it.
+ * {@link referencesAt} gives them per call.
+ *
  * Sizes are drawn in words; o200k counts about one token per word of the vocabulary below, a
  * little more with the framing, ids and JSON. The PRNG is mulberry32.
  */
@@ -50,11 +58,14 @@ export const shapes: ReadonlyArray<Shape> = ["tool-heavy", "chatty", "retrieval"
 export const allShapes: ReadonlyArray<Shape> = [...shapes, "large-results"]
 
 /**
- * One model call: the model's response, then the messages appended before the next call.
+ * One model call: the model's response, then the messages appended before the next call, and
+ * the call ids of the earlier tool results that one of them refers back to (`references`: in
+ * the text of the response or of a user message of `next`; results of earlier steps only).
  */
 export interface Step {
   readonly response: Prompt.AssistantMessage
   readonly next: ReadonlyArray<Prompt.Message>
+  readonly references: ReadonlyArray<string>
 }
 
 /**
@@ -110,6 +121,9 @@ const drawer = (random: () => number) => {
 
 type Draw = ReturnType<typeof drawer>
 
+/** A step before its references are drawn. */
+type Draft = Omit<Step, "references">
+
 const tools = ["read_file", "run_tests", "grep", "list_dir", "edit_file", "http_get"] as const
 const repeated = ["yes, do it", "ok, continue", "yes, do it"]
 
@@ -152,7 +166,7 @@ const builder = (draw: Draw) => {
 type Build = ReturnType<typeof builder>
 
 /** A tool step: one to three calls (or one awaiting approval), their results, maybe a late one. */
-const toolStep = (draw: Draw, b: Build, names: ReadonlyArray<string>, minResult: number, maxResult: number): Step => {
+const toolStep = (draw: Draw, b: Build, names: ReadonlyArray<string>, minResult: number, maxResult: number): Draft => {
   if (draw.chance(0.08)) {
     const part = b.call(draw.pick(names))
     const request = b.approvalRequest(part)
@@ -175,7 +189,7 @@ const toolStep = (draw: Draw, b: Build, names: ReadonlyArray<string>, minResult:
 }
 
 /** An answer and the user's next message: often a repeated approval, sometimes a long paste. */
-const turnStep = (draw: Draw, b: Build, answer: [number, number], paste: number): Step => {
+const turnStep = (draw: Draw, b: Build, answer: [number, number], paste: number): Draft => {
   const response = b.assistantText(draw.text(draw.int(answer[0], answer[1])))
   const next = draw.chance(0.3)
     ? b.user(draw.pick(repeated))
@@ -186,7 +200,7 @@ const turnStep = (draw: Draw, b: Build, answer: [number, number], paste: number)
 }
 
 /** A retrieval step pair's first half: search calls whose results are documents. */
-const searchStep = (draw: Draw, b: Build): Step => {
+const searchStep = (draw: Draw, b: Build): Draft => {
   const n = draw.int(1, 3)
   const parts = Array.from({ length: n }, () => b.call("search"))
   return {
@@ -205,7 +219,7 @@ export const generate = (shape: Shape, steps: number, seed: number): Session => 
     Prompt.systemMessage({ content: `You are an agent (session ${shape} ${seed}). ${draw.text(draw.int(300, 900))}` }),
     b.user(draw.text(draw.int(20, 200)))
   ]
-  const out: Array<Step> = []
+  const out: Array<Draft> = []
   // A retrieval answer follows its search: the pattern of the previous step decides the next.
   let answerDue = false
   while (out.length < steps) {
@@ -231,8 +245,72 @@ export const generate = (shape: Shape, steps: number, seed: number): Session => 
         break
     }
   }
-  return { shape, seed, start, steps: out }
+  return { shape, seed, start, steps: withReferences(out, seed) }
 }
+
+/** The seed of the references' PRNG: another stream than the session's own. */
+const referenceSeed = (seed: number): number => (Math.imul(seed ^ 0x5BD1E995, 0x27D4EB2F) + 0x165667B1) >>> 0
+
+/** The call ids of the tool results among `messages`, in order. */
+export const resultIds = (messages: ReadonlyArray<Prompt.Message>): Array<string> =>
+  messages.flatMap((m) => (m.role === "tool" ? m.content.flatMap((p) => (p.type === "tool-result" ? [p.id] : [])) : []))
+
+/** The text of a user message made of text parts, else `undefined`. */
+const userText = (message: Prompt.Message): string | undefined =>
+  message.role === "user" && message.content.every((p) => p.type === "text")
+    ? message.content.map((p) => (p.type === "text" ? p.text : "")).join("")
+    : undefined
+
+/**
+ * The steps with their references (see the module's header), drawn from a PRNG of their own:
+ * the drafts' content is the session's, whatever the references.
+ */
+const withReferences = (drafts: ReadonlyArray<Draft>, seed: number): Array<Step> => {
+  const draw = drawer(mulberry32(referenceSeed(seed)))
+  const earlier: Array<string> = []
+  return drafts.map((draft) => {
+    let step: Step = { ...draft, references: [] }
+    if (earlier.length > 0 && draw.chance(0.2)) {
+      const ids: Array<string> = []
+      const n = draw.chance(0.7) ? 1 : 2
+      for (let i = 0; i < n; i++) {
+        const id = draw.chance(0.5) ? draw.pick(earlier.slice(-10)) : draw.pick(earlier)
+        if (!ids.includes(id)) ids.push(id)
+      }
+      const named = ids.join(" and ")
+      const at = draft.next.findIndex((m) => {
+        const text = userText(m)
+        return text !== undefined && !repeated.includes(text)
+      })
+      const carrier = draft.next[at]
+      const text = carrier === undefined ? undefined : userText(carrier)
+      step = text === undefined
+        ? {
+          response: Prompt.assistantMessage({
+            content: [Prompt.textPart({ text: `Going back to the result of ${named}.` }), ...draft.response.content]
+          }),
+          next: draft.next,
+          references: ids
+        }
+        : {
+          response: draft.response,
+          next: draft.next.map((m, i) =>
+            i === at ? Prompt.userMessage({ content: [Prompt.textPart({ text: `${text} (see the result of ${named})` })] }) : m
+          ),
+          references: ids
+        }
+    }
+    earlier.push(...resultIds(draft.next))
+    return step
+  })
+}
+
+/**
+ * The call ids the history before call `k` refers back to at its newest step (step `k − 1`):
+ * earlier tool results the caller's latest turn relies on. None before call 1.
+ */
+export const referencesAt = (session: Session, k: number): ReadonlyArray<string> =>
+  k <= 0 ? [] : session.steps[k - 1]?.references ?? []
 
 /**
  * The history before call `k` (0-based): the start and the first `k` steps. The message
