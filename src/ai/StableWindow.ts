@@ -441,9 +441,10 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
           shortenings = [...shortenings, ...shortened.shortenings]
         }
         const total = candidates.items.reduce((sum, item) => sum + item.tokens, 0)
-        if (state === undefined && total <= budget.targetTokens) {
-          // S5: nothing remembered and everything fits: the whole history (K1).
-          action = "fresh"
+        if (total <= budget.targetTokens) {
+          // S5 and K1: everything fits (nothing remembered, or the previous window cannot be
+          // extended as it is — a late member of a group sent earlier): the whole history.
+          action = state === undefined ? "fresh" : "compact"
           fitted = yield* PromptWindow.fitCandidates(candidates, budget, options)
         } else {
           // S4: compact in one step to the low watermark, at least what the call must keep.

@@ -347,6 +347,28 @@ describe("windows across calls", () => {
     }).pipe(Effect.provide(layers)))
 })
 
+describe("rule S4 when everything fits", () => {
+  it.effect("S4 a window that cannot be extended as it is (a late approval of a call sent earlier) is fitted again whole when everything fits: nothing dropped", () =>
+    Effect.gen(function*() {
+      const window = yield* StableWindow.make({})
+      const asked = Prompt.assistantMessage({
+        content: [
+          Prompt.toolCallPart({ id: "c1", name: "deploy", params: {}, providerExecuted: false }),
+          Prompt.toolApprovalRequestPart({ approvalId: "a1", toolCallId: "c1" })
+        ]
+      })
+      const first = [system("s"), user("deploy it"), asked, user("is it safe?")]
+      yield* call_(window, first, 10_000)
+      const approval = Prompt.toolMessage({ content: [Prompt.toolApprovalResponsePart({ approvalId: "a1", approved: true })] })
+      const deployed = result("c1", "deployed")
+      const { plan } = yield* call_(window, [...first, approval, deployed], 10_000)
+      assert.strictEqual(plan.change.action, "compact")
+      assert.strictEqual(plan.fitted.result.report.excluded.length, 0)
+      assert.deepStrictEqual(PromptWindow.orphans(plan.fitted.prompt), [])
+      assert.deepStrictEqual(plan.fitted.prompt.content.map((m) => m.role), ["system", "user", "assistant", "tool", "tool", "user"])
+    }).pipe(Effect.provide(layers)))
+})
+
 describe("rule K6 across calls", () => {
   it.effect("K6 a shortened tool result is sent the same way by the calls that append, and its state says so", () =>
     Effect.gen(function*() {
