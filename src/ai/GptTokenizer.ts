@@ -39,12 +39,14 @@ export type Encoding = "o200k_base" | "cl100k_base"
  */
 export class TokenizerLoadError extends Schema.TaggedError<TokenizerLoadError>()("TokenizerLoadError", {
   encoding: Schema.String,
-  cause: Schema.Defect()
+  cause: Schema.Defect(),
+  /** What else the caller can do, added to the message (`effect-cupel/plain/Trim`: pass `count`). */
+  hint: Schema.optionalKey(Schema.String)
 }) {
   override get message(): string {
-    return `could not load gpt-tokenizer's ${this.encoding} encoding (is the optional peer dependency gpt-tokenizer installed? npm install gpt-tokenizer): ${
-      describeThrown(this.cause)
-    }`
+    return `could not load gpt-tokenizer's ${this.encoding} encoding (is the optional peer dependency gpt-tokenizer installed? npm install gpt-tokenizer${
+      this.hint === undefined ? "" : `; ${this.hint}`
+    }): ${describeThrown(this.cause)}`
   }
 }
 

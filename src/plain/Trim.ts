@@ -1,0 +1,276 @@
+/**
+ * Trim: a chat history in the OpenAI chat format fitted to a context window, by one awaited
+ * call — no Effect needed.
+ *
+ * ```js
+ * import { trim } from "effect-cupel/plain/Trim"
+ *
+ * const { messages: fitted, report } = await trim(messages, { contextWindow: 128_000, outputReserve: 4_000 })
+ * ```
+ *
+ * It runs `PromptWindow.fit` with the agent defaults (docs/ai.md, "Right within a call"):
+ * `RecencyScorer`, `FirstFitSlice`, `SectionedPlacer.conversation`, no deduplication, the rules
+ * K1–K6. The result holds the caller's own message objects — never copies — in the order they
+ * came, system messages first; the one exception is a tool result shortened by rule K6, which
+ * is a copy of its message with `content` the shortened text (`report.shortened` lists it).
+ *
+ * Counting: `count: "o200k"` (the default) or `"cl100k"` counts with `gpt-tokenizer`, an
+ * optional peer dependency loaded when first needed; without it the call rejects with
+ * `TokenizerLoadError`, which says to install it or to pass `count`. `count` may instead be a
+ * function of a message (and its index) giving its tokens.
+ *
+ * A failure rejects the promise with a typed error carrying `_tag`: `InvalidInput` (a message
+ * not in the chat format, or an option out of range: its `index` and `field`),
+ * `TokenizerLoadError`, `CandidateError` (the `count` function threw or gave no count: its
+ * `index`), `PinnedBudgetError` (the system messages alone do not fit).
+ *
+ * @since 0.3.0
+ */
+import { Context, Effect, Layer } from "effect"
+import type { Prompt } from "effect/ai"
+import { ContextBudget } from "../ContextBudget.ts"
+import { describeThrown } from "../internal/describeThrown.ts"
+import * as OverflowNotifier from "../OverflowNotifier.ts"
+import type { PipelineError } from "../Pipeline.ts"
+import * as SectionedPlacer from "../placers/SectionedPlacer.ts"
+import * as Scorer from "../Scorer.ts"
+import * as RecencyScorer from "../scorers/RecencyScorer.ts"
+import * as Slicer from "../Slicer.ts"
+import * as FirstFitSlice from "../slicers/FirstFitSlice.ts"
+import * as GptTokenizer from "../ai/GptTokenizer.ts"
+import * as PromptWindow from "../ai/PromptWindow.ts"
+import * as TokenCounter from "../ai/TokenCounter.ts"
+import { InvalidInput } from "./InvalidInput.ts"
+import * as OpenAIChat from "./OpenAIChat.ts"
+
+/**
+ * Options of {@link trim}.
+ *
+ * - `contextWindow` — the model's context window in tokens (prompt and answer).
+ * - `outputReserve` — the tokens kept free for the answer (default 0).
+ * - `count` — `"o200k"` (default), `"cl100k"`, or a function giving a message's tokens.
+ * - `startOn` — `"user"` (default): the window opens on a user message (K3); `"any"`: no rule.
+ * - `shortenToolResults` — `true` (default): rule K6 (see docs/ai.md).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Options {
+  readonly contextWindow: number
+  readonly outputReserve?: number | undefined
+  readonly count?: "o200k" | "cl100k" | ((message: OpenAIChat.Message, index: number) => number) | undefined
+  readonly startOn?: "user" | "any" | undefined
+  readonly shortenToolResults?: boolean | undefined
+}
+
+/**
+ * What a trim did, by message index in the input.
+ *
+ * - `kept` / `dropped` — the indices sent and left out, ascending.
+ * - `shortened` — the tool messages sent shortened (rule K6), with the tokens they were cut to.
+ * - `tokens` — the tokens of the messages sent; `requestOverhead` — what the request costs
+ *   besides them (the reply priming of the chat format: 3 with `gpt-tokenizer`, 0 with a
+ *   function); `targetTokens` — what the messages had: `contextWindow - outputReserve -
+ *   requestOverhead`.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Report {
+  readonly kept: ReadonlyArray<number>
+  readonly dropped: ReadonlyArray<number>
+  readonly shortened: ReadonlyArray<{ readonly index: number; readonly keptTokens: number }>
+  readonly tokens: number
+  readonly requestOverhead: number
+  readonly targetTokens: number
+}
+
+/**
+ * The messages to send and the {@link Report}.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Trimmed<M> {
+  readonly messages: Array<M>
+  readonly report: Report
+}
+
+/**
+ * What {@link trimEffect} fails with (the tags {@link trim} rejects with).
+ *
+ * @since 0.3.0
+ * @category errors
+ */
+export type TrimError =
+  | InvalidInput
+  | GptTokenizer.TokenizerLoadError
+  | PromptWindow.CandidateError
+  | PipelineError
+
+const hint = "or pass count: (message) => tokens to trim"
+
+/** The counter of the options; a function's counts are made first, so that a throw names its message. */
+const counterOf = (
+  messages: ReadonlyArray<OpenAIChat.Message>,
+  prompt: ReadonlyArray<Prompt.Message>,
+  count: Options["count"]
+): Effect.Effect<Layer.Layer<TokenCounter.TokenCounter>, GptTokenizer.TokenizerLoadError | PromptWindow.CandidateError> =>
+  Effect.gen(function*() {
+    if (count === undefined || count === "o200k" || count === "cl100k") {
+      const encoding = count === "cl100k" ? "cl100k_base" : "o200k_base"
+      const context = yield* Layer.build(GptTokenizer.layerEncoding(encoding)).pipe(
+        Effect.scoped,
+        Effect.mapError((error) => new GptTokenizer.TokenizerLoadError({ encoding, cause: error.cause, hint }))
+      )
+      return Layer.succeed(TokenCounter.TokenCounter, Context.get(context, TokenCounter.TokenCounter))
+    }
+    const counts = new Map<Prompt.Message, number>()
+    const toolIndex = new Map<string, number>()
+    for (let i = 0; i < messages.length; i++) {
+      const message = messages[i]!
+      if (message.role === "tool") toolIndex.set(message.tool_call_id, i)
+      const n = yield* Effect.try({
+        try: () => count(message, i),
+        catch: (cause) =>
+          new PromptWindow.CandidateError({ index: i, field: "count", problem: `threw: ${describeThrown(cause)}`, cause })
+      })
+      counts.set(prompt[i]!, n)
+    }
+    // A tool message shortened by rule K6 is counted as the copy the caller would be sent.
+    return TokenCounter.make((message) => {
+      const known = counts.get(message)
+      if (known !== undefined) return known
+      const text = OpenAIChat.resultText(message)
+      const id = message.role === "tool" ? message.content[0]?.type === "tool-result" ? message.content[0].id : undefined : undefined
+      const index = id === undefined ? undefined : toolIndex.get(id)
+      const original = index === undefined ? undefined : messages[index]
+      if (original === undefined || index === undefined || text === undefined) return 0
+      return count({ ...original, content: text }, index)
+    }, 0, "count")
+  })
+
+/** The index of the message an item was made from (its `messageIndex` metadata). */
+const indexOf = (metadata: Readonly<Record<string, unknown>>): number => {
+  const index = metadata["messageIndex"]
+  return typeof index === "number" ? index : -1
+}
+
+/** The options, checked. */
+const checkOptions = (options: Options): Effect.Effect<void, InvalidInput> => {
+  const { contextWindow, count, outputReserve = 0, startOn, shortenToolResults } = options
+  const bad = (field: string, problem: string) => Effect.fail(new InvalidInput({ field, problem }))
+  if (!Number.isSafeInteger(contextWindow) || contextWindow <= 0) {
+    return bad("contextWindow", `must be a positive integer (got ${String(contextWindow)})`)
+  }
+  if (!Number.isSafeInteger(outputReserve) || outputReserve < 0 || outputReserve >= contextWindow) {
+    return bad("outputReserve", `must be an integer from 0 to contextWindow - 1 (got ${String(outputReserve)})`)
+  }
+  if (count !== undefined && count !== "o200k" && count !== "cl100k" && typeof count !== "function") {
+    return bad("count", `must be "o200k", "cl100k" or a function (got ${String(count)})`)
+  }
+  if (startOn !== undefined && startOn !== "user" && startOn !== "any") {
+    return bad("startOn", `must be "user" or "any" (got ${String(startOn)})`)
+  }
+  if (shortenToolResults !== undefined && typeof shortenToolResults !== "boolean") {
+    return bad("shortenToolResults", `must be a boolean (got ${String(shortenToolResults)})`)
+  }
+  return Effect.void
+}
+
+/**
+ * {@link trim} as an Effect: the same work, its failures typed ({@link TrimError}).
+ *
+ * @since 0.3.0
+ * @category running
+ */
+export const trimEffect = <M extends OpenAIChat.Message>(
+  messages: ReadonlyArray<M>,
+  options: Options
+): Effect.Effect<Trimmed<M>, TrimError> =>
+  Effect.gen(function*() {
+    if (typeof options !== "object" || options === null) {
+      return yield* new InvalidInput({ field: "options", problem: "must be an object ({ contextWindow })" })
+    }
+    yield* checkOptions(options)
+    const checked = yield* OpenAIChat.decode(messages)
+    const prompt = OpenAIChat.toPromptMessages(checked)
+    const counter = yield* counterOf(checked, prompt, options.count)
+    const outputReserve = options.outputReserve ?? 0
+    const fitted = yield* Effect.gen(function*() {
+      const { requestOverhead } = yield* TokenCounter.TokenCounter
+      const targetTokens = options.contextWindow - outputReserve - requestOverhead
+      if (targetTokens < 0) {
+        return yield* new InvalidInput({
+          field: "contextWindow",
+          problem: `leaves no room: ${options.contextWindow} - outputReserve ${outputReserve} - the request's ${requestOverhead} tokens`
+        })
+      }
+      const budget = new ContextBudget({ maxTokens: options.contextWindow, targetTokens, outputReserve })
+      const result = yield* PromptWindow.fit(prompt, budget, {
+        ...(options.startOn === undefined ? {} : { startOn: options.startOn }),
+        ...(options.shortenToolResults === undefined ? {} : { shortenToolResults: options.shortenToolResults })
+      })
+      return { result, requestOverhead, targetTokens }
+    }).pipe(
+      Effect.provide(Layer.mergeAll(
+        Scorer.layer(RecencyScorer.make()),
+        Slicer.layer(FirstFitSlice.make()),
+        SectionedPlacer.conversation,
+        OverflowNotifier.layerNoop,
+        counter
+      )),
+      // The counter is the caller's function or gpt-tokenizer's, made to fail only as a
+      // CandidateError (a function's throw was found before the fit, on the same messages);
+      // an AiError here is a throw of the function on a shortened copy.
+      Effect.catchTag("AiError", (error) =>
+        Effect.fail(new PromptWindow.CandidateError({ index: -1, field: "count", problem: `threw: ${error.message}` })))
+    )
+    const { result, requestOverhead, targetTokens } = fitted
+    const cuts = new Map((result.shortened ?? []).map((cut) => [cut.index, cut.keepTokens]))
+    const out: Array<M> = []
+    const kept: Array<number> = []
+    let tokens = 0
+    result.result.window.forEach((item, k) => {
+      const index = indexOf(item.metadata)
+      const original = messages[index]
+      if (original === undefined) return
+      tokens += item.tokens
+      kept.push(index)
+      const text = cuts.has(index) ? OpenAIChat.resultText(result.prompt.content[k]!) : undefined
+      out.push(text === undefined ? original : { ...original, content: text })
+    })
+    const sent = new Set(kept)
+    const dropped: Array<number> = []
+    for (let i = 0; i < messages.length; i++) if (!sent.has(i)) dropped.push(i)
+    return {
+      messages: out,
+      report: {
+        kept: kept.slice().sort((a, b) => a - b),
+        dropped,
+        shortened: [...cuts].map(([index, keptTokens]) => ({ index, keptTokens })),
+        tokens,
+        requestOverhead,
+        targetTokens
+      }
+    }
+  })
+
+/**
+ * Fits `messages` (OpenAI chat format) into `contextWindow - outputReserve` tokens: resolves
+ * with the messages to send — the caller's own objects — and a {@link Report}; rejects with a
+ * typed error carrying `_tag` (`InvalidInput`, `TokenizerLoadError`, `CandidateError`,
+ * `PinnedBudgetError`).
+ *
+ * @example
+ * ```js
+ * import { trim } from "effect-cupel/plain/Trim"
+ *
+ * const { messages } = await trim(history, { contextWindow: 8_000, outputReserve: 1_000 })
+ * ```
+ *
+ * @since 0.3.0
+ * @category running
+ */
+export const trim = <M extends OpenAIChat.Message>(messages: ReadonlyArray<M>, options: Options): Promise<Trimmed<M>> =>
+  Effect.runPromise(trimEffect(messages, options))
