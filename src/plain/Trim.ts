@@ -27,7 +27,7 @@
  * @since 0.3.0
  */
 import { Context, Effect, Layer } from "effect"
-import type { Prompt } from "effect/ai"
+import { Prompt } from "effect/ai"
 import { ContextBudget } from "../ContextBudget.ts"
 import { describeThrown } from "../internal/describeThrown.ts"
 import * as OverflowNotifier from "../OverflowNotifier.ts"
@@ -145,7 +145,11 @@ const counterOf = (
       const id = message.role === "tool" ? message.content[0]?.type === "tool-result" ? message.content[0].id : undefined : undefined
       const index = id === undefined ? undefined : toolIndex.get(id)
       const original = index === undefined ? undefined : messages[index]
-      if (original === undefined || index === undefined || text === undefined) return 0
+      // Only the fit's shortened tool messages are new objects; anything else is a bug here,
+      // reported as the count failing rather than counted as free.
+      if (original === undefined || index === undefined || text === undefined) {
+        throw new Error(`a ${message.role} message that is not in the input was counted`)
+      }
       return count({ ...original, content: text }, index)
     }, 0, "count")
   })
@@ -207,7 +211,9 @@ export const trimEffect = <M extends OpenAIChat.Message>(
         })
       }
       const budget = new ContextBudget({ maxTokens: options.contextWindow, targetTokens, outputReserve })
-      const result = yield* PromptWindow.fit(prompt, budget, {
+      // fromMessages keeps the message objects (a raw array would be decoded into new ones), which
+      // the counts of a count function are keyed by.
+      const result = yield* PromptWindow.fit(Prompt.fromMessages(prompt), budget, {
         ...(options.startOn === undefined ? {} : { startOn: options.startOn }),
         ...(options.shortenToolResults === undefined ? {} : { shortenToolResults: options.shortenToolResults })
       })

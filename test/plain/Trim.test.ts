@@ -1,0 +1,148 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import * as GptTokenizer from "../../src/ai/GptTokenizer.ts"
+import { render } from "../../src/ai/PromptWindow.ts"
+import { Prompt } from "effect/ai"
+import * as OpenAIChat from "../../src/plain/OpenAIChat.ts"
+import { trim } from "../../src/plain/Trim.ts"
+
+type Message = OpenAIChat.Message
+
+/** An agent's history in the OpenAI chat format: a system prompt, then turns with tool calls. */
+const history = (n: number): Array<Message> => {
+  const out: Array<Message> = [{ role: "system", content: "You are a careful agent." }]
+  for (let t = 0; out.length < n; t++) {
+    out.push({ role: "user", content: `question ${t}: what is in folder ${t}? ${"please look closely. ".repeat(t % 7)}` })
+    out.push({
+      role: "assistant",
+      content: null,
+      tool_calls: [
+        { id: `call-${t}-a`, type: "function", function: { name: "ls", arguments: JSON.stringify({ dir: `/d${t}` }) } },
+        { id: `call-${t}-b`, type: "function", function: { name: "stat", arguments: JSON.stringify({ dir: `/d${t}` }) } }
+      ]
+    })
+    out.push({ role: "tool", tool_call_id: `call-${t}-a`, content: `file-${t}.txt\n`.repeat(1 + (t % 5)) })
+    out.push({ role: "tool", tool_call_id: `call-${t}-b`, content: `size ${t * 17}` })
+    out.push({ role: "assistant", content: `Folder ${t} holds ${1 + (t % 5)} files.` })
+  }
+  return out.slice(0, n)
+}
+
+/** The invariants of a trimmed history: system first, calls with their results, originals. */
+const checkWindow = (input: ReadonlyArray<Message>, output: ReadonlyArray<Message>) => {
+  assert.strictEqual(output[0], input[0], "the system message first")
+  const positions = output.map((m) => input.indexOf(m))
+  assert.isTrue(positions.every((p) => p >= 0), "every message is one of the caller's objects")
+  assert.deepStrictEqual(positions, positions.slice().sort((a, b) => a - b), "in the input's order")
+  const calls = new Set<string>()
+  const results = new Set<string>()
+  for (const m of output) {
+    if (m.role === "assistant") for (const c of m.tool_calls ?? []) calls.add(c.id)
+    if (m.role === "tool") results.add(m.tool_call_id)
+  }
+  for (const id of results) assert.isTrue(calls.has(id), `result ${id} without its call`)
+  for (const id of calls) assert.isTrue(results.has(id), `call ${id} without its result`)
+  const newestUser = input.findLastIndex((m) => m.role === "user")
+  assert.include(output, input[newestUser], "the newest user message")
+  assert.strictEqual(output.find((m) => m.role !== "system")?.role, "user", "opens on a user message")
+}
+
+describe("plain/Trim", () => {
+  it.live("1,000 OpenAI-format messages with tool calls in one call: within the window by o200k, whole tool exchanges, the caller's objects", () =>
+    Effect.gen(function*() {
+      const input = history(1000)
+      const { messages, report } = yield* Effect.promise(() => trim(input, { contextWindow: 8_000, outputReserve: 1_000 }))
+      checkWindow(input, messages)
+      assert.isBelow(messages.length, input.length)
+      // Counted again with the same counter: gpt-tokenizer's o200k over the whole request.
+      const tokenizer = yield* GptTokenizer.make("o200k_base")
+      const prompt = OpenAIChat.toPromptMessages(messages)
+      const sent = (yield* tokenizer.tokenize(Prompt.fromMessages(prompt))).length
+      assert.isAtMost(sent, 8_000 - 1_000)
+      assert.strictEqual(sent, report.tokens + report.requestOverhead)
+      assert.deepStrictEqual(report.kept, messages.map((m) => input.indexOf(m)))
+      assert.strictEqual(report.kept.length + report.dropped.length, input.length)
+    }))
+
+  it.live("a count function: the window's counts by that function are within contextWindow - outputReserve", () =>
+    Effect.gen(function*() {
+      const input = history(1000)
+      const count = (m: Message) => Math.ceil(JSON.stringify(m).length / 4)
+      const { messages, report } = yield* Effect.promise(() => trim(input, { contextWindow: 5_000, outputReserve: 500, count }))
+      checkWindow(input, messages)
+      const total = messages.reduce((sum, m) => sum + count(m), 0)
+      assert.isAtMost(total, 4_500)
+      assert.strictEqual(total, report.tokens)
+      assert.deepStrictEqual([report.requestOverhead, report.targetTokens], [0, 4_500])
+    }))
+
+  it.live("everything fits: the same array of objects comes back (K1)", () =>
+    Effect.gen(function*() {
+      const input = history(12)
+      const { messages, report } = yield* Effect.promise(() => trim(input, { contextWindow: 100_000 }))
+      assert.deepStrictEqual(messages, input)
+      messages.forEach((m, i) => assert.strictEqual(m, input[i]))
+      assert.deepStrictEqual(report.dropped, [])
+    }))
+
+  it.live("a tool result larger than the room is sent as a shortened copy of its message (K6), listed in the report", () =>
+    Effect.gen(function*() {
+      const big: Message = { role: "tool", tool_call_id: "c", content: "line of output\n".repeat(3_000) }
+      const input: Array<Message> = [
+        { role: "system", content: "sys" },
+        { role: "user", content: "run it" },
+        { role: "assistant", tool_calls: [{ id: "c", type: "function", function: { name: "run", arguments: "{}" } }] },
+        big
+      ]
+      const { messages, report } = yield* Effect.promise(() => trim(input, { contextWindow: 2_000 }))
+      assert.strictEqual(messages.length, 4)
+      assert.deepStrictEqual(messages.slice(0, 3), input.slice(0, 3))
+      const copy = messages[3]!
+      assert.notStrictEqual(copy, big)
+      assert(copy.role === "tool")
+      assert.strictEqual(copy.tool_call_id, "c")
+      assert.isString(copy.content)
+      assert.include(copy.content, "tokens left out")
+      assert.deepStrictEqual(report.shortened.map((s) => s.index), [3])
+      assert.isAtMost(report.tokens + report.requestOverhead, 2_000)
+    }))
+
+  it.live("rejections carry _tag: InvalidInput (message index and field, options), CandidateError (count threw), PinnedBudgetError", () =>
+    Effect.gen(function*() {
+      const rejected = (p: Promise<unknown>) => Effect.promise(() => p.then(() => undefined, (e: unknown) => e))
+      const fields = (e: unknown) => ({
+        error: e instanceof Error,
+        _tag: Reflect.get(Object(e), "_tag"),
+        index: Reflect.get(Object(e), "index"),
+        field: Reflect.get(Object(e), "field")
+      })
+      // What a plain JavaScript caller may pass: a tool message without tool_call_id.
+      const malformed = JSON.parse(`[{ "role": "user", "content": "a" }, { "role": "tool", "content": "b" }]`)
+      const bad = yield* rejected(trim(malformed, { contextWindow: 100 }))
+      assert.deepStrictEqual(fields(bad), { error: true, _tag: "InvalidInput", index: 1, field: "tool_call_id" })
+      const option = yield* rejected(trim([], { contextWindow: -1 }))
+      assert.deepStrictEqual(fields(option), { error: true, _tag: "InvalidInput", index: undefined, field: "contextWindow" })
+      const threw = yield* rejected(trim(history(5), {
+        contextWindow: 100,
+        count: (_m, i) => {
+          if (i === 3) throw new Error("boom")
+          return 1
+        }
+      }))
+      assert.deepStrictEqual(fields(threw), { error: true, _tag: "CandidateError", index: 3, field: "count" })
+      const pinned = yield* rejected(trim([{ role: "system", content: "x".repeat(4_000) }, { role: "user", content: "hi" }], {
+        contextWindow: 100
+      }))
+      assert.strictEqual(fields(pinned)._tag, "PinnedBudgetError")
+    }))
+
+  it.live("a count function's counts are the ones the fit uses (keyed by the prompt's own message objects): the window is within them", () =>
+    Effect.gen(function*() {
+      const input = history(200)
+      const prompt = OpenAIChat.toPromptMessages(input)
+      const byRender = (_m: Message, i: number) => Math.ceil(render(prompt[i]!).length / 4) + 4
+      const { messages } = yield* Effect.promise(() => trim(input, { contextWindow: 1_500, count: byRender }))
+      checkWindow(input, messages)
+      assert.isAtMost(messages.reduce((sum, m) => sum + byRender(m, input.indexOf(m)), 0), 1_500)
+    }))
+})
