@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url"
 import { custom } from "../examples/place.ts"
 import { layers } from "../examples/quickstart.ts"
 import { ContextBudget, ContextItem, Pipeline, Slicer } from "../src/index.ts"
+import { openAIHistory } from "./support/openAIHistory.ts"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 const readme = readFileSync(`${root}README.md`, "utf8")
@@ -145,6 +146,28 @@ describe("README: running the examples", () => {
       assert.strictEqual(refused.status, 2, name)
       assert.strictEqual(refused.stdout, "")
       assert.match(refused.stderr, /Usage: npm run example -- NAME, with NAME one of agent, compaction, place, quickstart\.\n$/)
+    }
+  })
+})
+
+describe("README: the agents section", () => {
+  it("opens with the plain-array trim, a js block that runs as it is on 1,000 OpenAI-format messages", () => {
+    const agents = readme.slice(readme.indexOf("## Agents"))
+    assert.isTrue(agents.indexOf("```js\n") < agents.indexOf("```ts\n"), "the plain example comes first")
+    const block = blockAfter("## Agents", "js")
+    assert.isAtMost(block.trim().split("\n").length, 5)
+    assert.include(block, `from "effect-cupel/plain/Trim"`)
+    mkdirSync(`${root}.scratch`, { recursive: true })
+    const out = mkdtempSync(join(root, ".scratch", "agents-"))
+    try {
+      // The block as it is, given its `messages` and the clone's module for the package's path.
+      const program = `const messages = ${JSON.stringify(openAIHistory(1000))}\n` +
+        block.replace(`"effect-cupel/plain/Trim"`, JSON.stringify(`${root}src/plain/Trim.ts`))
+      writeFileSync(join(out, "agents.mjs"), program)
+      const printed = execFileSync(process.execPath, [join(out, "agents.mjs")], { encoding: "utf8" })
+      assert.match(printed, /^\d+ of 1000 messages sent, \d+ tokens\n$/)
+    } finally {
+      rmSync(out, { recursive: true, force: true })
     }
   })
 })
