@@ -7,7 +7,8 @@
 // the tarballs. Then it lists what came in, and fails (exit 1) when the library pulls in anything
 // but effect (its peer), smol-toml and their own dependencies — @effect/platform-node, redis,
 // undici, ws and gpt-tokenizer in particular. Then it runs the installed packages: every module of
-// the library is imported, a small pipeline and README.md's quick start run on the Node running
+// the library is imported, a small pipeline, README.md's quick start and a plain .mjs trimming
+// 1,000 OpenAI-format messages (effect-cupel/plain/Trim) run on the Node running
 // this script (CI's system Node: the library's `engines` floor is checked there; the quick start
 // compiled by tsc as the README says) and on Node 22 (as it is), and the `cupel` command of
 // effect-cupel-cli (--help, --version, demo | run, conformance on the vendored vectors) on a
@@ -324,6 +325,54 @@ console.log(JSON.stringify({ modules: modules.length, failed, window: result.win
       if (compiled.status !== 0 || compiled.stdout !== output) {
         fail(`node quickstart.js (compiled) on Node ${version} (exit ${compiled.status}) printed:\n${compiled.stdout}${compiled.stderr}`)
       } else ok(`tsc ${compile[1]}, then node quickstart.js prints the README's output on Node ${version}`)
+    }
+  }
+
+  section("the plain-array trim (README.md's agents section), in the library install, as plain .mjs")
+  // No gpt-tokenizer in a library install: the default counter must reject with TokenizerLoadError,
+  // and a count function must trim 1,000 OpenAI-format messages into the window.
+  writeFileSync(
+    join(libraryProject, "trim.mjs"),
+    `import { trim } from "effect-cupel/plain/Trim"
+const messages = [{ role: "system", content: "You are a careful agent." }]
+for (let t = 0; messages.length < 1000; t++) {
+  messages.push({ role: "user", content: "question " + t + ": what is in folder " + t + "?" })
+  messages.push({ role: "assistant", content: null, tool_calls: [{ id: "call-" + t, type: "function", function: { name: "ls", arguments: JSON.stringify({ dir: "/d" + t }) } }] })
+  messages.push({ role: "tool", tool_call_id: "call-" + t, content: ("file-" + t + ".txt\\n").repeat(1 + (t % 5)) })
+  messages.push({ role: "assistant", content: "Folder " + t + " holds " + (1 + (t % 5)) + " files." })
+}
+messages.length = 1000
+const problems = []
+const count = (m) => Math.ceil(JSON.stringify(m).length / 4)
+const { messages: fitted, report } = await trim(messages, { contextWindow: 4000, outputReserve: 500, count })
+const total = fitted.reduce((sum, m) => sum + count(m), 0)
+if (total > 3500 || total !== report.tokens) problems.push("the window counts " + total + " tokens (report: " + report.tokens + ")")
+if (fitted[0] !== messages[0]) problems.push("the system message is not first")
+if (!fitted.every((m) => messages.includes(m))) problems.push("a message is not one of the caller's objects")
+const calls = new Set(fitted.flatMap((m) => (m.tool_calls ?? []).map((c) => c.id)))
+if (fitted.some((m) => m.role === "tool" && !calls.has(m.tool_call_id))) problems.push("a tool message without its call")
+if (!fitted.includes(messages.findLast((m) => m.role === "user"))) problems.push("the newest user message was dropped")
+const rejected = await trim(messages, { contextWindow: 4000 }).then(() => undefined, (e) => e)
+if (rejected?._tag !== "TokenizerLoadError") problems.push("without gpt-tokenizer, the default counter gave " + (rejected?._tag ?? "no error"))
+const invalid = await trim([{ role: "tool", content: "x" }], { contextWindow: 100, count }).then(() => undefined, (e) => e)
+if (invalid?._tag !== "InvalidInput" || invalid.index !== 0 || invalid.field !== "tool_call_id") problems.push("a malformed message gave " + invalid)
+if (problems.length > 0) {
+  console.error(problems.join("\\n"))
+  process.exit(1)
+}
+console.log(fitted.length + " of " + messages.length + " messages sent, " + report.tokens + " tokens")
+`
+  )
+  {
+    const systemNode = (process.env.PATH ?? "").split(delimiter)
+      .filter((dir) => dir !== "" && !dir.split(sep).includes("node_modules"))
+      .map((dir) => join(dir, process.platform === "win32" ? "node.exe" : "node"))
+      .find((file) => existsSync(file))
+    for (const binary of new Set([process.execPath, ...(systemNode === undefined ? [] : [realpathSync(systemNode)])])) {
+      const version = run(binary, ["--version"]).stdout.trim()
+      const trimmed = run(binary, ["trim.mjs"], { cwd: libraryProject })
+      if (trimmed.status !== 0) fail(`node trim.mjs on Node ${version} (exit ${trimmed.status}):\n${trimmed.stdout}${trimmed.stderr}`)
+      else ok(`node trim.mjs on Node ${version}: ${trimmed.stdout.trim()}; without gpt-tokenizer the default rejects with TokenizerLoadError`)
     }
   }
 

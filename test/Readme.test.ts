@@ -157,6 +157,10 @@ describe("README: the agents section", () => {
     const block = blockAfter("## Agents", "js")
     assert.isAtMost(block.trim().split("\n").length, 5)
     assert.include(block, `from "effect-cupel/plain/Trim"`)
+    // docs/ai.md's section shows the same call.
+    const call = block.split("\n").find((line) => line.includes("await trim("))
+    assert.isDefined(call)
+    assert.include(readFileSync(`${root}docs/ai.md`, "utf8"), `import { trim } from "effect-cupel/plain/Trim"\n\n${call}`)
     mkdirSync(`${root}.scratch`, { recursive: true })
     const out = mkdtempSync(join(root, ".scratch", "agents-"))
     try {
