@@ -47,10 +47,12 @@ const sources = (dir: string): Array<string> =>
 const packageOf = (specifier: string) => specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/")
 
 describe("packaging: the library", () => {
-  it("depends at run time on smol-toml only, with effect a peer and gpt-tokenizer an optional one", () => {
+  it("depends at run time on smol-toml only, with effect a peer and gpt-tokenizer and ai optional ones", () => {
     assert.deepStrictEqual(Object.keys(library.dependencies ?? {}), ["smol-toml"])
-    assert.deepStrictEqual(Object.keys(library.peerDependencies ?? {}).sort(), ["effect", "gpt-tokenizer"])
+    assert.deepStrictEqual(Object.keys(library.peerDependencies ?? {}).sort(), ["ai", "effect", "gpt-tokenizer"])
     assert.strictEqual(library.peerDependenciesMeta?.["gpt-tokenizer"]?.optional, true)
+    assert.strictEqual(library.peerDependenciesMeta?.["ai"]?.optional, true)
+    assert.strictEqual(library.peerDependenciesMeta?.["effect"]?.optional, undefined)
     assert.strictEqual(library.devDependencies?.["@effect/platform-node"], cli.dependencies?.["@effect/platform-node"])
   })
 
@@ -71,6 +73,23 @@ describe("packaging: the library", () => {
       }
     }
     assert.deepStrictEqual(undeclared, [])
+  })
+
+  it("only the AI SDK adapter (src/adapters/) names ai, and only its types: a user without ai loads none of it", () => {
+    const importers: Array<string> = []
+    for (const file of sources("src")) {
+      const text = read(file).replace(/\/\*[\s\S]*?\*\//g, "")
+      for (const [statement, specifier] of text.matchAll(/^(?:import|export)\s[^"';]*?from\s+"([^"./][^"]*)"/gm)) {
+        if (specifier === undefined || packageOf(specifier) !== "ai") continue
+        importers.push(`${file}${/^(?:import|export) type\s/.test(statement) ? "" : " (a value import)"}`)
+      }
+      for (const [, specifier] of text.matchAll(/\bimport\("([^"./][^"]*)"\)/g)) {
+        if (specifier !== undefined && packageOf(specifier) === "ai") importers.push(`${file} (a dynamic import)`)
+      }
+    }
+    assert.deepStrictEqual(importers.sort(), ["src/adapters/AiSdk.ts", "src/adapters/AiSdkPrompt.ts"])
+    // And the library's entry point does not reach the adapter.
+    assert.notInclude(read("src/index.ts"), "adapters/")
   })
 
   it("does not ship the platform-node launcher (src/bin, dist/bin)", () => {

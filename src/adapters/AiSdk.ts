@@ -1,0 +1,308 @@
+/**
+ * AiSdk: the Vercel AI SDK adapter — a language model middleware that fits every call's prompt
+ * to a context window (docs/ai-sdk.md).
+ *
+ * `wrapLanguageModel({ model, middleware: AiSdk.middleware({ contextWindow, outputReserve }) })`
+ * gives a model whose every `generateText` / `streamText` step sends a window of its prompt:
+ * the system messages first, tool calls with their results, reasoning with its tool calls (the
+ * same assistant message), the newest user message kept (rules K1–K6 of docs/ai.md), and the
+ * windows stable across calls so that the provider's prompt cache serves their prefix (rules
+ * S1–S11). It is `StableWindow` (or, per call, `PromptWindow.fit`) behind the provider-level
+ * prompt's conversion (`AiSdkPrompt`): the messages sent are the SDK's own objects.
+ *
+ * `ai` is an optional peer dependency: only this entry point (`effect-cupel/adapters/AiSdk`)
+ * uses it, and only its types.
+ *
+ * @since 0.3.0
+ */
+import { Effect, Layer, ManagedRuntime } from "effect"
+import type { LanguageModelMiddleware } from "ai"
+import { Prompt } from "effect/ai"
+import * as ContextBudget from "../ContextBudget.ts"
+import type { OverflowStrategy } from "../OverflowStrategy.ts"
+import * as OverflowNotifier from "../OverflowNotifier.ts"
+import type * as Placer from "../Placer.ts"
+import type { PipelineResult } from "../PipelineResult.ts"
+import * as Scorer from "../Scorer.ts"
+import * as Slicer from "../Slicer.ts"
+import * as SectionedPlacer from "../placers/SectionedPlacer.ts"
+import * as RecencyScorer from "../scorers/RecencyScorer.ts"
+import * as FirstFitSlice from "../slicers/FirstFitSlice.ts"
+import type * as CacheModel from "../ai/CacheModel.ts"
+import * as GptTokenizer from "../ai/GptTokenizer.ts"
+import * as MemoryStore from "../ai/MemoryStore.ts"
+import * as PromptWindow from "../ai/PromptWindow.ts"
+import * as StableWindow from "../ai/StableWindow.ts"
+import * as TokenCounter from "../ai/TokenCounter.ts"
+import type * as WindowStore from "../ai/WindowStore.ts"
+import * as AiSdkPrompt from "./AiSdkPrompt.ts"
+
+/**
+ * Options of the middleware:
+ *
+ * - `contextWindow`, `outputReserve` — the model's window and the tokens kept for its answer;
+ * - `counter` — the tokens of a text; a message costs `counter(PromptWindow.render(message))`
+ *   plus `messageOverhead` (default 4), a request `requestOverhead` (default 3) more. Without a
+ *   counter, `gpt-tokenizer`'s o200k_base counts the OpenAI chat format (`GptTokenizer.layer`;
+ *   install `gpt-tokenizer`);
+ * - `mode` — `"stable"` (default: windows stable across calls) or `"per-call"`;
+ * - `conversationKey` — the key of a call's conversation (rule S1; default: a hash of the
+ *   prompt's opening, up to its first user message);
+ * - `countTools` — count the call's function tools against the window (default `true`), each
+ *   as the JSON of its name, description and input schema;
+ * - `onReport` — called with each call's {@link Report} when the call has ended;
+ * - the strategies (`scorer`, `slicer`, `placer`, `notifier`), `overflowStrategy`,
+ *   `deduplication`, and the stable window's options (`lowWatermark`, `writeOverhead`,
+ *   `cacheRule`, `ttl`, `storeTimeout`), `startOn`, `shortenToolResults`, `maxConversations`
+ *   (the in-memory store's bound).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Options extends PromptWindow.FitOptions {
+  readonly contextWindow: number
+  readonly outputReserve: number
+  readonly counter?: ((text: string) => number) | undefined
+  readonly messageOverhead?: number | undefined
+  readonly requestOverhead?: number | undefined
+  readonly mode?: "stable" | "per-call" | undefined
+  readonly conversationKey?: ((prompt: AiSdkPrompt.ProviderPrompt) => string) | undefined
+  readonly countTools?: boolean | undefined
+  readonly onReport?: ((report: Report) => void) | undefined
+  readonly scorer?: Scorer.Definition | undefined
+  readonly slicer?: Slicer.Definition | undefined
+  readonly placer?: Layer.Layer<Placer.Placer> | undefined
+  readonly notifier?: Layer.Layer<OverflowNotifier.OverflowNotifier> | undefined
+  readonly overflowStrategy?: OverflowStrategy | undefined
+  readonly deduplication?: boolean | undefined
+  readonly lowWatermark?: number | undefined
+  readonly writeOverhead?: number | undefined
+  readonly cacheRule?: CacheModel.CacheRule | undefined
+  readonly ttl?: StableWindow.Options["ttl"]
+  readonly storeTimeout?: StableWindow.Options["storeTimeout"]
+  readonly maxConversations?: number | undefined
+}
+
+/**
+ * What one call was sent, and why: the provider `prompt` sent (the SDK's message objects),
+ * `candidates` (the messages it was given), the pipeline `result` with its report, the
+ * `toolTokens` counted, the call's `budget`, and in stable mode the `conversation` key, the
+ * `change` made to the window (`append`, `compact` or `fresh`), the cache `prediction` and
+ * whether the state was `committed`; `outcome` and the provider's `reported` input tokens.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Report {
+  readonly type: "generate" | "stream"
+  readonly prompt: AiSdkPrompt.ProviderPrompt
+  readonly candidates: number
+  readonly result: PipelineResult
+  readonly toolTokens: number
+  readonly budget: ContextBudget.ContextBudget
+  readonly mode: "stable" | "per-call"
+  readonly conversation: string | undefined
+  readonly change: StableWindow.Change | undefined
+  readonly prediction: CacheModel.Prediction | undefined
+  readonly outcome: "answered" | "failed"
+  readonly reported: { readonly inputTokens: number } | undefined
+  readonly committed: WindowStore.WriteResult | undefined
+}
+
+/** A fitted call, waiting for the model's answer. */
+interface Pending {
+  readonly type: Report["type"]
+  readonly prompt: AiSdkPrompt.ProviderPrompt
+  readonly fitted: PromptWindow.Fitted
+  readonly plan: StableWindow.Plan | undefined
+  readonly toolTokens: number
+  readonly budget: ContextBudget.ContextBudget
+}
+
+/**
+ * The language model middleware. Each instance owns its runtime: its conversations' states (in
+ * memory), its token counter and strategies. A prompt that cannot fit rejects the call with the
+ * pipeline's error itself (an `Error` whose `_tag` names it: `PinnedBudgetError`,
+ * `OverflowError`, …) and the model is not called; a bad option rejects every call with an
+ * `InvalidConfigError`.
+ *
+ * @example
+ * ```ts
+ * import { wrapLanguageModel } from "ai"
+ * import * as AiSdk from "effect-cupel/adapters/AiSdk"
+ *
+ * declare const provider: Parameters<typeof wrapLanguageModel>[0]["model"]
+ * const model = wrapLanguageModel({
+ *   model: provider,
+ *   middleware: AiSdk.middleware({ contextWindow: 128_000, outputReserve: 4_000 })
+ * })
+ * ```
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const middleware = (options: Options): LanguageModelMiddleware => {
+  const { counter } = options
+  const counterLayer = counter === undefined
+    ? GptTokenizer.layer
+    : TokenCounter.make(
+      (message) => counter(PromptWindow.render(message)) + (options.messageOverhead ?? 4),
+      options.requestOverhead ?? 3,
+      "AiSdk counter"
+    )
+  const runtime = ManagedRuntime.make(Layer.mergeAll(
+    counterLayer,
+    Scorer.layer(options.scorer ?? RecencyScorer.make()),
+    Slicer.layer(options.slicer ?? FirstFitSlice.make()),
+    options.placer ?? SectionedPlacer.conversation,
+    options.notifier ?? OverflowNotifier.layerLog,
+    MemoryStore.layer({ maxEntries: options.maxConversations })
+  ))
+  const mode = options.mode ?? "stable"
+  const pipelineOptions = {
+    startOn: options.startOn,
+    shortenToolResults: options.shortenToolResults,
+    deduplication: options.deduplication ?? false,
+    overflowStrategy: options.overflowStrategy ?? "Throw",
+    itemCache: PromptWindow.makeItemCache()
+  } as const
+  // Built once, at the first call: the runtime's layers (the tokenizer's encoding) load then.
+  const stable = Effect.runSync(Effect.cached(StableWindow.make({
+    ...pipelineOptions,
+    lowWatermark: options.lowWatermark,
+    writeOverhead: options.writeOverhead,
+    cacheRule: options.cacheRule,
+    ttl: options.ttl,
+    storeTimeout: options.storeTimeout,
+    settings: JSON.stringify([
+      options.contextWindow,
+      options.outputReserve,
+      options.scorer?.name ?? "recency",
+      options.slicer?.name ?? "first_fit"
+    ])
+  })))
+  const toolCounts = new Map<string, number>()
+  const pending = new WeakMap<AiSdkPrompt.CallOptions, Pending>()
+
+  const fit = (params: AiSdkPrompt.CallOptions, type: Report["type"]) =>
+    Effect.gen(function*() {
+      const tokenCounter = yield* TokenCounter.TokenCounter
+      let toolTokens = 0
+      if (options.countTools ?? true) {
+        for (const tool of params.tools ?? []) {
+          if (tool.type !== "function") continue
+          const text = JSON.stringify({ name: tool.name, description: tool.description, parameters: tool.inputSchema })
+          let n = toolCounts.get(text)
+          if (n === undefined) {
+            n = yield* tokenCounter.count(Prompt.makeMessage("system", { content: text }))
+            toolCounts.set(text, n)
+          }
+          toolTokens += n
+        }
+      }
+      const overhead = tokenCounter.requestOverhead
+      const budget = yield* ContextBudget.make({
+        maxTokens: options.contextWindow,
+        targetTokens: Math.max(0, options.contextWindow - options.outputReserve - overhead - toolTokens),
+        outputReserve: options.outputReserve
+      })
+      const converted = AiSdkPrompt.convert(params.prompt)
+      const key = options.conversationKey?.(params.prompt)
+      const plan = mode === "stable"
+        ? yield* Effect.flatMap(stable, (window) => window.fit(converted.prompt, budget, { key, toolTokens, requestOverhead: overhead }))
+        : undefined
+      const fitted = plan?.fitted ?? (yield* PromptWindow.fit(converted.prompt, budget, pipelineOptions))
+      const report = fitted.result.report
+      yield* Effect.annotateCurrentSpan({
+        "cupel.window.method": type,
+        "cupel.window.mode": mode,
+        "cupel.window.candidates": report.totalCandidates,
+        "cupel.window.included": report.included.length,
+        "cupel.window.excluded": report.excluded.length,
+        "cupel.window.tokens": fitted.result.totalTokens,
+        "cupel.window.tool_tokens": toolTokens,
+        "cupel.window.target_tokens": (plan?.budget ?? budget).targetTokens,
+        ...(plan === undefined ? {} : {
+          "cupel.window.conversation": plan.key,
+          "cupel.window.action": plan.change.action,
+          "cupel.window.fresh": plan.change.fresh ?? "",
+          "cupel.window.kept": plan.change.kept,
+          "cupel.window.added": plan.change.added,
+          "cupel.window.dropped": plan.change.dropped,
+          "cupel.window.cache.predicted_read_tokens": plan.prediction.cachedTokens,
+          "cupel.window.cache.predicted_write_tokens": plan.prediction.writtenTokens,
+          "cupel.window.cache.predicted_cost": plan.prediction.cost,
+          "cupel.window.cache.cost_without_cache": plan.prediction.costWithoutCache
+        })
+      })
+      const sent: Pending = {
+        type,
+        prompt: converted.back(fitted.prompt),
+        fitted,
+        plan,
+        toolTokens,
+        budget: plan?.budget ?? budget
+      }
+      return sent
+    }).pipe(Effect.withSpan("cupel.window"))
+
+  // Rule S6: the state advances only for a call the model answered.
+  const settle = (call: Pending, outcome: Report["outcome"], inputTokens: number | undefined) =>
+    Effect.gen(function*() {
+      const reported = inputTokens === undefined ? undefined : { inputTokens }
+      const plan = call.plan
+      const committed = outcome === "answered" && plan !== undefined
+        ? yield* Effect.flatMap(stable, (window) => window.commit(plan, reported))
+        : undefined
+      const report: Report = {
+        type: call.type,
+        prompt: call.prompt,
+        candidates: call.fitted.result.report.totalCandidates,
+        result: call.fitted.result,
+        toolTokens: call.toolTokens,
+        budget: call.budget,
+        mode,
+        conversation: call.plan?.key,
+        change: call.plan?.change,
+        prediction: call.plan?.prediction,
+        outcome,
+        reported,
+        committed
+      }
+      if (options.onReport !== undefined) {
+        const onReport = options.onReport
+        // A callback that throws must not fail a call the model has answered.
+        yield* Effect.try(() => onReport(report)).pipe(
+          Effect.catchCause((cause) => Effect.logWarning("AiSdk: onReport threw", cause))
+        )
+      }
+    })
+
+  const around = async <R>(params: AiSdkPrompt.CallOptions, call: () => PromiseLike<R>, usage: (result: R) => number | undefined) => {
+    const sent = pending.get(params)
+    if (sent === undefined) return call()
+    let result: R
+    try {
+      result = await call()
+    } catch (error) {
+      await runtime.runPromise(settle(sent, "failed", undefined))
+      throw error
+    }
+    await runtime.runPromise(settle(sent, "answered", usage(result)))
+    return result
+  }
+
+  return {
+    specificationVersion: "v4",
+    transformParams: async ({ params, type }) => {
+      const signal = params.abortSignal
+      const sent = await runtime.runPromise(fit(params, type), signal === undefined ? undefined : { signal })
+      const transformed = { ...params, prompt: sent.prompt }
+      pending.set(transformed, sent)
+      return transformed
+    },
+    wrapGenerate: ({ doGenerate, params }) => around(params, doGenerate, (result) => result.usage.inputTokens.total),
+    // A stream is answered when it starts (its usage comes with its last part).
+    wrapStream: ({ doStream, params }) => around(params, doStream, () => undefined)
+  }
+}

@@ -1,0 +1,253 @@
+/**
+ * AiSdkPrompt: the AI SDK's provider-level prompt (`LanguageModelV4Prompt`, what a language
+ * model middleware sees) as an `effect/ai` `Prompt`, and back.
+ *
+ * The conversion exists so that the whole `effect/ai` bridge (`PromptWindow`, `StableWindow`)
+ * fits AI SDK calls unchanged. It goes one way only in substance: every provider message becomes
+ * one `effect/ai` message that renders and groups the same (tool calls with their results by call
+ * id, reasoning in its assistant message), and {@link Converted.back} returns the *original*
+ * provider message objects for the messages of a fitted prompt — untouched, so that providers
+ * see exactly what the SDK built (provider options, file data, signatures). Only a message the
+ * window made itself (a tool result shortened by rule K6, a summary, a document) is converted
+ * back from its `effect/ai` form.
+ *
+ * Only types come from `ai`: this module loads nothing of it.
+ *
+ * @since 0.3.0
+ */
+import { Prompt } from "effect/ai"
+import type { LanguageModelMiddleware } from "ai"
+
+/**
+ * The options of one provider call, as a middleware's `transformParams` receives them.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type CallOptions = Parameters<NonNullable<LanguageModelMiddleware["transformParams"]>>[0]["params"]
+
+/**
+ * The provider-level prompt: system, user, assistant and tool messages.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type ProviderPrompt = CallOptions["prompt"]
+
+/**
+ * One message of a {@link ProviderPrompt}.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type ProviderMessage = ProviderPrompt[number]
+
+type AssistantPart = Extract<ProviderMessage, { role: "assistant" }>["content"][number]
+type ToolPart = Extract<ProviderMessage, { role: "tool" }>["content"][number]
+type ToolResultPart = Extract<AssistantPart, { type: "tool-result" }>
+type ToolResultOutput = ToolResultPart["output"]
+
+/**
+ * A provider prompt converted: the `effect/ai` prompt (one message per provider message, in
+ * order), and the way back.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Converted {
+  readonly prompt: Prompt.Prompt
+  /**
+   * The provider messages of a prompt made of this prompt's messages (a fitted window): each
+   * original provider object where the message is one of this prompt's, else its conversion.
+   */
+  readonly back: (prompt: Prompt.Prompt) => ProviderPrompt
+}
+
+// A tool result's value as the effect/ai part holds it: the text or JSON the provider would
+// send, so that `PromptWindow.render` (what is counted and compared) reads the same content.
+const resultOf = (output: ToolResultOutput): { readonly isFailure: boolean; readonly result: unknown } => {
+  switch (output.type) {
+    case "text":
+    case "json":
+      return { isFailure: false, result: output.value }
+    case "error-text":
+    case "error-json":
+      return { isFailure: true, result: output.value }
+    case "execution-denied":
+      return { isFailure: true, result: output.reason ?? "execution denied" }
+    default:
+      return { isFailure: false, result: output.value }
+  }
+}
+
+const fileOf = (part: { readonly mediaType: string; readonly filename?: string | undefined }): Prompt.FilePartEncoded => ({
+  type: "file",
+  mediaType: part.mediaType,
+  ...(part.filename === undefined ? {} : { fileName: part.filename }),
+  // Files are counted by their name and type only (see docs/ai-sdk.md): the data stays in the
+  // original provider message, which is what is sent.
+  data: ""
+})
+
+const toolResultOf = (part: ToolResultPart): Prompt.ToolResultPartEncoded => ({
+  type: "tool-result",
+  id: part.toolCallId,
+  name: part.toolName,
+  ...resultOf(part.output)
+})
+
+const assistantPartOf = (part: AssistantPart): Prompt.AssistantMessagePartEncoded => {
+  switch (part.type) {
+    case "text":
+      return { type: "text", text: part.text }
+    case "reasoning":
+      return { type: "reasoning", text: part.text }
+    case "file":
+    case "reasoning-file":
+      return fileOf({ mediaType: part.mediaType })
+    case "custom":
+      return { type: "text", text: `[${part.kind}]` }
+    case "tool-call":
+      return {
+        type: "tool-call",
+        id: part.toolCallId,
+        name: part.toolName,
+        params: part.input,
+        ...(part.providerExecuted === undefined ? {} : { providerExecuted: part.providerExecuted })
+      }
+    case "tool-result":
+      return toolResultOf(part)
+  }
+}
+
+const toolPartOf = (part: ToolPart): Prompt.ToolMessagePartEncoded =>
+  part.type === "tool-result"
+    ? toolResultOf(part)
+    : {
+      type: "tool-approval-response",
+      approvalId: part.approvalId,
+      approved: part.approved,
+      ...(part.reason === undefined ? {} : { reason: part.reason })
+    }
+
+/**
+ * One provider message as an `effect/ai` message (encoded): system text; user text and files;
+ * assistant text, reasoning, files, tool calls and provider-executed results; tool results and
+ * approval responses. Provider options are not carried: the original message is what is sent.
+ *
+ * @since 0.3.0
+ * @category conversions
+ */
+export const toMessage = (message: ProviderMessage): Prompt.MessageEncoded => {
+  switch (message.role) {
+    case "system":
+      return { role: "system", content: message.content }
+    case "user":
+      return {
+        role: "user",
+        content: message.content.map((part) =>
+          part.type === "text" ? { type: "text", text: part.text } : fileOf(part)
+        )
+      }
+    case "assistant":
+      return { role: "assistant", content: message.content.map(assistantPartOf) }
+    case "tool":
+      return { role: "tool", content: message.content.map(toolPartOf) }
+  }
+}
+
+const outputOf = (part: Prompt.ToolResultPart): ToolResultOutput =>
+  typeof part.result === "string"
+    ? { type: part.isFailure ? "error-text" : "text", value: part.result }
+    : { type: part.isFailure ? "error-text" : "text", value: JSON.stringify(part.result) ?? String(part.result) }
+
+const providerToolResult = (part: Prompt.ToolResultPart): ToolResultPart => ({
+  type: "tool-result",
+  toolCallId: part.id,
+  toolName: part.name,
+  output: outputOf(part)
+})
+
+const fileText = (part: Prompt.FilePart): string =>
+  `[file ${part.mediaType}${part.fileName === undefined ? "" : ` ${part.fileName}`}]`
+
+/**
+ * An `effect/ai` message that has no provider original (a tool result the window shortened, a
+ * summary, a document) as a provider message. Tool results become text outputs (a shortened
+ * result is text); files, which have no data here, become a text naming them.
+ *
+ * @since 0.3.0
+ * @category conversions
+ */
+export const fromMessage = (message: Prompt.Message): ProviderMessage => {
+  switch (message.role) {
+    case "system":
+      return { role: "system", content: message.content }
+    case "user":
+      return {
+        role: "user",
+        content: message.content.map((part) => ({ type: "text", text: part.type === "text" ? part.text : fileText(part) }))
+      }
+    case "assistant":
+      return {
+        role: "assistant",
+        content: message.content.flatMap((part): Array<AssistantPart> => {
+          switch (part.type) {
+            case "text":
+              return [{ type: "text", text: part.text }]
+            case "reasoning":
+              return [{ type: "reasoning", text: part.text }]
+            case "file":
+              return [{ type: "text", text: fileText(part) }]
+            case "tool-call":
+              return [{
+                type: "tool-call",
+                toolCallId: part.id,
+                toolName: part.name,
+                input: part.params,
+                ...(part.providerExecuted ? { providerExecuted: true } : {})
+              }]
+            case "tool-result":
+              return [providerToolResult(part)]
+            case "tool-approval-request":
+              return []
+          }
+        })
+      }
+    case "tool":
+      return {
+        role: "tool",
+        content: message.content.map((part): ToolPart =>
+          part.type === "tool-result"
+            ? providerToolResult(part)
+            : {
+              type: "tool-approval-response",
+              approvalId: part.approvalId,
+              approved: part.approved,
+              ...(part.reason === undefined ? {} : { reason: part.reason })
+            }
+        )
+      }
+  }
+}
+
+/**
+ * Converts a provider prompt, remembering which `effect/ai` message stands for which provider
+ * message object.
+ *
+ * @since 0.3.0
+ * @category conversions
+ */
+export const convert = (provider: ProviderPrompt): Converted => {
+  const prompt = Prompt.make(provider.map(toMessage))
+  const originals = new Map<Prompt.Message, ProviderMessage>()
+  // Prompt.make makes one message per encoded message, in order.
+  prompt.content.forEach((message, i) => {
+    const original = provider[i]
+    if (original !== undefined) originals.set(message, original)
+  })
+  return {
+    prompt,
+    back: (fitted) => fitted.content.map((message) => originals.get(message) ?? fromMessage(message))
+  }
+}
