@@ -15,7 +15,7 @@
  *
  * @since 0.3.0
  */
-import { Effect, Layer, ManagedRuntime } from "effect"
+import { Effect, Layer, ManagedRuntime, type Tracer } from "effect"
 import type { LanguageModelMiddleware } from "ai"
 import { Prompt } from "effect/ai"
 import * as ContextBudget from "../ContextBudget.ts"
@@ -51,6 +51,8 @@ import * as AiSdkPrompt from "./AiSdkPrompt.ts"
  * - `countTools` — count the call's function tools against the window (default `true`), each
  *   as the JSON of its name, description and input schema;
  * - `onReport` — called with each call's {@link Report} when the call has ended;
+ * - `tracer` — the tracer of the `cupel.window` span each call's fitting runs in (with the
+ *   pipeline's spans below it); without one, spans go to Effect's default tracer;
  * - the strategies (`scorer`, `slicer`, `placer`, `notifier`), `overflowStrategy`,
  *   `deduplication`, and the stable window's options (`lowWatermark`, `writeOverhead`,
  *   `cacheRule`, `ttl`, `storeTimeout`), `startOn`, `shortenToolResults`, `maxConversations`
@@ -69,6 +71,7 @@ export interface Options extends PromptWindow.FitOptions {
   readonly conversationKey?: ((prompt: AiSdkPrompt.ProviderPrompt) => string) | undefined
   readonly countTools?: boolean | undefined
   readonly onReport?: ((report: Report) => void) | undefined
+  readonly tracer?: Tracer.Tracer | undefined
   readonly scorer?: Scorer.Definition | undefined
   readonly slicer?: Slicer.Definition | undefined
   readonly placer?: Layer.Layer<Placer.Placer> | undefined
@@ -181,6 +184,9 @@ export const middleware = (options: Options): LanguageModelMiddleware => {
       options.slicer?.name ?? "first_fit"
     ])
   })))
+  const tracer = options.tracer
+  const traced = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    tracer === undefined ? effect : Effect.withTracer(effect, tracer)
   const toolCounts = new Map<string, number>()
   const pending = new WeakMap<AiSdkPrompt.CallOptions, Pending>()
 
@@ -244,7 +250,7 @@ export const middleware = (options: Options): LanguageModelMiddleware => {
         budget: plan?.budget ?? budget
       }
       return sent
-    }).pipe(Effect.withSpan("cupel.window"))
+    }).pipe(Effect.withSpan("cupel.window"), traced)
 
   // Rule S6: the state advances only for a call the model answered.
   const settle = (call: Pending, outcome: Report["outcome"], inputTokens: number | undefined) =>

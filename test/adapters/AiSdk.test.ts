@@ -1,0 +1,328 @@
+/**
+ * The AI SDK adapter, through the SDK itself: `wrapLanguageModel` with the middleware around the
+ * SDK's mock language model (`ai/test`), driven by `generateText`'s tool loop.
+ */
+import { assert, describe, it, vi } from "@effect/vitest"
+import { generateText, isStepCount, tool, wrapLanguageModel } from "ai"
+import { MockLanguageModelV4 } from "ai/test"
+import { Effect } from "effect"
+import { Prompt } from "effect/ai"
+import { readFileSync } from "node:fs"
+import { fileURLToPath } from "node:url"
+import { z } from "zod"
+import { main } from "../../examples/aiSdk.ts"
+import * as AiSdk from "../../src/adapters/AiSdk.ts"
+import * as AiSdkPrompt from "../../src/adapters/AiSdkPrompt.ts"
+import * as GptTokenizer from "../../src/ai/GptTokenizer.ts"
+import * as PromptWindow from "../../src/ai/PromptWindow.ts"
+import { recordSpans } from "../support/spans.ts"
+
+const root = fileURLToPath(new URL("../..", import.meta.url))
+
+type ProviderPrompt = AiSdkPrompt.ProviderPrompt
+
+/** The call ids of the prompt's tool calls and of its tool results, read from the provider parts. */
+const toolIds = (prompt: ProviderPrompt) => {
+  const calls: Array<string> = []
+  const results: Array<string> = []
+  for (const message of prompt) {
+    if (message.role === "assistant") {
+      for (const part of message.content) if (part.type === "tool-call") calls.push(part.toolCallId)
+    }
+    if (message.role === "tool") {
+      for (const part of message.content) if (part.type === "tool-result") results.push(part.toolCallId)
+    }
+  }
+  return { calls: calls.sort(), results: results.sort() }
+}
+
+const assertNoOrphans = (prompt: ProviderPrompt) => {
+  const { calls, results } = toolIds(prompt)
+  assert.deepStrictEqual(calls, results)
+}
+
+const noUsage = {
+  inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: undefined, text: undefined, reasoning: undefined }
+}
+
+/** A mock model that calls `tool` `calls` times (thinking first), then answers. */
+const toolCaller = (calls: number, toolName = "lookup") => {
+  let step = 0
+  return new MockLanguageModelV4({
+    doGenerate: async () => {
+      step++
+      return {
+        content: step <= calls
+          ? [
+            { type: "reasoning" as const, text: `thinking about step ${step}` },
+            { type: "tool-call" as const, toolCallId: `c${step}`, toolName, input: JSON.stringify({ n: step }) }
+          ]
+          : [{ type: "text" as const, text: "done" }],
+        finishReason: { unified: step <= calls ? "tool-calls" as const : "stop" as const, raw: undefined },
+        usage: noUsage,
+        warnings: []
+      }
+    }
+  })
+}
+
+const lookup = (size: number) =>
+  tool({
+    description: "Look a number up",
+    inputSchema: z.object({ n: z.number() }),
+    execute: async ({ n }) => `entry ${n}: ${"lorem ipsum dolor sit amet ".repeat(size)}`
+  })
+
+/** Four characters a token: a counter the tests can repeat exactly. */
+const quarter = (text: string) => Math.ceil(text.length / 4)
+const countWithQuarter = (prompt: ProviderPrompt) =>
+  3 + AiSdkPrompt.convert(prompt).prompt.content.reduce((sum, m) => sum + quarter(PromptWindow.render(m)) + 4, 0)
+
+describe("AiSdk middleware", () => {
+  it("examples/aiSdk.ts: a multi-step tool loop within the window — no orphaned tool part, system first, the user message kept, appends extend the request before", async () => {
+    const { provider, reports, text } = await main()
+    const requests = provider.doGenerateCalls.map((call) => call.prompt)
+    assert.strictEqual(text, "The widget exports, imports and syncs.")
+    assert.strictEqual(requests.length, 13)
+    assert.strictEqual(reports.length, 13)
+    for (const [k, prompt] of requests.entries()) {
+      // Counted again, with the same counter (o200k_base, the chat format): within the window
+      // less the output reserve, beside the tool definitions.
+      const tokens = await Effect.runPromise(
+        GptTokenizer.count(AiSdkPrompt.convert(prompt).prompt).pipe(Effect.provide(GptTokenizer.layer))
+      )
+      assert.isAbove(reports[k]!.toolTokens, 0)
+      assert.isAtMost(tokens + reports[k]!.toolTokens, 4_000 - 500)
+      assertNoOrphans(prompt)
+      assert.strictEqual(prompt[0]!.role, "system")
+      assert.deepStrictEqual(prompt.filter((m) => m.role === "user").length, 1)
+      // Reasoning stays with its tool call: the same assistant message.
+      for (const message of prompt) {
+        if (message.role === "assistant" && message.content.some((p) => p.type === "tool-call")) {
+          assert.strictEqual(message.content[0]!.type, "reasoning")
+        }
+      }
+      // What the model received is what the report says was sent.
+      assert.deepStrictEqual(prompt, reports[k]!.prompt)
+    }
+    assert.deepStrictEqual(reports.map((r) => r.change?.action), [
+      "fresh",
+      ...Array(8).fill("append"),
+      "compact",
+      "append",
+      "append",
+      "append"
+    ])
+    reports.forEach((report, k) => {
+      if (k > 0 && report.change?.action === "append") {
+        const before = requests[k - 1]!
+        assert.deepStrictEqual(requests[k]!.slice(0, before.length), before)
+      }
+      assert.strictEqual(report.committed, "written")
+      assert.strictEqual(report.outcome, "answered")
+    })
+    // The compaction dropped old exchanges: fewer messages than the history had.
+    assert.isBelow(requests[9]!.length, 20)
+  })
+
+  it("docs/ai-sdk.md shows the example verbatim, and what it prints", async () => {
+    const doc = readFileSync(`${root}docs/ai-sdk.md`, "utf8")
+    const example = readFileSync(`${root}examples/aiSdk.ts`, "utf8").replace(/"\.\.\/src\/(.*?)\.ts"/g, `"effect-cupel/$1"`)
+    assert.include(doc, example)
+    const lines: Array<string> = []
+    const log = vi.spyOn(console, "log").mockImplementation((line: string) => void lines.push(line))
+    try {
+      await main()
+    } finally {
+      log.mockRestore()
+    }
+    const after = doc.indexOf("```text", doc.indexOf("It prints:")) + "```text\n".length
+    assert.strictEqual(lines.join("\n") + "\n", doc.slice(after, doc.indexOf("```", after)))
+  })
+
+  it("a new user turn after a tool loop: the newest user message is kept, the system message first, every request within the window by the caller's counter", async () => {
+    const provider = toolCaller(6)
+    const reports: Array<AiSdk.Report> = []
+    const model = wrapLanguageModel({
+      model: provider,
+      middleware: AiSdk.middleware({ contextWindow: 1_200, outputReserve: 200, counter: quarter, onReport: (r) => reports.push(r) })
+    })
+    const first = await generateText({
+      model,
+      instructions: "Be brief.",
+      prompt: "Look up one to six.",
+      tools: { lookup: lookup(20) },
+      stopWhen: isStepCount(10)
+    })
+    const second = await generateText({
+      model,
+      instructions: "Be brief.",
+      messages: [
+        { role: "user", content: "Look up one to six." },
+        ...first.response.messages,
+        { role: "user", content: "Now summarise what you found." }
+      ],
+      tools: { lookup: lookup(20) },
+      stopWhen: isStepCount(10)
+    })
+    assert.strictEqual(second.text, "done")
+    const requests = provider.doGenerateCalls.map((call) => call.prompt)
+    assert.strictEqual(requests.length, 8)
+    for (const [k, prompt] of requests.entries()) {
+      assert.isAtMost(countWithQuarter(prompt) + reports[k]!.toolTokens, 1_200 - 200)
+      assertNoOrphans(prompt)
+      assert.strictEqual(prompt[0]!.role, "system")
+      assert.strictEqual(prompt.filter((m) => m.role === "system").length, 1)
+    }
+    const last = requests.at(-1)!
+    const newestUser = last.findLast((m) => m.role === "user")
+    assert.deepStrictEqual(newestUser?.content, [{ type: "text", text: "Now summarise what you found." }])
+    // The tool loop outgrew the window: some step compacted it.
+    assert.include(reports.map((r) => r.change?.action), "compact")
+  })
+
+  it("a prompt that cannot fit rejects the call with the pipeline error's tag, and the model is not called", async () => {
+    const provider = toolCaller(0)
+    const model = wrapLanguageModel({
+      model: provider,
+      middleware: AiSdk.middleware({ contextWindow: 100, outputReserve: 20, counter: quarter })
+    })
+    const error = await generateText({ model, instructions: "rule ".repeat(200), prompt: "hi", maxRetries: 0 }).then(
+      () => undefined,
+      (e: unknown) => e
+    )
+    assert.instanceOf(error, Error)
+    assert.strictEqual(error instanceof Error && "_tag" in error ? error._tag : undefined, "PinnedBudgetError")
+    assert.strictEqual(provider.doGenerateCalls.length, 0)
+  })
+
+  it("K6 through the adapter: a tool result larger than the room is shortened, its call kept with it, sent as text", async () => {
+    const provider = toolCaller(1)
+    const model = wrapLanguageModel({
+      model: provider,
+      middleware: AiSdk.middleware({ contextWindow: 600, outputReserve: 100, counter: quarter })
+    })
+    await generateText({ model, instructions: "Be brief.", prompt: "Look up one.", tools: { lookup: lookup(400) }, stopWhen: isStepCount(3) })
+    const last = provider.doGenerateCalls.at(-1)!.prompt
+    assertNoOrphans(last)
+    const toolMessage = last.find((m) => m.role === "tool")
+    assert.isDefined(toolMessage)
+    const part = toolMessage!.role === "tool" ? toolMessage!.content[0] : undefined
+    assert.strictEqual(part?.type, "tool-result")
+    const output = part?.type === "tool-result" ? part.output : undefined
+    assert.strictEqual(output?.type, "text")
+    assert.include(output?.type === "text" ? output.value : "", "left out")
+    assert.isAtMost(countWithQuarter(last), 600 - 100)
+  })
+
+  it("per-call mode fits every call from scratch, with no conversation state", async () => {
+    const provider = toolCaller(2)
+    const reports: Array<AiSdk.Report> = []
+    const model = wrapLanguageModel({
+      model: provider,
+      middleware: AiSdk.middleware({ contextWindow: 2_000, outputReserve: 100, counter: quarter, mode: "per-call", onReport: (r) => reports.push(r) })
+    })
+    await generateText({ model, prompt: "go", tools: { lookup: lookup(5) }, stopWhen: isStepCount(5) })
+    assert.strictEqual(reports.length, 3)
+    for (const report of reports) {
+      assert.strictEqual(report.mode, "per-call")
+      assert.isUndefined(report.change)
+      assert.isUndefined(report.committed)
+    }
+  })
+
+  it("an onReport that throws does not fail the call", async () => {
+    const provider = toolCaller(0)
+    const model = wrapLanguageModel({
+      model: provider,
+      middleware: AiSdk.middleware({
+        contextWindow: 1_000,
+        outputReserve: 100,
+        counter: quarter,
+        onReport: () => {
+          throw new Error("boom")
+        }
+      })
+    })
+    const result = await generateText({ model, prompt: "hi" })
+    assert.strictEqual(result.text, "done")
+  })
+
+  it("each call's fitting runs in a cupel.window span with the stable window's attributes", async () => {
+    const recorder = recordSpans()
+    const model = wrapLanguageModel({
+      model: toolCaller(0),
+      middleware: AiSdk.middleware({ contextWindow: 1_000, outputReserve: 100, counter: quarter, tracer: recorder.tracer })
+    })
+    await generateText({ model, prompt: "hi" })
+    const span = recorder.spans.find((s) => s.name === "cupel.window")
+    assert.isDefined(span)
+    assert.strictEqual(span!.attributes.get("cupel.window.action"), "fresh")
+    assert.strictEqual(span!.attributes.get("cupel.window.candidates"), 1)
+    assert.isTrue(recorder.spans.some((s) => s.name === "cupel.pipeline"))
+  })
+
+  it("a conversationKey names the conversation (rule S1)", async () => {
+    const reports: Array<AiSdk.Report> = []
+    const model = wrapLanguageModel({
+      model: toolCaller(0),
+      middleware: AiSdk.middleware({
+        contextWindow: 1_000,
+        outputReserve: 100,
+        counter: quarter,
+        conversationKey: () => "ticket-42",
+        onReport: (r) => reports.push(r)
+      })
+    })
+    await generateText({ model, prompt: "hi" })
+    assert.strictEqual(reports[0]!.conversation, "ticket-42")
+  })
+})
+
+describe("AiSdkPrompt", () => {
+  const prompt: ProviderPrompt = [
+    { role: "system", content: "sys" },
+    { role: "user", content: [{ type: "text", text: "hello" }, { type: "file", mediaType: "image/png", filename: "a.png", data: { type: "data", data: "AAAA" } }] },
+    {
+      role: "assistant",
+      content: [
+        { type: "reasoning", text: "let me look", providerOptions: { anthropic: { signature: "sig" } } },
+        { type: "tool-call", toolCallId: "c1", toolName: "lookup", input: { n: 1 } }
+      ]
+    },
+    { role: "tool", content: [{ type: "tool-result", toolCallId: "c1", toolName: "lookup", output: { type: "json", value: { found: true } } }] },
+    { role: "tool", content: [{ type: "tool-result", toolCallId: "c2", toolName: "lookup", output: { type: "error-text", value: "no such entry" } }] }
+  ]
+
+  it("converts each provider message to one effect/ai message, and back to the original objects", () => {
+    const converted = AiSdkPrompt.convert(prompt)
+    assert.strictEqual(converted.prompt.content.length, prompt.length)
+    const back = converted.back(converted.prompt)
+    back.forEach((message, i) => assert.strictEqual(message, prompt[i]))
+    // A window of some of them: the same objects, in the window's order.
+    const window = Prompt.fromMessages([converted.prompt.content[0]!, converted.prompt.content[3]!])
+    const sent = converted.back(window)
+    assert.strictEqual(sent[0], prompt[0])
+    assert.strictEqual(sent[1], prompt[3])
+  })
+
+  it("renders reasoning, tool calls, results and failures as the window counts them", () => {
+    const rendered = AiSdkPrompt.convert(prompt).prompt.content.map(PromptWindow.render)
+    assert.strictEqual(rendered[1], "hello\n[file image/png a.png]")
+    assert.strictEqual(rendered[2], `let me look\nlookup({"n":1}) [call c1]`)
+    assert.strictEqual(rendered[3], `result of lookup [call c1]: {"found":true}`)
+    assert.strictEqual(rendered[4], `error of lookup [call c2]: "no such entry"`)
+    // Tool calls and their results are one unit.
+    const groups = PromptWindow.groups(AiSdkPrompt.convert(prompt).prompt.content)
+    assert.strictEqual(groups[2], groups[3])
+  })
+
+  it("a message made by the window (a shortened tool result) converts back to a provider message with text output", () => {
+    const made = Prompt.make([{ role: "tool", content: [{ type: "tool-result", id: "c1", name: "lookup", isFailure: false, result: "short" }] }])
+    assert.deepStrictEqual(AiSdkPrompt.fromMessage(made.content[0]!), {
+      role: "tool",
+      content: [{ type: "tool-result", toolCallId: "c1", toolName: "lookup", output: { type: "text", value: "short" } }]
+    })
+  })
+})
