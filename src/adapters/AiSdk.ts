@@ -9,6 +9,8 @@
  * windows stable across calls so that the provider's prompt cache serves their prefix (rules
  * S1–S11). It is `StableWindow` (or, per call, `PromptWindow.fit`) behind the provider-level
  * prompt's conversion (`AiSdkPrompt`): the messages sent are the SDK's own objects.
+ * {@link prepareStep} does the same on a step's `ModelMessage`s, for `generateText` /
+ * `streamText`'s `prepareStep`.
  *
  * `ai` is an optional peer dependency: only this entry point (`effect-cupel/adapters/AiSdk`)
  * uses it, and only its types.
@@ -16,7 +18,7 @@
  * @since 0.3.0
  */
 import { Effect, Layer, ManagedRuntime, type Tracer } from "effect"
-import type { LanguageModelMiddleware } from "ai"
+import type { Instructions, LanguageModelMiddleware, ModelMessage } from "ai"
 import { Prompt } from "effect/ai"
 import * as ContextBudget from "../ContextBudget.ts"
 import type { OverflowStrategy } from "../OverflowStrategy.ts"
@@ -87,18 +89,20 @@ export interface Options extends PromptWindow.FitOptions {
 }
 
 /**
- * What one call was sent, and why: the provider `prompt` sent (the SDK's message objects),
- * `candidates` (the messages it was given), the pipeline `result` with its report, the
- * `toolTokens` counted, the call's `budget`, and in stable mode the `conversation` key, the
- * `change` made to the window (`append`, `compact` or `fresh`), the cache `prediction` and
- * whether the state was `committed`; `outcome` and the provider's `reported` input tokens.
+ * What one call was sent, and why: the `prompt` sent (the SDK's message objects: provider
+ * messages for the middleware, `ModelMessage`s for {@link prepareStep}), `candidates` (the
+ * messages it was given), the pipeline `result` with its report, the `toolTokens` counted, the
+ * call's `budget`, and in stable mode the `conversation` key, the `change` made to the window
+ * (`append`, `compact` or `fresh`), the cache `prediction` and whether the state was
+ * `committed`; `outcome` (`answered`, `failed`; `sent` for a step, whose answer `prepareStep`
+ * does not see) and the provider's `reported` input tokens.
  *
  * @since 0.3.0
  * @category models
  */
-export interface Report {
-  readonly type: "generate" | "stream"
-  readonly prompt: AiSdkPrompt.ProviderPrompt
+export interface Report<M = AiSdkPrompt.ProviderMessage> {
+  readonly type: "generate" | "stream" | "step"
+  readonly prompt: ReadonlyArray<M>
   readonly candidates: number
   readonly result: PipelineResult
   readonly toolTokens: number
@@ -107,44 +111,27 @@ export interface Report {
   readonly conversation: string | undefined
   readonly change: StableWindow.Change | undefined
   readonly prediction: CacheModel.Prediction | undefined
-  readonly outcome: "answered" | "failed"
+  readonly outcome: "answered" | "failed" | "sent"
   readonly reported: { readonly inputTokens: number } | undefined
   readonly committed: WindowStore.WriteResult | undefined
 }
 
 /** A fitted call, waiting for the model's answer. */
-interface Pending {
-  readonly type: Report["type"]
-  readonly prompt: AiSdkPrompt.ProviderPrompt
+interface Fitting {
   readonly fitted: PromptWindow.Fitted
   readonly plan: StableWindow.Plan | undefined
   readonly toolTokens: number
   readonly budget: ContextBudget.ContextBudget
 }
 
+/** The options the window itself takes: all but the SDK-facing ones. */
+type CoreOptions = Omit<Options, "conversationKey" | "onReport" | "countTools">
+
 /**
- * The language model middleware. Each instance owns its runtime: its conversations' states (in
- * memory), its token counter and strategies. A prompt that cannot fit rejects the call with the
- * pipeline's error itself (an `Error` whose `_tag` names it: `PinnedBudgetError`,
- * `OverflowError`, …) and the model is not called; a bad option rejects every call with an
- * `InvalidConfigError`.
- *
- * @example
- * ```ts
- * import { wrapLanguageModel } from "ai"
- * import * as AiSdk from "effect-cupel/adapters/AiSdk"
- *
- * declare const provider: Parameters<typeof wrapLanguageModel>[0]["model"]
- * const model = wrapLanguageModel({
- *   model: provider,
- *   middleware: AiSdk.middleware({ contextWindow: 128_000, outputReserve: 4_000 })
- * })
- * ```
- *
- * @since 0.3.0
- * @category constructors
+ * The window of one middleware or `prepareStep` instance: its runtime (counter, strategies,
+ * in-memory store), its stable window, and the fitting and settling of a call.
  */
-export const middleware = (options: Options): LanguageModelMiddleware => {
+const makeCore = (options: CoreOptions) => {
   const { counter } = options
   const counterLayer = counter === undefined
     ? GptTokenizer.layer
@@ -188,23 +175,27 @@ export const middleware = (options: Options): LanguageModelMiddleware => {
   const traced = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     tracer === undefined ? effect : Effect.withTracer(effect, tracer)
   const toolCounts = new Map<string, number>()
-  const pending = new WeakMap<AiSdkPrompt.CallOptions, Pending>()
 
-  const fit = (params: AiSdkPrompt.CallOptions, type: Report["type"]) =>
+  /** Fits a prompt beside tools (each counted once, as its text) and a fixed tool reserve. */
+  const fit = (
+    prompt: Prompt.Prompt,
+    call: {
+      readonly type: Report["type"]
+      readonly toolTexts: ReadonlyArray<string>
+      readonly toolReserve: number
+      readonly key: string | undefined
+    }
+  ) =>
     Effect.gen(function*() {
       const tokenCounter = yield* TokenCounter.TokenCounter
-      let toolTokens = 0
-      if (options.countTools ?? true) {
-        for (const tool of params.tools ?? []) {
-          if (tool.type !== "function") continue
-          const text = JSON.stringify({ name: tool.name, description: tool.description, parameters: tool.inputSchema })
-          let n = toolCounts.get(text)
-          if (n === undefined) {
-            n = yield* tokenCounter.count(Prompt.makeMessage("system", { content: text }))
-            toolCounts.set(text, n)
-          }
-          toolTokens += n
+      let toolTokens = call.toolReserve
+      for (const text of call.toolTexts) {
+        let n = toolCounts.get(text)
+        if (n === undefined) {
+          n = yield* tokenCounter.count(Prompt.makeMessage("system", { content: text }))
+          toolCounts.set(text, n)
         }
+        toolTokens += n
       }
       const overhead = tokenCounter.requestOverhead
       const budget = yield* ContextBudget.make({
@@ -212,15 +203,13 @@ export const middleware = (options: Options): LanguageModelMiddleware => {
         targetTokens: Math.max(0, options.contextWindow - options.outputReserve - overhead - toolTokens),
         outputReserve: options.outputReserve
       })
-      const converted = AiSdkPrompt.convert(params.prompt)
-      const key = options.conversationKey?.(params.prompt)
       const plan = mode === "stable"
-        ? yield* Effect.flatMap(stable, (window) => window.fit(converted.prompt, budget, { key, toolTokens, requestOverhead: overhead }))
+        ? yield* Effect.flatMap(stable, (window) => window.fit(prompt, budget, { key: call.key, toolTokens, requestOverhead: overhead }))
         : undefined
-      const fitted = plan?.fitted ?? (yield* PromptWindow.fit(converted.prompt, budget, pipelineOptions))
+      const fitted = plan?.fitted ?? (yield* PromptWindow.fit(prompt, budget, pipelineOptions))
       const report = fitted.result.report
       yield* Effect.annotateCurrentSpan({
-        "cupel.window.method": type,
+        "cupel.window.method": call.type,
         "cupel.window.mode": mode,
         "cupel.window.candidates": report.totalCandidates,
         "cupel.window.included": report.included.length,
@@ -241,26 +230,27 @@ export const middleware = (options: Options): LanguageModelMiddleware => {
           "cupel.window.cache.cost_without_cache": plan.prediction.costWithoutCache
         })
       })
-      const sent: Pending = {
-        type,
-        prompt: converted.back(fitted.prompt),
-        fitted,
-        plan,
-        toolTokens,
-        budget: plan?.budget ?? budget
-      }
-      return sent
+      const fitting: Fitting = { fitted, plan, toolTokens, budget: plan?.budget ?? budget }
+      return fitting
     }).pipe(Effect.withSpan("cupel.window"), traced)
 
-  // Rule S6: the state advances only for a call the model answered.
-  const settle = (call: Pending, outcome: Report["outcome"], inputTokens: number | undefined) =>
+  /**
+   * Records a call's outcome and reports it. Rule S6: the state advances only for a call the
+   * model answered (or, for a step, that was sent).
+   */
+  const settle = <M>(
+    call: Fitting & { readonly type: Report["type"]; readonly prompt: ReadonlyArray<M> },
+    outcome: Report["outcome"],
+    inputTokens: number | undefined,
+    onReport: ((report: Report<M>) => void) | undefined
+  ) =>
     Effect.gen(function*() {
       const reported = inputTokens === undefined ? undefined : { inputTokens }
       const plan = call.plan
-      const committed = outcome === "answered" && plan !== undefined
+      const committed = outcome !== "failed" && plan !== undefined
         ? yield* Effect.flatMap(stable, (window) => window.commit(plan, reported))
         : undefined
-      const report: Report = {
+      const report: Report<M> = {
         type: call.type,
         prompt: call.prompt,
         candidates: call.fitted.result.report.totalCandidates,
@@ -268,21 +258,53 @@ export const middleware = (options: Options): LanguageModelMiddleware => {
         toolTokens: call.toolTokens,
         budget: call.budget,
         mode,
-        conversation: call.plan?.key,
-        change: call.plan?.change,
-        prediction: call.plan?.prediction,
+        conversation: plan?.key,
+        change: plan?.change,
+        prediction: plan?.prediction,
         outcome,
         reported,
         committed
       }
-      if (options.onReport !== undefined) {
-        const onReport = options.onReport
+      if (onReport !== undefined) {
         // A callback that throws must not fail a call the model has answered.
         yield* Effect.try(() => onReport(report)).pipe(
           Effect.catchCause((cause) => Effect.logWarning("AiSdk: onReport threw", cause))
         )
       }
     })
+
+  return { runtime, fit, settle }
+}
+
+const runOptions = (signal: AbortSignal | undefined) => signal === undefined ? undefined : { signal }
+
+/**
+ * The language model middleware. Each instance owns its runtime: its conversations' states (in
+ * memory), its token counter and strategies. A prompt that cannot fit rejects the call with the
+ * pipeline's error itself (an `Error` whose `_tag` names it: `PinnedBudgetError`,
+ * `OverflowError`, …) and the model is not called; a bad option rejects every call with an
+ * `InvalidConfigError`.
+ *
+ * @example
+ * ```ts
+ * import { wrapLanguageModel } from "ai"
+ * import * as AiSdk from "effect-cupel/adapters/AiSdk"
+ *
+ * declare const provider: Parameters<typeof wrapLanguageModel>[0]["model"]
+ * const model = wrapLanguageModel({
+ *   model: provider,
+ *   middleware: AiSdk.middleware({ contextWindow: 128_000, outputReserve: 4_000 })
+ * })
+ * ```
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const middleware = (options: Options): LanguageModelMiddleware => {
+  const { runtime, fit, settle } = makeCore(options)
+  type Pending = Fitting & { readonly type: Report["type"]; readonly prompt: AiSdkPrompt.ProviderPrompt }
+  const pending = new WeakMap<AiSdkPrompt.CallOptions, Pending>()
+  const countTools = options.countTools ?? true
 
   const around = async <R>(params: AiSdkPrompt.CallOptions, call: () => PromiseLike<R>, usage: (result: R) => number | undefined) => {
     const sent = pending.get(params)
@@ -291,24 +313,109 @@ export const middleware = (options: Options): LanguageModelMiddleware => {
     try {
       result = await call()
     } catch (error) {
-      await runtime.runPromise(settle(sent, "failed", undefined))
+      await runtime.runPromise(settle(sent, "failed", undefined, options.onReport))
       throw error
     }
-    await runtime.runPromise(settle(sent, "answered", usage(result)))
+    await runtime.runPromise(settle(sent, "answered", usage(result), options.onReport))
     return result
   }
 
   return {
     specificationVersion: "v4",
     transformParams: async ({ params, type }) => {
-      const signal = params.abortSignal
-      const sent = await runtime.runPromise(fit(params, type), signal === undefined ? undefined : { signal })
-      const transformed = { ...params, prompt: sent.prompt }
-      pending.set(transformed, sent)
+      const converted = AiSdkPrompt.convert(params.prompt)
+      const toolTexts = countTools
+        ? (params.tools ?? []).flatMap((tool) =>
+          tool.type === "function"
+            ? [JSON.stringify({ name: tool.name, description: tool.description, parameters: tool.inputSchema })]
+            : []
+        )
+        : []
+      const fitting = await runtime.runPromise(
+        fit(converted.prompt, { type, toolTexts, toolReserve: 0, key: options.conversationKey?.(params.prompt) }),
+        runOptions(params.abortSignal)
+      )
+      const prompt = converted.back(fitting.fitted.prompt)
+      const transformed = { ...params, prompt }
+      pending.set(transformed, { ...fitting, type, prompt })
       return transformed
     },
     wrapGenerate: ({ doGenerate, params }) => around(params, doGenerate, (result) => result.usage.inputTokens.total),
     // A stream is answered when it starts (its usage comes with its last part).
     wrapStream: ({ doStream, params }) => around(params, doStream, () => undefined)
+  }
+}
+
+/**
+ * Options of {@link prepareStep}: the middleware's, with `conversationKey` and `onReport` on the
+ * step's `ModelMessage`s, and `toolTokens` — what the step's tool definitions take (default 0:
+ * `prepareStep` does not see them).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface PrepareStepOptions extends CoreOptions {
+  readonly toolTokens?: number | undefined
+  readonly conversationKey?: ((messages: ReadonlyArray<ModelMessage>) => string) | undefined
+  readonly onReport?: ((report: Report<ModelMessage>) => void) | undefined
+}
+
+/**
+ * What {@link prepareStep}'s function reads of a step: its messages and its instructions (the
+ * system prompt, counted and kept, and not returned).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Step {
+  readonly messages: Array<ModelMessage>
+  readonly instructions?: Instructions | undefined
+}
+
+const systemMessages = (instructions: Instructions | undefined): Array<ModelMessage> =>
+  instructions === undefined
+    ? []
+    : typeof instructions === "string"
+    ? [{ role: "system", content: instructions }]
+    : Array.isArray(instructions)
+    ? [...instructions]
+    : [instructions]
+
+/**
+ * A `prepareStep` for `generateText` / `streamText` (and agents): each step's messages fitted
+ * to the window, by the same rules as {@link middleware}, the step's `instructions` counted
+ * and kept first. It returns `{ messages }`: the original `ModelMessage` objects of the window.
+ * The state of a stable window advances when the step's messages are returned (`prepareStep`
+ * does not see the answer); a prompt that cannot fit rejects the step as the middleware does.
+ *
+ * @example
+ * ```ts
+ * import { generateText } from "ai"
+ * import * as AiSdk from "effect-cupel/adapters/AiSdk"
+ *
+ * declare const model: Parameters<typeof generateText>[0]["model"]
+ * const fit = AiSdk.prepareStep({ contextWindow: 128_000, outputReserve: 4_000, toolTokens: 500 })
+ * await generateText({ model, prompt: "hi", prepareStep: fit })
+ * ```
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const prepareStep = (options: PrepareStepOptions): (step: Step) => Promise<{ messages: Array<ModelMessage> }> => {
+  const { runtime, fit, settle } = makeCore(options)
+  return async (step) => {
+    const system = systemMessages(step.instructions)
+    const all = [...system, ...step.messages]
+    const converted = AiSdkPrompt.convertModelMessages(all)
+    const fitting = await runtime.runPromise(fit(converted.prompt, {
+      type: "step",
+      toolTexts: [],
+      toolReserve: options.toolTokens ?? 0,
+      key: options.conversationKey?.(step.messages)
+    }))
+    const prompt = converted.back(fitting.fitted.prompt)
+    await runtime.runPromise(settle({ ...fitting, type: "step", prompt }, "sent", undefined, options.onReport))
+    // The instructions go as the step's system prompt, as the SDK sends them.
+    return { messages: prompt.filter((message) => !system.includes(message)) }
   }
 }

@@ -11,12 +11,15 @@
  * window made itself (a tool result shortened by rule K6, a summary, a document) is converted
  * back from its `effect/ai` form.
  *
+ * The same for the SDK's `ModelMessage` (what `prepareStep` sees): {@link toModelMessage},
+ * {@link fromModelMessage}, {@link convertModelMessages}.
+ *
  * Only types come from `ai`: this module loads nothing of it.
  *
  * @since 0.3.0
  */
 import { Prompt } from "effect/ai"
-import type { LanguageModelMiddleware } from "ai"
+import type { LanguageModelMiddleware, ModelMessage } from "ai"
 
 /**
  * The options of one provider call, as a middleware's `transformParams` receives them.
@@ -65,16 +68,19 @@ export interface Converted {
 
 // A tool result's value as the effect/ai part holds it: the text or JSON the provider would
 // send, so that `PromptWindow.render` (what is counted and compared) reads the same content.
-const resultOf = (output: ToolResultOutput): { readonly isFailure: boolean; readonly result: unknown } => {
+// The tool outputs of the provider prompt and of `ModelMessage` differ only in their content parts.
+type AnyOutput =
+  | { readonly type: "text" | "json" | "content"; readonly value: unknown }
+  | { readonly type: "error-text" | "error-json"; readonly value: unknown }
+  | { readonly type: "execution-denied"; readonly reason?: string | undefined }
+
+const resultOf = (output: AnyOutput): { readonly isFailure: boolean; readonly result: unknown } => {
   switch (output.type) {
-    case "text":
-    case "json":
-      return { isFailure: false, result: output.value }
+    case "execution-denied":
+      return { isFailure: true, result: output.reason ?? "execution denied" }
     case "error-text":
     case "error-json":
       return { isFailure: true, result: output.value }
-    case "execution-denied":
-      return { isFailure: true, result: output.reason ?? "execution denied" }
     default:
       return { isFailure: false, result: output.value }
   }
@@ -231,6 +237,24 @@ export const fromMessage = (message: Prompt.Message): ProviderMessage => {
   }
 }
 
+const convertWith = <M>(
+  messages: ReadonlyArray<M>,
+  to: (message: M) => Prompt.MessageEncoded,
+  from: (message: Prompt.Message) => M
+): { readonly prompt: Prompt.Prompt; readonly back: (prompt: Prompt.Prompt) => Array<M> } => {
+  const prompt = Prompt.make(messages.map(to))
+  const originals = new Map<Prompt.Message, M>()
+  // Prompt.make makes one message per encoded message, in order.
+  prompt.content.forEach((message, i) => {
+    const original = messages[i]
+    if (original !== undefined) originals.set(message, original)
+  })
+  return {
+    prompt,
+    back: (fitted) => fitted.content.map((message) => originals.get(message) ?? from(message))
+  }
+}
+
 /**
  * Converts a provider prompt, remembering which `effect/ai` message stands for which provider
  * message object.
@@ -238,16 +262,160 @@ export const fromMessage = (message: Prompt.Message): ProviderMessage => {
  * @since 0.3.0
  * @category conversions
  */
-export const convert = (provider: ProviderPrompt): Converted => {
-  const prompt = Prompt.make(provider.map(toMessage))
-  const originals = new Map<Prompt.Message, ProviderMessage>()
-  // Prompt.make makes one message per encoded message, in order.
-  prompt.content.forEach((message, i) => {
-    const original = provider[i]
-    if (original !== undefined) originals.set(message, original)
-  })
-  return {
-    prompt,
-    back: (fitted) => fitted.content.map((message) => originals.get(message) ?? fromMessage(message))
+export const convert = (provider: ProviderPrompt): Converted => convertWith(provider, toMessage, fromMessage)
+
+type ModelAssistantPart = Exclude<Extract<ModelMessage, { role: "assistant" }>["content"], string>[number]
+type ModelToolPart = Extract<ModelMessage, { role: "tool" }>["content"][number]
+type ModelToolResultPart = Extract<ModelToolPart, { type: "tool-result" }>
+
+const modelAssistantPartOf = (part: ModelAssistantPart): Prompt.AssistantMessagePartEncoded => {
+  switch (part.type) {
+    case "text":
+      return { type: "text", text: part.text }
+    case "reasoning":
+      return { type: "reasoning", text: part.text }
+    case "file":
+      return fileOf(part)
+    case "reasoning-file":
+      return fileOf({ mediaType: part.mediaType })
+    case "custom":
+      return { type: "text", text: `[${part.kind}]` }
+    case "tool-call":
+      return {
+        type: "tool-call",
+        id: part.toolCallId,
+        name: part.toolName,
+        params: part.input,
+        ...(part.providerExecuted === undefined ? {} : { providerExecuted: part.providerExecuted })
+      }
+    case "tool-result":
+      return { type: "tool-result", id: part.toolCallId, name: part.toolName, ...resultOf(part.output) }
+    case "tool-approval-request":
+      return { type: "tool-approval-request", approvalId: part.approvalId, toolCallId: part.toolCallId }
   }
 }
+
+/**
+ * One `ModelMessage` (what `generateText`'s `prepareStep` sees) as an `effect/ai` message: as
+ * {@link toMessage}, with string contents as one text part and images as files.
+ *
+ * @since 0.3.0
+ * @category conversions
+ */
+export const toModelMessage = (message: ModelMessage): Prompt.MessageEncoded => {
+  switch (message.role) {
+    case "system":
+      return { role: "system", content: message.content }
+    case "user":
+      return {
+        role: "user",
+        content: typeof message.content === "string" ? message.content : message.content.map((part) => {
+          switch (part.type) {
+            case "text":
+              return { type: "text", text: part.text }
+            case "image":
+              return fileOf({ mediaType: part.mediaType ?? "image" })
+            case "file":
+              return fileOf(part)
+          }
+        })
+      }
+    case "assistant":
+      return {
+        role: "assistant",
+        content: typeof message.content === "string" ? message.content : message.content.map(modelAssistantPartOf)
+      }
+    case "tool":
+      return {
+        role: "tool",
+        content: message.content.map((part) =>
+          part.type === "tool-result"
+            ? { type: "tool-result", id: part.toolCallId, name: part.toolName, ...resultOf(part.output) }
+            : {
+              type: "tool-approval-response",
+              approvalId: part.approvalId,
+              approved: part.approved,
+              ...(part.reason === undefined ? {} : { reason: part.reason })
+            }
+        )
+      }
+  }
+}
+
+const modelToolResult = (part: Prompt.ToolResultPart): ModelToolResultPart => ({
+  type: "tool-result",
+  toolCallId: part.id,
+  toolName: part.name,
+  output: outputOf(part)
+})
+
+/**
+ * An `effect/ai` message the window made (a shortened tool result) as a `ModelMessage`, as
+ * {@link fromMessage} does for the provider prompt.
+ *
+ * @since 0.3.0
+ * @category conversions
+ */
+export const fromModelMessage = (message: Prompt.Message): ModelMessage => {
+  switch (message.role) {
+    case "system":
+      return { role: "system", content: message.content }
+    case "user":
+      return {
+        role: "user",
+        content: message.content.map((part) => ({ type: "text", text: part.type === "text" ? part.text : fileText(part) }))
+      }
+    case "assistant":
+      return {
+        role: "assistant",
+        content: message.content.map((part): ModelAssistantPart => {
+          switch (part.type) {
+            case "text":
+              return { type: "text", text: part.text }
+            case "reasoning":
+              return { type: "reasoning", text: part.text }
+            case "file":
+              return { type: "text", text: fileText(part) }
+            case "tool-call":
+              return {
+                type: "tool-call",
+                toolCallId: part.id,
+                toolName: part.name,
+                input: part.params,
+                ...(part.providerExecuted ? { providerExecuted: true } : {})
+              }
+            case "tool-result":
+              return modelToolResult(part)
+            case "tool-approval-request":
+              return { type: "tool-approval-request", approvalId: part.approvalId, toolCallId: part.toolCallId }
+          }
+        })
+      }
+    case "tool":
+      return {
+        role: "tool",
+        content: message.content.map((part): ModelToolPart =>
+          part.type === "tool-result"
+            ? modelToolResult(part)
+            : {
+              type: "tool-approval-response",
+              approvalId: part.approvalId,
+              approved: part.approved,
+              ...(part.reason === undefined ? {} : { reason: part.reason })
+            }
+        )
+      }
+  }
+}
+
+/**
+ * Converts a step's `ModelMessage`s, remembering which `effect/ai` message stands for which
+ * original object; `back` returns the originals (and converts the window's own messages).
+ *
+ * @since 0.3.0
+ * @category conversions
+ */
+export const convertModelMessages = (
+  messages: ReadonlyArray<ModelMessage>
+): { readonly prompt: Prompt.Prompt; readonly back: (prompt: Prompt.Prompt) => Array<ModelMessage> } =>
+  convertWith(messages, toModelMessage, fromModelMessage)

@@ -3,7 +3,7 @@
  * SDK's mock language model (`ai/test`), driven by `generateText`'s tool loop.
  */
 import { assert, describe, it, vi } from "@effect/vitest"
-import { generateText, isStepCount, tool, wrapLanguageModel } from "ai"
+import { generateText, isStepCount, type ModelMessage, simulateReadableStream, streamText, tool, wrapLanguageModel } from "ai"
 import { MockLanguageModelV4 } from "ai/test"
 import { Effect } from "effect"
 import { Prompt } from "effect/ai"
@@ -216,6 +216,47 @@ describe("AiSdk middleware", () => {
     assert.isAtMost(countWithQuarter(last), 600 - 100)
   })
 
+  it("streamText: each streamed step is fitted and committed when its stream starts", async () => {
+    let step = 0
+    const provider = new MockLanguageModelV4({
+      doStream: async () => {
+        step++
+        return {
+          stream: simulateReadableStream({
+            chunks: [
+              { type: "stream-start" as const, warnings: [] },
+              ...(step <= 5
+                ? [{ type: "tool-call" as const, toolCallId: `c${step}`, toolName: "lookup", input: JSON.stringify({ n: step }) }]
+                : [
+                  { type: "text-start" as const, id: "t" },
+                  { type: "text-delta" as const, id: "t", delta: "done" },
+                  { type: "text-end" as const, id: "t" }
+                ]),
+              { type: "finish" as const, finishReason: { unified: step <= 5 ? "tool-calls" as const : "stop" as const, raw: undefined }, usage: noUsage }
+            ]
+          })
+        }
+      }
+    })
+    const reports: Array<AiSdk.Report> = []
+    const model = wrapLanguageModel({
+      model: provider,
+      middleware: AiSdk.middleware({ contextWindow: 700, outputReserve: 100, counter: quarter, onReport: (r) => reports.push(r) })
+    })
+    const result = streamText({ model, instructions: "Be brief.", prompt: "Look up one to five.", tools: { lookup: lookup(20) }, stopWhen: isStepCount(8) })
+    assert.strictEqual(await result.text, "done")
+    const requests = provider.doStreamCalls.map((call) => call.prompt)
+    assert.strictEqual(requests.length, 6)
+    for (const [k, prompt] of requests.entries()) {
+      assert.isAtMost(countWithQuarter(prompt) + reports[k]!.toolTokens, 700 - 100)
+      assertNoOrphans(prompt)
+      assert.strictEqual(prompt[0]!.role, "system")
+      assert.strictEqual(reports[k]!.type, "stream")
+      assert.strictEqual(reports[k]!.committed, "written")
+    }
+    assert.include(reports.map((r) => r.change?.action), "compact")
+  })
+
   it("per-call mode fits every call from scratch, with no conversation state", async () => {
     const provider = toolCaller(2)
     const reports: Array<AiSdk.Report> = []
@@ -324,5 +365,77 @@ describe("AiSdkPrompt", () => {
       role: "tool",
       content: [{ type: "tool-result", toolCallId: "c1", toolName: "lookup", output: { type: "text", value: "short" } }]
     })
+  })
+})
+
+describe("AiSdk.prepareStep", () => {
+  it("fits each step's ModelMessages in a generateText tool loop: within the window beside the instructions and the tool reserve, no orphaned tool part, the user message kept, appends extend", async () => {
+    const provider = toolCaller(8)
+    const reports: Array<AiSdk.Report<ModelMessage>> = []
+    const result = await generateText({
+      model: provider,
+      instructions: "Be brief.",
+      prompt: "Look up one to eight.",
+      tools: { lookup: lookup(20) },
+      stopWhen: isStepCount(12),
+      prepareStep: AiSdk.prepareStep({
+        contextWindow: 1_200,
+        outputReserve: 200,
+        counter: quarter,
+        toolTokens: 50,
+        onReport: (r) => reports.push(r)
+      })
+    })
+    assert.strictEqual(result.text, "done")
+    const requests = provider.doGenerateCalls.map((call) => call.prompt)
+    assert.strictEqual(requests.length, 9)
+    assert.strictEqual(reports.length, 9)
+    for (const [k, prompt] of requests.entries()) {
+      assert.isAtMost(countWithQuarter(prompt) + 50, 1_200 - 200)
+      assertNoOrphans(prompt)
+      assert.deepStrictEqual(prompt[0], { role: "system", content: "Be brief." })
+      assert.deepStrictEqual(prompt[1]?.content, [{ type: "text", text: "Look up one to eight." }])
+      assert.strictEqual(reports[k]!.type, "step")
+      assert.strictEqual(reports[k]!.outcome, "sent")
+      // The report shows the window with the instructions; the step's messages are returned
+      // without them (the SDK sends them itself), so they are sent once.
+      assert.deepStrictEqual(reports[k]!.prompt[0], { role: "system", content: "Be brief." })
+      assert.strictEqual(prompt.filter((m) => m.role === "system").length, 1)
+      if (k > 0 && reports[k]!.change?.action === "append") {
+        const before = requests[k - 1]!
+        assert.deepStrictEqual(prompt.slice(0, before.length), before)
+      }
+    }
+    const actions = reports.map((r) => r.change?.action)
+    assert.include(actions, "compact")
+    assert.strictEqual(actions[1], "append")
+  })
+
+  it("a step that cannot fit rejects with the pipeline error's tag", async () => {
+    const provider = toolCaller(0)
+    const error = await generateText({
+      model: provider,
+      instructions: "rule ".repeat(200),
+      prompt: "hi",
+      maxRetries: 0,
+      prepareStep: AiSdk.prepareStep({ contextWindow: 100, outputReserve: 20, counter: quarter })
+    }).then(() => undefined, (e: unknown) => e)
+    assert.strictEqual(error instanceof Error && "_tag" in error ? error._tag : undefined, "PinnedBudgetError")
+    assert.strictEqual(provider.doGenerateCalls.length, 0)
+  })
+})
+
+describe("AiSdkPrompt: ModelMessage", () => {
+  it("converts a step's ModelMessages (string contents, images, reasoning, tool parts) and back to the original objects", () => {
+    const messages: Array<ModelMessage> = [
+      { role: "user", content: "hello" },
+      { role: "user", content: [{ type: "image", image: new Uint8Array([1]), mediaType: "image/png" }] },
+      { role: "assistant", content: [{ type: "reasoning", text: "hm" }, { type: "tool-call", toolCallId: "c1", toolName: "t", input: {} }] },
+      { role: "tool", content: [{ type: "tool-result", toolCallId: "c1", toolName: "t", output: { type: "text", value: "ok" } }] }
+    ]
+    const converted = AiSdkPrompt.convertModelMessages(messages)
+    const rendered = converted.prompt.content.map(PromptWindow.render)
+    assert.deepStrictEqual(rendered, ["hello", "[file image/png]", "hm\nt({}) [call c1]", `result of t [call c1]: "ok"`])
+    converted.back(converted.prompt).forEach((message, i) => assert.strictEqual(message, messages[i]))
   })
 })
