@@ -197,6 +197,18 @@ describe("AiSdk middleware", () => {
     assert.strictEqual(provider.doGenerateCalls.length, 0)
   })
 
+  it("an option out of range rejects the call with an InvalidConfigError naming it", async () => {
+    const provider = toolCaller(0)
+    const model = wrapLanguageModel({
+      model: provider,
+      middleware: AiSdk.middleware({ contextWindow: 1_000, outputReserve: 100, counter: quarter, lowWatermark: 2 })
+    })
+    const error = await generateText({ model, prompt: "hi", maxRetries: 0 }).then(() => undefined, (e: unknown) => e)
+    assert.strictEqual(error instanceof Error && "_tag" in error ? error._tag : undefined, "InvalidConfigError")
+    assert.include(error instanceof Error ? error.message : "", "lowWatermark")
+    assert.strictEqual(provider.doGenerateCalls.length, 0)
+  })
+
   it("K6 through the adapter: a tool result larger than the room is shortened, its call kept with it, sent as text", async () => {
     const provider = toolCaller(1)
     const model = wrapLanguageModel({
