@@ -237,12 +237,50 @@ export const fromMessage = (message: Prompt.Message): ProviderMessage => {
   }
 }
 
+/**
+ * The provider-level prompt carries approval responses without their requests (the request was
+ * a response part of an earlier call). So that the window keeps a response with the call it
+ * answers, each response whose request is not in the prompt gets one, made up in the `effect/ai`
+ * view only, on the nearest earlier assistant message with a tool call (the call it approves):
+ * the two are then one group. The made-up part never reaches the provider: the fitted window is
+ * sent as the original messages.
+ */
+const linkApprovals = (encoded: Array<Prompt.MessageEncoded>): Array<Prompt.MessageEncoded> => {
+  const requested = new Set<string>()
+  for (const message of encoded) {
+    if (message.role !== "assistant" || typeof message.content === "string") continue
+    for (const part of message.content) if (part.type === "tool-approval-request") requested.add(part.approvalId)
+  }
+  const out = encoded.slice()
+  for (let i = 0; i < out.length; i++) {
+    const message = out[i]!
+    if (message.role !== "tool") continue
+    for (const part of message.content) {
+      if (part.type !== "tool-approval-response" || requested.has(part.approvalId)) continue
+      for (let j = i - 1; j >= 0; j--) {
+        const earlier = out[j]!
+        if (earlier.role !== "assistant" || typeof earlier.content === "string") continue
+        const call = earlier.content.findLast((p) => p.type === "tool-call")
+        if (call === undefined || call.type !== "tool-call") continue
+        out[j] = {
+          ...earlier,
+          content: [...earlier.content, { type: "tool-approval-request", approvalId: part.approvalId, toolCallId: call.id }]
+        }
+        requested.add(part.approvalId)
+        break
+      }
+    }
+  }
+  return out
+}
+
 const convertWith = <M>(
   messages: ReadonlyArray<M>,
   to: (message: M) => Prompt.MessageEncoded,
-  from: (message: Prompt.Message) => M
+  from: (message: Prompt.Message) => M,
+  link: (encoded: Array<Prompt.MessageEncoded>) => Array<Prompt.MessageEncoded> = (encoded) => encoded
 ): { readonly prompt: Prompt.Prompt; readonly back: (prompt: Prompt.Prompt) => Array<M> } => {
-  const prompt = Prompt.make(messages.map(to))
+  const prompt = Prompt.make(link(messages.map(to)))
   const originals = new Map<Prompt.Message, M>()
   // Prompt.make makes one message per encoded message, in order.
   prompt.content.forEach((message, i) => {
@@ -262,7 +300,8 @@ const convertWith = <M>(
  * @since 0.3.0
  * @category conversions
  */
-export const convert = (provider: ProviderPrompt): Converted => convertWith(provider, toMessage, fromMessage)
+export const convert = (provider: ProviderPrompt): Converted =>
+  convertWith(provider, toMessage, fromMessage, linkApprovals)
 
 type ModelAssistantPart = Exclude<Extract<ModelMessage, { role: "assistant" }>["content"], string>[number]
 type ModelToolPart = Extract<ModelMessage, { role: "tool" }>["content"][number]
