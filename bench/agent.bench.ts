@@ -26,16 +26,23 @@
  * summariser sends them (the conversation's last request, read from the cache, then the
  * instruction and the span) and are included in its cache figures. The baselines are
  * LangChain's `trimMessages` "last" strategy with `includeSystem`, without and with
- * `startOn: "human"`.
+ * `startOn: "human"`; then the AI SDK's ways (issue 20, `aiSdkBench.ts`): its `pruneMessages`
+ * and this library's middleware (`effect-cupel/adapters/AiSdk`), the same sessions sent as the
+ * SDK's messages, measured with the same counts. After the layer's time per call, the time per
+ * call of the peers' trims and of the middleware at 100 and 1,000 messages (the same long
+ * session, 128,000-token window).
  *
  * Output: a table on stdout; with `--json`, the figures as JSON (progress goes to stderr).
  * Options: `--steps=N`, `--windows=32000,128000`, `--shapes=tool-heavy,chatty`, `--seed=N`,
  * `--summary-tokens=N`, `--no-overhead`.
  */
 import { Effect } from "effect"
+import type { Prompt } from "effect/ai"
 import * as GptTokenizer from "../src/ai/GptTokenizer.ts"
+import { TokenCounter } from "../src/ai/TokenCounter.ts"
 import * as GreedySlice from "../src/slicers/GreedySlice.ts"
 import * as Sessions from "../test/support/sessions.ts"
+import * as AiSdkBench from "./aiSdkBench.ts"
 import * as SessionBench from "./sessionBench.ts"
 
 const json = process.argv.includes("--json")
@@ -73,6 +80,21 @@ const baselines: ReadonlyArray<SessionBench.Strategy> = [
   { _tag: "baseline", name: "newest suffix, startOn user", startOn: "user" }
 ]
 
+/**
+ * The AI SDK's ways (`aiSdkBench.ts`): its `pruneMessages` with the options of its docs'
+ * example (reasoning before the last message and tool calls before the last two messages
+ * removed, the emptied messages removed) — the AI SDK's own way to shorten a history; it takes
+ * no budget — and this library's middleware (`effect-cupel/adapters/AiSdk`, its defaults).
+ */
+const aiSdkStrategies: ReadonlyArray<AiSdkBench.Strategy> = [
+  {
+    _tag: "prune",
+    name: "AI SDK pruneMessages",
+    options: { reasoning: "before-last-message", toolCalls: "before-last-2-messages", emptyMessages: "remove" }
+  },
+  { _tag: "middleware", name: "AI SDK + cupel middleware", options: {} }
+]
+
 interface Row extends SessionBench.Figures {
   readonly shape: Sessions.Shape
   readonly seed: number
@@ -101,9 +123,11 @@ const program = Effect.gen(function*() {
     progress(`${shape} (seed ${seed + i}): ${steps} steps, ${messages} messages, ${tokens} tokens in all, ${growth.toFixed(0)} a step`)
     for (const contextWindow of windows) {
       const settings: SessionBench.Settings = { contextWindow, outputReserve, secondsBetweenCalls }
-      for (const strategy of [...layerModes, ...baselines]) {
+      for (const strategy of [...layerModes, ...baselines, ...aiSdkStrategies]) {
         const start = performance.now()
-        const run = yield* SessionBench.replay(session, strategy, settings, count)
+        const run = strategy._tag === "prune" || strategy._tag === "middleware"
+          ? yield* AiSdkBench.replay(session, strategy, settings)
+          : yield* SessionBench.replay(session, strategy, settings, count)
         const figures = SessionBench.measure(run, count, settings)
         const seconds = (performance.now() - start) / 1000
         const hitBound = Math.max(0, 1 - growth / figures.target)
@@ -113,14 +137,28 @@ const program = Effect.gen(function*() {
     }
   }
   const overheads: Array<SessionBench.Overhead> = []
+  const timings: Array<AiSdkBench.Timing> = []
   if (withOverhead) {
     const long = Sessions.generate("tool-heavy", 500, seed + 100)
     const settings: SessionBench.Settings = { contextWindow: 128_000, outputReserve, secondsBetweenCalls }
     for (const strategy of layerModes) {
       overheads.push(yield* SessionBench.overhead(long, strategy, settings))
     }
+    // The peers and the middleware, call by call on the same histories (counts known for the
+    // transcribed trimMessages; the middleware counts with its own counter, as a user's does).
+    const count = SessionBench.countFrom(yield* SessionBench.countsOf(long))
+    const requestOverhead = (yield* TokenCounter).requestOverhead
+    for (const messages of [100, 1000]) {
+      const callers: ReadonlyArray<readonly [string, (history: ReadonlyArray<Prompt.Message>) => AiSdkBench.Call]> = [
+        ["newest suffix, startOn user", AiSdkBench.trimLastCaller(settings, requestOverhead, count, "user")],
+        ...aiSdkStrategies.map((strategy) => [strategy.name, AiSdkBench.caller(long, strategy, settings)] as const)
+      ]
+      for (const [name, make] of callers) {
+        timings.push(yield* Effect.promise(() => AiSdkBench.timePerCall(long, name, make, messages)))
+      }
+    }
   }
-  return { rows, overheads }
+  return { rows, overheads, timings }
 }).pipe(Effect.provide(GptTokenizer.layer))
 
 const percent = (x: number) => `${(100 * x).toFixed(1)}%`
@@ -136,7 +174,11 @@ const summaries = (r: Row) => {
 }
 const presence = (p: SessionBench.Presence) => (p.fit === 0 ? "–" : p.kept === p.fit ? `all ${p.fit}` : `${p.kept}/${p.fit}`)
 
-const table = (rows: ReadonlyArray<Row>, overheads: ReadonlyArray<SessionBench.Overhead>): string => {
+const table = (
+  rows: ReadonlyArray<Row>,
+  overheads: ReadonlyArray<SessionBench.Overhead>,
+  timings: ReadonlyArray<AiSdkBench.Timing>
+): string => {
   const header = [
     "shape",
     "window",
@@ -192,20 +234,24 @@ const table = (rows: ReadonlyArray<Row>, overheads: ReadonlyArray<SessionBench.O
       )
     }
   }
+  if (timings.length > 0) {
+    out.push("", "Per-call time of the peers' trims and the AI SDK middleware (whole call, median ms):")
+    for (const t of timings) out.push(`  ${t.strategy} at ${t.messages} messages: ${t.medianMs.toFixed(3)} ms (${t.samples} calls)`)
+  }
   return out.join("\n")
 }
 
 Effect.runPromise(program).then(
-  ({ overheads, rows }) => {
+  ({ overheads, rows, timings }) => {
     if (json) {
       process.stdout.write(
         JSON.stringify(
-          { settings: { steps, windows, outputReserve, secondsBetweenCalls, seed, summaryTokens }, rows, overheads },
+          { settings: { steps, windows, outputReserve, secondsBetweenCalls, seed, summaryTokens }, rows, overheads, timings },
           null,
           2
         ) + "\n"
       )
-    } else process.stdout.write(table(rows, overheads) + "\n")
+    } else process.stdout.write(table(rows, overheads, timings) + "\n")
   },
   (error: unknown) => {
     process.stderr.write(`${String(error)}\n`)

@@ -10,7 +10,10 @@
 // the library is imported, a small pipeline, README.md's quick start and a plain .mjs trimming
 // 1,000 OpenAI-format messages (effect-cupel/plain/Trim) run on the Node running
 // this script (CI's system Node: the library's `engines` floor is checked there; the quick start
-// compiled by tsc as the README says) and on Node 22 (as it is), and the `cupel` command of
+// compiled by tsc as the README says) and on Node 22 (as it is); in another project, the library's
+// tarball with ai and gpt-tokenizer (from the registry, ai at the clone's locked version): a plain
+// .mjs wrapping ai/test's mock model with the middleware (effect-cupel/adapters/AiSdk) runs a
+// 50-step tool loop within a window, on the same Nodes; and the `cupel` command of
 // effect-cupel-cli (--help, --version, demo | run, conformance on the vendored vectors) on a
 // Node 22.19 or later (this one, or the node@22 of the root's devDependencies).
 //
@@ -157,6 +160,15 @@ const newProject = (name) => {
 const nodeAtLeast = (version, major, minor) => {
   const [a = 0, b = 0] = version.replace(/^v/, "").split(".").map(Number)
   return a > major || (a === major && b >= minor)
+}
+
+/** This Node, and the system's (the first `node` on PATH outside a node_modules: Node 20 in CI) when npm put another first. */
+const thisAndSystemNode = () => {
+  const systemNode = (process.env.PATH ?? "").split(delimiter)
+    .filter((dir) => dir !== "" && !dir.split(sep).includes("node_modules"))
+    .map((dir) => join(dir, process.platform === "win32" ? "node.exe" : "node"))
+    .find((file) => existsSync(file))
+  return [...new Set([process.execPath, ...(systemNode === undefined ? [] : [realpathSync(systemNode)])])]
 }
 
 try {
@@ -364,16 +376,113 @@ console.log(fitted.length + " of " + messages.length + " messages sent, " + repo
 `
   )
   {
-    const systemNode = (process.env.PATH ?? "").split(delimiter)
-      .filter((dir) => dir !== "" && !dir.split(sep).includes("node_modules"))
-      .map((dir) => join(dir, process.platform === "win32" ? "node.exe" : "node"))
-      .find((file) => existsSync(file))
-    for (const binary of new Set([process.execPath, ...(systemNode === undefined ? [] : [realpathSync(systemNode)])])) {
+    for (const binary of thisAndSystemNode()) {
       const version = run(binary, ["--version"]).stdout.trim()
       const trimmed = run(binary, ["trim.mjs"], { cwd: libraryProject })
       if (trimmed.status !== 0) fail(`node trim.mjs on Node ${version} (exit ${trimmed.status}):\n${trimmed.stdout}${trimmed.stderr}`)
       else ok(`node trim.mjs on Node ${version}: ${trimmed.stdout.trim()}; without gpt-tokenizer the default rejects with TokenizerLoadError`)
     }
+  }
+
+  section("the AI SDK middleware (effect-cupel/adapters/AiSdk) with ai and gpt-tokenizer, as plain .mjs: a 50-step tool loop")
+  // The library's tarball beside ai (the version of the clone's lock file) and gpt-tokenizer (the
+  // default counter), from the registry; effect comes as the library's peer, zod as ai's. A mock
+  // model (ai/test) calls a tool 50 times, each result long, then answers: every request it
+  // received must fit the window (counted again as the adapter counts), keep the system message
+  // first, the user message, and every tool call with its result; the requests must stop growing.
+  // Its own try: a failed install here is reported, and the CLI is still checked.
+  try {
+    const lock = readJson(join(root, "package-lock.json")).packages
+    const aiSdkProject = newProject("ai-sdk-user")
+    const peers = ["ai", "gpt-tokenizer"].map((name) => `${name}@${lock[`node_modules/${name}`].version}`)
+    console.log(`  $ npm install ${clonePlaceholder}/${tarballNames[0]} ${peers.join(" ")}`)
+    npm(["install", "--no-audit", "--no-fund", join(tarballs, tarballNames[0]), ...peers], aiSdkProject)
+    const aiSdkInstalled = packagesIn(join(aiSdkProject, "node_modules"))
+    const versions = new Map(aiSdkInstalled.map((p) => [p.name, p.version]))
+    console.log(`  ${["effect-cupel", "effect", "ai", "gpt-tokenizer", "zod"].map((name) => `${name}@${versions.get(name)}`).join(", ")}; ${aiSdkInstalled.length} packages`)
+    if (aiSdkInstalled.filter((p) => p.name === "effect").length !== 1) fail("the AI SDK install holds more than one copy of effect")
+    writeFileSync(join(aiSdkProject, "loop.mjs"), `import { generateText, isStepCount, jsonSchema, tool, wrapLanguageModel } from "ai"
+import { MockLanguageModelV4 } from "ai/test"
+import { Effect } from "effect"
+import * as AiSdk from "effect-cupel/adapters/AiSdk"
+import * as AiSdkPrompt from "effect-cupel/adapters/AiSdkPrompt"
+import * as GptTokenizer from "effect-cupel/ai/GptTokenizer"
+const steps = 50
+const contextWindow = 8000
+const outputReserve = 1000
+const usage = {
+  inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: undefined, text: undefined, reasoning: undefined }
+}
+// The model calls the tool at each of 50 steps, then answers; every tool result is long.
+let step = 0
+const provider = new MockLanguageModelV4({
+  doGenerate: async () => {
+    step++
+    return {
+      content: step <= steps
+        ? [{ type: "tool-call", toolCallId: "call-" + step, toolName: "search", input: JSON.stringify({ query: "topic " + step }) }]
+        : [{ type: "text", text: "All fifty topics searched." }],
+      finishReason: { unified: step <= steps ? "tool-calls" : "stop", raw: undefined },
+      usage,
+      warnings: []
+    }
+  }
+})
+const search = tool({
+  description: "Search the documentation",
+  inputSchema: jsonSchema({ type: "object", properties: { query: { type: "string" } }, required: ["query"] }),
+  execute: async ({ query }) => "Results for " + query + ": " + "the widget supports export, import and sync; ".repeat(40)
+})
+const reports = []
+const model = wrapLanguageModel({
+  model: provider,
+  middleware: AiSdk.middleware({ contextWindow, outputReserve, onReport: (report) => reports.push(report) })
+})
+const result = await generateText({
+  model,
+  instructions: "You are a support agent. Search the docs before answering.",
+  prompt: "Search all fifty topics.",
+  tools: { search },
+  stopWhen: isStepCount(steps + 5)
+})
+const problems = []
+const requests = provider.doGenerateCalls.map((call) => call.prompt)
+if (requests.length !== steps + 1 || result.steps.length !== steps + 1) problems.push("the model was called " + requests.length + " times, " + result.steps.length + " steps")
+if (result.text !== "All fifty topics searched.") problems.push("the answer is " + JSON.stringify(result.text))
+if (reports.length !== requests.length) problems.push(reports.length + " reports for " + requests.length + " calls")
+const counted = (prompt) => Effect.runPromise(GptTokenizer.count(AiSdkPrompt.convert(prompt).prompt).pipe(Effect.provide(GptTokenizer.layer)))
+let largest = 0
+for (const [k, prompt] of requests.entries()) {
+  // Counted again as the adapter counts (o200k_base, the chat format), beside the tool definition.
+  const tokens = (await counted(prompt)) + (reports[k]?.toolTokens ?? Infinity)
+  largest = Math.max(largest, tokens)
+  if (tokens > contextWindow - outputReserve) problems.push("request " + k + " counts " + tokens + " tokens")
+  if (prompt[0]?.role !== "system" || prompt.slice(1).some((m) => m.role === "system")) problems.push("request " + k + ": the system message is not first and alone")
+  if (!prompt.some((m) => m.role === "user")) problems.push("request " + k + ": the user message was dropped")
+  const calls = prompt.flatMap((m) => m.role === "assistant" ? m.content.filter((p) => p.type === "tool-call").map((p) => p.toolCallId) : []).sort()
+  const results = prompt.flatMap((m) => m.role === "tool" ? m.content.filter((p) => p.type === "tool-result").map((p) => p.toolCallId) : []).sort()
+  if (JSON.stringify(calls) !== JSON.stringify(results)) problems.push("request " + k + ": an orphaned tool part (calls " + calls + ", results " + results + ")")
+}
+// The history grows by two messages a step; what is sent does not.
+const sent = requests.map((prompt) => prompt.length)
+const full = 2 + 2 * steps
+if (Math.max(...sent.slice(steps / 2)) >= full / 2) problems.push("the prompts sent did not stabilise: " + sent.join(", "))
+if (problems.length > 0) {
+  console.error(problems.join("\\n"))
+  process.exit(1)
+}
+const actions = reports.map((r) => r.change?.action)
+console.log(steps + " tool steps and an answer; requests of " + Math.min(...sent) + " to " + Math.max(...sent) + " messages (the history: " + full + "), at most " + largest + " of " + (contextWindow - outputReserve) + " tokens; " + actions.filter((a) => a === "compact").length + " compactions")
+`)
+    for (const binary of thisAndSystemNode()) {
+      const version = run(binary, ["--version"]).stdout.trim()
+      const looped = run(binary, ["loop.mjs"], { cwd: aiSdkProject })
+      if (looped.status !== 0) fail(`node loop.mjs on Node ${version} (exit ${looped.status}):\n${looped.stdout}${looped.stderr}`)
+      else ok(`node loop.mjs on Node ${version}: ${looped.stdout.trim()}`)
+    }
+  } catch (error) {
+    fail(`the AI SDK install: ${error instanceof Error ? error.message : String(error)}`)
   }
 
   section("the CLI: README.md's commands (the library's tarball with the CLI's, as the registry would give them)")
