@@ -380,6 +380,29 @@ describe("AiSdkPrompt", () => {
   })
 })
 
+describe("AiSdkPrompt: approvals", () => {
+  it("an approval response whose request is not in the provider prompt joins the tool call it answers: no orphan, one group, the originals sent back", () => {
+    const provider: ProviderPrompt = [
+      { role: "system", content: "sys" },
+      { role: "user", content: [{ type: "text", text: "deploy" }] },
+      {
+        role: "assistant",
+        content: [{ type: "tool-call", toolCallId: "c1", toolName: "deploy", input: {}, providerExecuted: true }]
+      },
+      { role: "tool", content: [{ type: "tool-approval-response", approvalId: "a1", approved: true }] },
+      { role: "user", content: [{ type: "text", text: "thanks" }] }
+    ]
+    const converted = AiSdkPrompt.convert(provider)
+    assert.deepStrictEqual(PromptWindow.orphans(converted.prompt), [])
+    const groups = PromptWindow.groups(converted.prompt.content)
+    assert.isDefined(groups[2])
+    assert.strictEqual(groups[2], groups[3])
+    // What is sent back is the caller's own objects, without the made-up request.
+    assert.deepStrictEqual(converted.back(converted.prompt), provider)
+    assert.strictEqual(converted.back(converted.prompt)[2], provider[2])
+  })
+})
+
 describe("AiSdk.prepareStep", () => {
   it("fits each step's ModelMessages in a generateText tool loop: within the window beside the instructions and the tool reserve, no orphaned tool part, the user message kept, appends extend", async () => {
     const provider = toolCaller(8)
