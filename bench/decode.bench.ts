@@ -14,6 +14,9 @@
  * - `cupel place: decodeText` — the CLI's whole path from text (`PlaceInput.decodeText`: parse,
  *   top-level checks, budget, every `{ item, score }`);
  * - `cupel run: decodeText` — the same for `PipelineInput.decodeText` (items and configuration);
+ * - `cupel run --count-tokens o200k: parse, count, decode` — the same items without `tokens`,
+ *   parsed, counted from their `content` by `CountTokens.fill` (gpt-tokenizer's o200k_base, loaded
+ *   once before timing) and decoded, as `cupel run --count-tokens o200k` reads them;
  * - `ContextItem.decodeJsonArray` — the library's entry point for an array of items;
  * - `cupel place: schema alone` — `PlaceInput.decodeValueWithSchema` after the parse, the
  *   decoder before the fast path, at 1,000 and 100,000 items only (about 20 s at a million).
@@ -25,6 +28,7 @@
  * heap the decoded input keeps is reported per item.
  */
 import { Effect, Exit } from "effect"
+import * as CountTokens from "../src/cli/CountTokens.ts"
 import * as PipelineInput from "../src/cli/PipelineInput.ts"
 import * as PlaceInput from "../src/cli/PlaceInput.ts"
 import { ContextItem } from "../src/index.ts"
@@ -86,6 +90,13 @@ const budget = { maxTokens: 1_000_000_000, targetTokens: 500_000_000 }
 const placeText = (entries: ReturnType<typeof generateJson>) => JSON.stringify({ budget, scored: entries })
 const runText = (entries: ReturnType<typeof generateJson>) =>
   JSON.stringify({ budget, items: entries.map((e) => e.item), scorer: { type: "recency" }, slicer: "greedy" })
+const runTextUncounted = (entries: ReturnType<typeof generateJson>) =>
+  JSON.stringify({
+    budget,
+    items: entries.map((e) => Object.fromEntries(Object.entries(e.item).filter(([key]) => key !== "tokens"))),
+    scorer: { type: "recency" },
+    slicer: "greedy"
+  })
 const arrayText = (entries: ReturnType<typeof generateJson>) => JSON.stringify(entries.map((e) => e.item))
 
 // ---------------------------------------------------------------------------------------------
@@ -156,6 +167,8 @@ const time = async (n: number, task: string, samples: number, call: () => Promis
 
 const orFail = <A, E>(exit: Exit.Exit<A, E>): A => (Exit.isSuccess(exit) ? exit.value : fail(`decoding failed: ${String(exit)}`))
 
+const countO200k = await Effect.runPromise(CountTokens.load("o200k"))
+
 for (const { n, samples, schema } of sizes) {
   progress(`generating ${n.toLocaleString("en")} items…`)
   const entries = generateJson(n)
@@ -163,11 +176,17 @@ for (const { n, samples, schema } of sizes) {
   const place = placeText(entries)
   const run = runText(entries)
   const array = arrayText(entries)
+  const uncounted = runTextUncounted(entries)
   await time(n, "JSON.parse", samples, async () => JSON.parse(place))
   await time(n, "cupel place: decodeText", samples, async () =>
     orFail(await Effect.runPromiseExit(PlaceInput.decodeText("bench", place))))
   await time(n, "cupel run: decodeText", samples, async () =>
     orFail(await Effect.runPromiseExit(PipelineInput.decodeText("bench", run))))
+  await time(n, "cupel run --count-tokens o200k: parse, count, decode", samples, async () => {
+    const value: unknown = JSON.parse(uncounted)
+    if (CountTokens.fill(value, countO200k) !== n) fail("not every item was counted")
+    return orFail(await Effect.runPromiseExit(PipelineInput.decodeValue("bench", value)))
+  })
   await time(n, "ContextItem.decodeJsonArray", samples, async () =>
     orFail(await Effect.runPromiseExit(ContextItem.decodeJsonArray(array))))
   if (schema) {

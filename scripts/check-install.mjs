@@ -14,7 +14,8 @@
 // tarball with ai and gpt-tokenizer (from the registry, ai at the clone's locked version): a plain
 // .mjs wrapping ai/test's mock model with the middleware (effect-cupel/adapters/AiSdk) runs a
 // 50-step tool loop within a window, on the same Nodes; and the `cupel` command of
-// effect-cupel-cli (--help, --version, demo | run, conformance on the vendored vectors) on a
+// effect-cupel-cli (--help, --version, demo | run, run --count-tokens on the sample without its
+// token counts, conformance on the vendored vectors) on a
 // Node 22.19 or later (this one, or the node@22 of the root's devDependencies).
 //
 // Usage: node scripts/check-install.mjs (after npm ci; needs the npm registry for effect and
@@ -517,6 +518,25 @@ console.log(steps + " tool steps and an answer; requests of " + Math.min(...sent
   if (sample.status !== 0 || ran.status !== 0 || !Array.isArray(window) || window.length === 0) {
     fail(`npx cupel demo --print-sample | npx cupel run (exit ${sample.status}, ${ran.status}):\n${ran.stderr}`)
   } else ok(`npx cupel demo --print-sample | npx cupel run: a window of ${window.length} items`)
+  // --count-tokens loads gpt-tokenizer from the library's code: the CLI package's dependency must
+  // be where the installed library finds it.
+  let uncounted
+  try {
+    const parsed = JSON.parse(sample.stdout)
+    uncounted = JSON.stringify({ ...parsed, items: parsed.items.map(({ tokens: _, ...item }) => item) })
+  } catch {
+    uncounted = ""
+  }
+  const counted = cupel(["run", "--count-tokens", "o200k", "--compact"], uncounted)
+  let countedWindow
+  try {
+    countedWindow = JSON.parse(counted.stdout).window
+  } catch {
+    countedWindow = undefined
+  }
+  if (counted.status !== 0 || !Array.isArray(countedWindow) || countedWindow.some((item) => !(item.tokens > 0))) {
+    fail(`npx cupel run --count-tokens o200k on the sample without tokens (exit ${counted.status}):\n${counted.stderr}`)
+  } else ok(`npx cupel run --count-tokens o200k: the sample without tokens counted, a window of ${countedWindow.length} items`)
   const conformance = cupel(["conformance"])
   const counts = /(\d+) passed, 0 failed, 0 skipped\n$/.exec(conformance.stdout)
   if (conformance.status !== 0 || counts === null || Number(counts[1]) === 0) {

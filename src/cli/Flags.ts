@@ -6,6 +6,7 @@
 import { Flag } from "effect/cli"
 import * as Conformance from "../Conformance.ts"
 import * as PlacerConfig from "../placers/PlacerConfig.ts"
+import * as CountTokens from "./CountTokens.ts"
 
 const placerFlag = (defaultNote: string) =>
   Flag.Literals("placer", Conformance.PlacerName.literals).pipe(
@@ -188,4 +189,20 @@ export const strict = Flag.Boolean("strict").pipe(
       "default: warn on standard error and ignore the key"
   ),
   Flag.withDefault(false)
+)
+
+/**
+ * `--count-tokens o200k|cl100k`: items without `tokens` are counted from their `content` with
+ * gpt-tokenizer's encoding (`CountTokens`); absent, a missing `tokens` is an error.
+ *
+ * @since 0.3.0
+ * @category flags
+ */
+export const countTokens = Flag.Literals("count-tokens", CountTokens.encodings).pipe(
+  Flag.withDescription(
+    "count the tokens of items that have no \"tokens\" from their content, with gpt-tokenizer's o200k_base " +
+      "(GPT-4o and later) or cl100k_base (GPT-4) encoding; items with \"tokens\" keep theirs " +
+      "(default: every item needs \"tokens\")"
+  ),
+  Flag.optional
 )

@@ -159,7 +159,8 @@ export const inputParams = {
   slicer: Flags.slicerOverride,
   budget: Flags.budgetTarget,
   max: Flags.budgetMax,
-  strict: Flags.strict
+  strict: Flags.strict,
+  countTokens: Flags.countTokens
 } as const
 
 /**

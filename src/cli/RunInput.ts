@@ -23,6 +23,7 @@ import type * as PlacerConfig from "../placers/PlacerConfig.ts"
 import * as Policy from "../Policy.ts"
 import * as Presets from "../Presets.ts"
 import * as CliFailure from "./CliFailure.ts"
+import * as CountTokens from "./CountTokens.ts"
 import * as PipelineInput from "./PipelineInput.ts"
 import * as PlaceInput from "./PlaceInput.ts"
 import * as TerminalText from "./TerminalText.ts"
@@ -56,6 +57,11 @@ export interface Options extends Overrides {
   readonly max: Option.Option<number>
   /** `--strict`: unknown keys in items refuse the input instead of a warning. */
   readonly strict: boolean
+  /**
+   * `--count-tokens`: items without `tokens` counted from their `content` (`CountTokens`);
+   * absent (or the field left out), every item needs `tokens`.
+   */
+  readonly countTokens?: Option.Option<CountTokens.Encoding> | undefined
 }
 
 /**
@@ -251,6 +257,11 @@ export const load = (
       Effect.catchTag("InputError", inputProblems(command))
     )
     const value = yield* PlaceInput.parseJson(source, text).pipe(Effect.catchTag("InputError", inputProblems(command)))
+    const encoding = options.countTokens ?? Option.none()
+    if (Option.isSome(encoding)) {
+      // The value was just parsed and is ours: the counts are written into it.
+      CountTokens.fill(value, yield* CountTokens.load(encoding.value).pipe(Effect.catchTag("InputError", inputProblems(command))))
+    }
     const decodeWith = <A extends { readonly budget: ContextBudget.ContextBudget }>(
       decode: (source: string, value: unknown) => Effect.Effect<A, PlaceInput.InputError>
     ) =>

@@ -19,6 +19,9 @@
  * `TokenizerLoadError`, which says to install it or to pass `count`. `count` may instead be a
  * function of a message (and its index) giving its tokens.
  *
+ * The AI SDK's `ModelMessage`s take {@link trimModelMessages}: the same fit and result, the
+ * messages checked and converted by `plain/ModelMessages` (nothing of `ai` is loaded).
+ *
  * A failure rejects the promise with a typed error carrying `_tag`: `InvalidInput` (a message
  * not in the chat format, or an option out of range: its `index` and `field`),
  * `TokenizerLoadError`, `CandidateError` (the `count` function threw or gave no count: its
@@ -41,6 +44,7 @@ import * as GptTokenizer from "../ai/GptTokenizer.ts"
 import * as PromptWindow from "../ai/PromptWindow.ts"
 import * as TokenCounter from "../ai/TokenCounter.ts"
 import { InvalidInput } from "./InvalidInput.ts"
+import * as ModelMessages from "./ModelMessages.ts"
 import * as OpenAIChat from "./OpenAIChat.ts"
 
 /**
@@ -48,17 +52,19 @@ import * as OpenAIChat from "./OpenAIChat.ts"
  *
  * - `contextWindow` — the model's context window in tokens (prompt and answer).
  * - `outputReserve` — the tokens kept free for the answer (default 0).
- * - `count` — `"o200k"` (default), `"cl100k"`, or a function giving a message's tokens.
+ * - `count` — `"o200k"` (default), `"cl100k"`, or a function giving a message's tokens (a
+ *   message of the format passed: `OpenAIChat.Message` for {@link trim}, `ModelMessage` for
+ *   {@link trimModelMessages}).
  * - `startOn` — `"user"` (default): the window opens on a user message (K3); `"any"`: no rule.
  * - `shortenToolResults` — `true` (default): rule K6 (see docs/ai.md).
  *
  * @since 0.3.0
  * @category models
  */
-export interface Options {
+export interface Options<M = OpenAIChat.Message> {
   readonly contextWindow: number
   readonly outputReserve?: number | undefined
-  readonly count?: "o200k" | "cl100k" | ((message: OpenAIChat.Message, index: number) => number) | undefined
+  readonly count?: "o200k" | "cl100k" | ((message: M, index: number) => number) | undefined
   readonly startOn?: "user" | "any" | undefined
   readonly shortenToolResults?: boolean | undefined
 }
@@ -110,11 +116,18 @@ export type TrimError =
 
 const hint = "or pass count: (message) => tokens to trim"
 
+/**
+ * Makes the copy of a caller's message that a K6-shortened prompt message stands for, or
+ * `undefined` when it cannot (not a tool message).
+ */
+type ShortenedCopy<M> = (original: M, shortened: Prompt.Message) => M | undefined
+
 /** The counter of the options; a function's counts are made first, so that a throw names its message. */
-const counterOf = (
-  messages: ReadonlyArray<OpenAIChat.Message>,
+const counterOf = <M>(
+  messages: ReadonlyArray<M>,
   prompt: ReadonlyArray<Prompt.Message>,
-  count: Options["count"]
+  count: Options<M>["count"],
+  shortenedCopy: ShortenedCopy<M>
 ): Effect.Effect<Layer.Layer<TokenCounter.TokenCounter>, GptTokenizer.TokenizerLoadError | PromptWindow.CandidateError> =>
   Effect.gen(function*() {
     if (count === undefined || count === "o200k" || count === "cl100k") {
@@ -126,31 +139,36 @@ const counterOf = (
       return Layer.succeed(TokenCounter.TokenCounter, Context.get(context, TokenCounter.TokenCounter))
     }
     const counts = new Map<Prompt.Message, number>()
+    // The message each tool result answers in, by call id: a shortened copy is counted as the
+    // caller's message it stands for.
     const toolIndex = new Map<string, number>()
     for (let i = 0; i < messages.length; i++) {
       const message = messages[i]!
-      if (message.role === "tool") toolIndex.set(message.tool_call_id, i)
+      const converted = prompt[i]!
+      if (converted.role === "tool") {
+        for (const part of converted.content) if (part.type === "tool-result") toolIndex.set(part.id, i)
+      }
       const n = yield* Effect.try({
         try: () => count(message, i),
         catch: (cause) =>
           new PromptWindow.CandidateError({ index: i, field: "count", problem: `threw: ${describeThrown(cause)}`, cause })
       })
-      counts.set(prompt[i]!, n)
+      counts.set(converted, n)
     }
     // A tool message shortened by rule K6 is counted as the copy the caller would be sent.
     return TokenCounter.make((message) => {
       const known = counts.get(message)
       if (known !== undefined) return known
-      const text = OpenAIChat.resultText(message)
-      const id = message.role === "tool" ? message.content[0]?.type === "tool-result" ? message.content[0].id : undefined : undefined
+      const id = message.role === "tool" ? message.content.find((part) => part.type === "tool-result")?.id : undefined
       const index = id === undefined ? undefined : toolIndex.get(id)
       const original = index === undefined ? undefined : messages[index]
+      const copy = original === undefined ? undefined : shortenedCopy(original, message)
       // Only the fit's shortened tool messages are new objects; anything else is a bug here,
       // reported as the count failing rather than counted as free.
-      if (original === undefined || index === undefined || text === undefined) {
+      if (copy === undefined || index === undefined) {
         throw new Error(`a ${message.role} message that is not in the input was counted`)
       }
-      return count({ ...original, content: text }, index)
+      return count(copy, index)
     }, 0, "count")
   })
 
@@ -161,7 +179,7 @@ const indexOf = (metadata: Readonly<Record<string, unknown>>): number => {
 }
 
 /** The options, checked. */
-const checkOptions = (options: Options): Effect.Effect<void, InvalidInput> => {
+const checkOptions = <M>(options: Options<M>): Effect.Effect<void, InvalidInput> => {
   const { contextWindow, count, outputReserve = 0, startOn, shortenToolResults } = options
   const bad = (field: string, problem: string) => Effect.fail(new InvalidInput({ field, problem }))
   if (!Number.isSafeInteger(contextWindow) || contextWindow <= 0) {
@@ -182,24 +200,15 @@ const checkOptions = (options: Options): Effect.Effect<void, InvalidInput> => {
   return Effect.void
 }
 
-/**
- * {@link trim} as an Effect: the same work, its failures typed ({@link TrimError}).
- *
- * @since 0.3.0
- * @category running
- */
-export const trimEffect = <M extends OpenAIChat.Message>(
+/** The fit of messages already checked and converted (`prompt[i]` is `messages[i]`'s). */
+const fitConverted = <M>(
   messages: ReadonlyArray<M>,
-  options: Options
+  prompt: ReadonlyArray<Prompt.Message>,
+  options: Options<M>,
+  shortenedCopy: ShortenedCopy<M>
 ): Effect.Effect<Trimmed<M>, TrimError> =>
   Effect.gen(function*() {
-    if (typeof options !== "object" || options === null) {
-      return yield* new InvalidInput({ field: "options", problem: "must be an object ({ contextWindow })" })
-    }
-    yield* checkOptions(options)
-    const checked = yield* OpenAIChat.decode(messages)
-    const prompt = OpenAIChat.toPromptMessages(checked)
-    const counter = yield* counterOf(checked, prompt, options.count)
+    const counter = yield* counterOf(messages, prompt, options.count, shortenedCopy)
     const outputReserve = options.outputReserve ?? 0
     const fitted = yield* Effect.gen(function*() {
       const { requestOverhead } = yield* TokenCounter.TokenCounter
@@ -243,8 +252,8 @@ export const trimEffect = <M extends OpenAIChat.Message>(
       if (original === undefined) return
       tokens += item.tokens
       kept.push(index)
-      const text = cuts.has(index) ? OpenAIChat.resultText(result.prompt.content[k]!) : undefined
-      out.push(text === undefined ? original : { ...original, content: text })
+      const copy = cuts.has(index) ? shortenedCopy(original, result.prompt.content[k]!) : undefined
+      out.push(copy ?? original)
     })
     const sent = new Set(kept)
     const dropped: Array<number> = []
@@ -260,6 +269,53 @@ export const trimEffect = <M extends OpenAIChat.Message>(
         targetTokens
       }
     }
+  })
+
+// An OpenAI tool message shortened by K6: the caller's message with `content` the shortened text.
+const openAIShortened = <M extends OpenAIChat.Message>(original: M, shortened: Prompt.Message): M | undefined => {
+  const text = OpenAIChat.resultText(shortened)
+  return text === undefined ? undefined : { ...original, content: text }
+}
+
+const checkCall = (options: unknown): Effect.Effect<void, InvalidInput> =>
+  typeof options !== "object" || options === null
+    ? Effect.fail(new InvalidInput({ field: "options", problem: "must be an object ({ contextWindow })" }))
+    : Effect.void
+
+/**
+ * {@link trim} as an Effect: the same work, its failures typed ({@link TrimError}).
+ *
+ * @since 0.3.0
+ * @category running
+ */
+export const trimEffect = <M extends OpenAIChat.Message>(
+  messages: ReadonlyArray<M>,
+  options: Options<OpenAIChat.Message>
+): Effect.Effect<Trimmed<M>, TrimError> =>
+  Effect.gen(function*() {
+    yield* checkCall(options)
+    yield* checkOptions(options)
+    const checked = yield* OpenAIChat.decode(messages)
+    // The window is made of the caller's own objects (`messages`); the checked ones are converted.
+    return yield* fitConverted(messages, OpenAIChat.toPromptMessages(checked), options, openAIShortened)
+  })
+
+/**
+ * {@link trimModelMessages} as an Effect: the same work, its failures typed ({@link TrimError}).
+ *
+ * @since 0.3.0
+ * @category running
+ */
+export const trimModelMessagesEffect = <M extends ModelMessages.ModelMessage>(
+  messages: ReadonlyArray<M>,
+  options: Options<ModelMessages.ModelMessage>
+): Effect.Effect<Trimmed<M>, TrimError> =>
+  Effect.gen(function*() {
+    yield* checkCall(options)
+    yield* checkOptions(options)
+    const checked = yield* ModelMessages.decode(messages)
+    const prompt = yield* ModelMessages.toPromptMessages(checked)
+    return yield* fitConverted(messages, prompt, options, ModelMessages.shortenedCopy)
   })
 
 /**
@@ -280,3 +336,27 @@ export const trimEffect = <M extends OpenAIChat.Message>(
  */
 export const trim = <M extends OpenAIChat.Message>(messages: ReadonlyArray<M>, options: Options): Promise<Trimmed<M>> =>
   Effect.runPromise(trimEffect(messages, options))
+
+/**
+ * {@link trim} for the AI SDK's `ModelMessage`s (`generateText`'s `messages`, what
+ * `prepareStep` holds): the same fit, resolving with the caller's own message objects. A tool
+ * message shortened by K6 is a copy of its message (`{ ...message, content }`) whose tool
+ * results hold the shortened text. `count` may be a function of a `ModelMessage`. Only the AI
+ * SDK's types are used: `ai` is not loaded. A separate call rather than a guess at the format:
+ * `{ role: "user", content: "hi" }` is a message of both formats, and the `count` function is
+ * typed by the one named.
+ *
+ * @example
+ * ```js
+ * import { trimModelMessages } from "effect-cupel/plain/Trim"
+ *
+ * const { messages } = await trimModelMessages(modelMessages, { contextWindow: 8_000, outputReserve: 1_000 })
+ * ```
+ *
+ * @since 0.3.0
+ * @category running
+ */
+export const trimModelMessages = <M extends ModelMessages.ModelMessage>(
+  messages: ReadonlyArray<M>,
+  options: Options<ModelMessages.ModelMessage>
+): Promise<Trimmed<M>> => Effect.runPromise(trimModelMessagesEffect(messages, options))

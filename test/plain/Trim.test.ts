@@ -129,3 +129,26 @@ describe("plain/Trim", () => {
       assert.isAtMost(messages.reduce((sum, m) => sum + byRender(m, input.indexOf(m)), 0), 1_500)
     }))
 })
+
+describe("plain/Trim: the count function", () => {
+  it.live("is called with the caller's own message objects, their extra fields included", () =>
+    Effect.gen(function*() {
+      const input: Array<Message & { readonly id: string }> = [
+        { role: "system", content: "sys", id: "m0" },
+        { role: "user", content: "hello", id: "m1" }
+      ]
+      const seen: Array<unknown> = []
+      yield* Effect.promise(() =>
+        trim(input, {
+          contextWindow: 100,
+          count: (message) => {
+            seen.push(message)
+            return 1
+          }
+        })
+      )
+      assert.strictEqual(seen.length, 2)
+      assert.strictEqual(seen[0], input[0])
+      assert.strictEqual(seen[1], input[1])
+    }))
+})

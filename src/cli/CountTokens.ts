@@ -1,0 +1,98 @@
+/**
+ * CountTokens: `--count-tokens o200k|cl100k` of `cupel run`, `explain` and `budget` — the items
+ * of an input that have no `tokens` are counted from their `content` with `gpt-tokenizer`.
+ *
+ * A `content` is counted as the plain text it is (`countTokens` of the encoding), with no chat
+ * framing: an item is not a chat message. Text that looks like a special token (`<|endoftext|>`)
+ * is counted as text, never refused. An item that has `tokens` keeps its count, whatever its
+ * content; an item whose `content` is not a string is left as it is, for the decoder to report.
+ *
+ * The counts are filled into the parsed JSON, before decoding: the decoder, its fast path and
+ * its messages are the same with or without the flag, and a missing `tokens` the flag could not
+ * fill is the same error as without it.
+ *
+ * `gpt-tokenizer` is a dependency of the CLI package (effect-cupel-cli) and an optional peer of
+ * the library: it is loaded only when the flag is given, and only the encoding named.
+ *
+ * @since 0.3.0
+ */
+import { Effect } from "effect"
+import { describeThrown } from "../internal/describeThrown.ts"
+import { isRecord } from "../internal/fastDecode.ts"
+import { InputError } from "./PlaceInput.ts"
+
+/**
+ * The encodings the flag names: `o200k` (`o200k_base`: GPT-4o and later) and `cl100k`
+ * (`cl100k_base`: GPT-4, GPT-3.5).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export const encodings = ["o200k", "cl100k"] as const
+
+/**
+ * An encoding the flag names.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type Encoding = typeof encodings[number]
+
+/**
+ * Counts the tokens of a text.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type CountText = (text: string) => number
+
+// Special-token text is text: an item's content is data, not a prompt's framing.
+const asText = { disallowedSpecial: new Set<string>() }
+
+/**
+ * The counter of an encoding, `gpt-tokenizer` loaded on demand. Failing to load it is an
+ * {@link InputError} whose source is `--count-tokens`, saying to install `gpt-tokenizer`.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const load = (encoding: Encoding): Effect.Effect<CountText, InputError> =>
+  Effect.tryPromise({
+    try: (): Promise<CountText> =>
+      encoding === "o200k"
+        ? import("gpt-tokenizer/encoding/o200k_base").then((m) => (text: string) => m.countTokens(text, asText))
+        : import("gpt-tokenizer/encoding/cl100k_base").then((m) => (text: string) => m.countTokens(text, asText)),
+    catch: (cause) =>
+      new InputError({
+        source: "--count-tokens",
+        problems: [
+          `could not load gpt-tokenizer's ${encoding}_base encoding (npm install gpt-tokenizer): ${describeThrown(cause)}`
+        ]
+      })
+  })
+
+/**
+ * Gives every item of a parsed input (`value.items`) that has no `tokens` key and a string
+ * `content` the count of that content, in place; returns how many were counted. Anything that
+ * is not such an item is left for the decoder to report. The value must be the caller's own,
+ * freshly parsed: it is changed, not copied (a million copied items would cost more than their
+ * counting saves).
+ *
+ * @since 0.3.0
+ * @category filling
+ */
+export const fill = (value: unknown, count: CountText): number => {
+  if (!isRecord(value)) return 0
+  const field = value["items"]
+  if (!Array.isArray(field)) return 0
+  const items: ReadonlyArray<unknown> = field
+  let counted = 0
+  for (const item of items) {
+    if (!isRecord(item) || Object.hasOwn(item, "tokens")) continue
+    const content = item["content"]
+    if (typeof content !== "string") continue
+    Reflect.set(item, "tokens", count(content))
+    counted++
+  }
+  return counted
+}
