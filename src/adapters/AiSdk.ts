@@ -305,6 +305,7 @@ export const middleware = (options: Options): LanguageModelMiddleware => {
   type Pending = Fitting & { readonly type: Report["type"]; readonly prompt: AiSdkPrompt.ProviderPrompt }
   const pending = new WeakMap<AiSdkPrompt.CallOptions, Pending>()
   const countTools = options.countTools ?? true
+  const memo = AiSdkPrompt.makeMessageMemo()
 
   const around = async <R>(params: AiSdkPrompt.CallOptions, call: () => PromiseLike<R>, usage: (result: R) => number | undefined) => {
     const sent = pending.get(params)
@@ -323,7 +324,7 @@ export const middleware = (options: Options): LanguageModelMiddleware => {
   return {
     specificationVersion: "v4",
     transformParams: async ({ params, type }) => {
-      const converted = AiSdkPrompt.convert(params.prompt)
+      const converted = AiSdkPrompt.convert(params.prompt, memo)
       const toolTexts = countTools
         ? (params.tools ?? []).flatMap((tool) =>
           tool.type === "function"
@@ -403,10 +404,11 @@ const systemMessages = (instructions: Instructions | undefined): Array<ModelMess
  */
 export const prepareStep = (options: PrepareStepOptions): (step: Step) => Promise<{ messages: Array<ModelMessage> }> => {
   const { runtime, fit, settle } = makeCore(options)
+  const memo = AiSdkPrompt.makeMessageMemo()
   return async (step) => {
     const system = systemMessages(step.instructions)
     const all = [...system, ...step.messages]
-    const converted = AiSdkPrompt.convertModelMessages(all)
+    const converted = AiSdkPrompt.convertModelMessages(all, memo)
     const fitting = await runtime.runPromise(fit(converted.prompt, {
       type: "step",
       toolTexts: [],

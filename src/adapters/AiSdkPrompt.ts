@@ -274,13 +274,58 @@ const linkApprovals = (encoded: Array<Prompt.MessageEncoded>): Array<Prompt.Mess
   return out
 }
 
+/**
+ * The `effect/ai` messages made for encoded messages, by their JSON text: the AI SDK hands the
+ * middleware new message objects at every call, and a message made again is a message counted
+ * again (the `TokenCounter` remembers counts per message object). Bounded: emptied when it holds
+ * `limit` messages.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface MessageMemo {
+  readonly messages: Map<string, Prompt.Message>
+  readonly limit: number
+}
+
+/**
+ * An empty {@link MessageMemo}; one per middleware.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const makeMessageMemo = (limit = 50_000): MessageMemo => ({ messages: new Map(), limit })
+
+const makePrompt = (encoded: ReadonlyArray<Prompt.MessageEncoded>, memo: MessageMemo | undefined): Prompt.Prompt => {
+  if (memo === undefined) return Prompt.make(encoded)
+  const made: Array<Prompt.Message> = []
+  // A message repeated in one prompt ("yes, do it") gets objects of its own: every position is
+  // its own message, which the way back maps to its own original.
+  const used = new Set<Prompt.Message>()
+  for (const message of encoded) {
+    const key = JSON.stringify(message)
+    let known = memo.messages.get(key)
+    if (known === undefined || used.has(known)) {
+      known = Prompt.make([message]).content[0]!
+      if (!memo.messages.has(key)) {
+        if (memo.messages.size >= memo.limit) memo.messages.clear()
+        memo.messages.set(key, known)
+      }
+    }
+    used.add(known)
+    made.push(known)
+  }
+  return Prompt.fromMessages(made)
+}
+
 const convertWith = <M>(
   messages: ReadonlyArray<M>,
   to: (message: M) => Prompt.MessageEncoded,
   from: (message: Prompt.Message) => M,
-  link: (encoded: Array<Prompt.MessageEncoded>) => Array<Prompt.MessageEncoded> = (encoded) => encoded
+  link: (encoded: Array<Prompt.MessageEncoded>) => Array<Prompt.MessageEncoded> = (encoded) => encoded,
+  memo?: MessageMemo
 ): { readonly prompt: Prompt.Prompt; readonly back: (prompt: Prompt.Prompt) => Array<M> } => {
-  const prompt = Prompt.make(link(messages.map(to)))
+  const prompt = makePrompt(link(messages.map(to)), memo)
   const originals = new Map<Prompt.Message, M>()
   // Prompt.make makes one message per encoded message, in order.
   prompt.content.forEach((message, i) => {
@@ -300,8 +345,8 @@ const convertWith = <M>(
  * @since 0.3.0
  * @category conversions
  */
-export const convert = (provider: ProviderPrompt): Converted =>
-  convertWith(provider, toMessage, fromMessage, linkApprovals)
+export const convert = (provider: ProviderPrompt, memo?: MessageMemo): Converted =>
+  convertWith(provider, toMessage, fromMessage, linkApprovals, memo)
 
 type ModelAssistantPart = Exclude<Extract<ModelMessage, { role: "assistant" }>["content"], string>[number]
 type ModelToolPart = Extract<ModelMessage, { role: "tool" }>["content"][number]
@@ -455,6 +500,7 @@ export const fromModelMessage = (message: Prompt.Message): ModelMessage => {
  * @category conversions
  */
 export const convertModelMessages = (
-  messages: ReadonlyArray<ModelMessage>
+  messages: ReadonlyArray<ModelMessage>,
+  memo?: MessageMemo
 ): { readonly prompt: Prompt.Prompt; readonly back: (prompt: Prompt.Prompt) => Array<ModelMessage> } =>
-  convertWith(messages, toModelMessage, fromModelMessage)
+  convertWith(messages, toModelMessage, fromModelMessage, undefined, memo)

@@ -403,6 +403,34 @@ describe("AiSdkPrompt: approvals", () => {
   })
 })
 
+describe("AiSdkPrompt: the message memo", () => {
+  it("a message the SDK sends again as a new object is the same effect/ai message (counted once); a repeat within one prompt is a message of its own, mapped back to its own original", () => {
+    const memo = AiSdkPrompt.makeMessageMemo()
+    const make = (): ProviderPrompt => [
+      { role: "system", content: "sys" },
+      { role: "user", content: [{ type: "text", text: "yes, do it" }] },
+      { role: "assistant", content: [{ type: "text", text: "done" }] },
+      { role: "user", content: [{ type: "text", text: "yes, do it" }] }
+    ]
+    const first = make()
+    const second = make()
+    const a = AiSdkPrompt.convert(first, memo)
+    const b = AiSdkPrompt.convert(second, memo)
+    a.prompt.content.forEach((message, i) => assert.strictEqual(b.prompt.content[i], message))
+    assert.notStrictEqual(a.prompt.content[1], a.prompt.content[3])
+    const back = b.back(b.prompt)
+    back.forEach((message, i) => assert.strictEqual(message, second[i]))
+  })
+
+  it("the memo is bounded: emptied when it holds its limit", () => {
+    const memo = AiSdkPrompt.makeMessageMemo(3)
+    const prompt = (n: number): ProviderPrompt =>
+      Array.from({ length: n }, (_, i) => ({ role: "user" as const, content: [{ type: "text" as const, text: `m${i}` }] }))
+    AiSdkPrompt.convert(prompt(5), memo)
+    assert.isAtMost(memo.messages.size, 3)
+  })
+})
+
 describe("AiSdk.prepareStep", () => {
   it("fits each step's ModelMessages in a generateText tool loop: within the window beside the instructions and the tool reserve, no orphaned tool part, the user message kept, appends extend", async () => {
     const provider = toolCaller(8)
