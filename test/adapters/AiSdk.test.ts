@@ -416,8 +416,10 @@ describe("AiSdkPrompt: the message memo", () => {
     const second = make()
     const a = AiSdkPrompt.convert(first, memo)
     const b = AiSdkPrompt.convert(second, memo)
-    a.prompt.content.forEach((message, i) => assert.strictEqual(b.prompt.content[i], message))
+    // Each message's first occurrence is the memo's: the same object call after call.
+    for (const i of [0, 1, 2]) assert.strictEqual(b.prompt.content[i], a.prompt.content[i])
     assert.notStrictEqual(a.prompt.content[1], a.prompt.content[3])
+    assert.notStrictEqual(b.prompt.content[1], b.prompt.content[3])
     const back = b.back(b.prompt)
     back.forEach((message, i) => assert.strictEqual(message, second[i]))
   })
