@@ -68,6 +68,23 @@ const load = (encoding: Encoding): Effect.Effect<EncodeChat, TokenizerLoadError>
     )
 
 /**
+ * A counter of plain text in an encoding (`countTokens`), `gpt-tokenizer` loaded on demand:
+ * what `cupel run --count-tokens` fills item counts with. Text that looks like a special token
+ * is counted as text. Fails with {@link TokenizerLoadError} when `gpt-tokenizer` cannot be loaded.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const textCounter = (encoding: Encoding = "o200k_base"): Effect.Effect<(text: string) => number, TokenizerLoadError> =>
+  encoding === "o200k_base"
+    ? importing(encoding, () => import("gpt-tokenizer/encoding/o200k_base")).pipe(
+      Effect.map((m) => (text: string) => m.countTokens(text, { disallowedSpecial: new Set() }))
+    )
+    : importing(encoding, () => import("gpt-tokenizer/encoding/cl100k_base")).pipe(
+      Effect.map((m) => (text: string) => m.countTokens(text, { disallowedSpecial: new Set() }))
+    )
+
+/**
  * A `Tokenizer` service for an encoding. Text that looks like a special token
  * (`<|im_end|>`) inside a message is counted as text, never as a special token. Fails with
  * {@link TokenizerLoadError} when `gpt-tokenizer` cannot be loaded.

@@ -17,6 +17,7 @@
  * @since 0.3.0
  */
 import { Effect } from "effect"
+import * as GptTokenizer from "../ai/GptTokenizer.ts"
 import { describeThrown } from "../internal/describeThrown.ts"
 import { isRecord } from "../internal/fastDecode.ts"
 import { InputError } from "./PlaceInput.ts"
@@ -46,9 +47,6 @@ export type Encoding = typeof encodings[number]
  */
 export type CountText = (text: string) => number
 
-// Special-token text is text: an item's content is data, not a prompt's framing.
-const asText = { disallowedSpecial: new Set<string>() }
-
 /**
  * The counter of an encoding, `gpt-tokenizer` loaded on demand. Failing to load it is an
  * {@link InputError} whose source is `--count-tokens`, saying to install `gpt-tokenizer`.
@@ -57,19 +55,16 @@ const asText = { disallowedSpecial: new Set<string>() }
  * @category constructors
  */
 export const load = (encoding: Encoding): Effect.Effect<CountText, InputError> =>
-  Effect.tryPromise({
-    try: (): Promise<CountText> =>
-      encoding === "o200k"
-        ? import("gpt-tokenizer/encoding/o200k_base").then((m) => (text: string) => m.countTokens(text, asText))
-        : import("gpt-tokenizer/encoding/cl100k_base").then((m) => (text: string) => m.countTokens(text, asText)),
-    catch: (cause) =>
+  GptTokenizer.textCounter(encoding === "o200k" ? "o200k_base" : "cl100k_base").pipe(
+    Effect.mapError((error) =>
       new InputError({
         source: "--count-tokens",
         problems: [
-          `could not load gpt-tokenizer's ${encoding}_base encoding (npm install gpt-tokenizer): ${describeThrown(cause)}`
+          `could not load gpt-tokenizer's ${encoding}_base encoding (npm install gpt-tokenizer): ${describeThrown(error.cause)}`
         ]
       })
-  })
+    )
+  )
 
 /**
  * Gives every item of a parsed input (`value.items`) that has no `tokens` key and a string
