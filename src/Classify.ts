@@ -9,6 +9,7 @@
 import { Effect } from "effect"
 import type { ContextBudget } from "./ContextBudget.ts"
 import { ContextItem } from "./ContextItem.ts"
+import { annotateExclusions } from "./internal/stageTrace.ts"
 import { isSafeTotal } from "./internal/tokens.ts"
 import { InvalidItemError } from "./InvalidItemError.ts"
 import { PinnedBudgetError } from "./PinnedBudgetError.ts"
@@ -51,6 +52,9 @@ export const classify: (
 ) => Effect.Effect<Classified, PinnedBudgetError | TokenTotalError | InvalidItemError> = Effect.fn(
   "cupel.stage.classify"
 )(function*(items: ReadonlyArray<ContextItem>, budget: ContextBudget) {
+  // Named and counted before anything can fail, so that a failed run's span says which stage
+  // failed and on how many items.
+  yield* Effect.annotateCurrentSpan({ "cupel.stage.name": "classify", "cupel.stage.item_count_in": items.length })
   const scanned = scan(items)
   if (!scanned.ok) return yield* Effect.fail(scanned.error)
   const { pinnedTokens, totalTokens } = scanned
@@ -62,11 +66,9 @@ export const classify: (
   if (pinnedTokens > availableTokens) {
     return yield* new PinnedBudgetError({ pinnedTokens, availableTokens, pinnedCount: pinned.length })
   }
-  yield* Effect.annotateCurrentSpan({
-    "cupel.stage.name": "classify",
-    "cupel.stage.item_count_in": items.length,
-    "cupel.stage.item_count_out": pinned.length + scoreable.length,
-    "cupel.exclusion.count": negative.length
+  yield* Effect.annotateCurrentSpan("cupel.stage.item_count_out", pinned.length + scoreable.length)
+  yield* annotateExclusions(negative.length, (emit) => {
+    for (const item of negative) emit(item, { _tag: "NegativeTokens", tokens: item.tokens })
   })
   return { pinned, scoreable, negative, pinnedTokens, totalTokens }
 })

@@ -10,6 +10,7 @@
 import { Effect } from "effect"
 import type { ContextItem } from "./ContextItem.ts"
 import type { Scratch } from "./internal/scratch.ts"
+import { annotateExclusions } from "./internal/stageTrace.ts"
 import { withStageScratch } from "./internal/stageScratch.ts"
 
 /**
@@ -41,12 +42,13 @@ export const deduplicate: (
   enabled: boolean
 ) => Effect.Effect<Deduplicated> = Effect.fn("cupel.stage.deduplicate")(
   function*(items: ReadonlyArray<ContextItem>, scores: ArrayLike<number>, enabled: boolean) {
+    yield* Effect.annotateCurrentSpan({ "cupel.stage.name": "deduplicate", "cupel.stage.item_count_in": items.length })
     const result = enabled ? byContent(items, scores) : keepAll(items.length)
-    yield* Effect.annotateCurrentSpan({
-      "cupel.stage.name": "deduplicate",
-      "cupel.stage.item_count_in": items.length,
-      "cupel.stage.item_count_out": result.kept.length,
-      "cupel.exclusion.count": result.removed.length
+    yield* Effect.annotateCurrentSpan("cupel.stage.item_count_out", result.kept.length)
+    yield* annotateExclusions(result.removed.length, (emit) => {
+      for (const { index, survivor } of result.removed) {
+        emit(items[index]!, { _tag: "Deduplicated", deduplicatedAgainst: items[survivor]!.content })
+      }
     })
     return result
   }

@@ -18,6 +18,7 @@ import * as ExclusionReason from "./ExclusionReason.ts"
 import type { IncludedItem } from "./IncludedItem.ts"
 import * as InclusionReason from "./InclusionReason.ts"
 import * as Groups from "./internal/groups.ts"
+import { annotateExclusions, annotateInclusions, CurrentVerbosity } from "./internal/stageTrace.ts"
 import { orderByScoreDescending } from "./internal/sortByScore.ts"
 import { withStageScratch } from "./internal/stageScratch.ts"
 import { isSafeTotal } from "./internal/tokens.ts"
@@ -36,6 +37,7 @@ import * as Slice from "./Slice.ts"
 import type * as Slicer from "./Slicer.ts"
 import { TokenTotalError } from "./TokenTotalError.ts"
 import type { PipelineStage, TraceEvent } from "./TraceEvent.ts"
+import { defaultVerbosity, type Verbosity } from "./Verbosity.ts"
 
 /**
  * Options of a run.
@@ -44,6 +46,8 @@ import type { PipelineStage, TraceEvent } from "./TraceEvent.ts"
  *   (default `true`).
  * - `overflowStrategy` — what Place does when the window exceeds `budget.targetTokens`:
  *   `"Throw"` (default), `"Truncate"` or `"Proceed"`.
+ * - `verbosity` — the trace's tier (`Verbosity`): `"StageOnly"` (default),
+ *   `"StageAndExclusions"` (per-exclusion events) or `"Full"` (per-included-item events too).
  *
  * @since 0.2.0
  * @category models
@@ -51,6 +55,13 @@ import type { PipelineStage, TraceEvent } from "./TraceEvent.ts"
 export interface Options {
   readonly deduplication?: boolean | undefined
   readonly overflowStrategy?: OverflowStrategy | undefined
+  /**
+   * How much the run tells its trace (`Verbosity`): `"StageOnly"` (default),
+   * `"StageAndExclusions"` or `"Full"`.
+   *
+   * @since 0.3.0
+   */
+  readonly verbosity?: Verbosity | undefined
 }
 
 /**
@@ -90,8 +101,13 @@ export type Services = Scorer.Scorer | Slicer.Slicer | Placer.Placer | OverflowN
  *    overflow strategy, and the `Placer`'s order.
  *
  * The run is the span `cupel.pipeline`, each stage but Sort a child span `cupel.stage.<name>`
- * with `cupel.stage.item_count_in` / `_out` (spec `integrations/opentelemetry.md`). Stage
- * durations in the report are read from Effect's `Clock`. Inputs are never modified.
+ * with `cupel.stage.item_count_in` / `_out` (spec `integrations/opentelemetry.md`), named and
+ * counted in before the stage can fail; Sort runs inside `cupel.stage.slice`, the report is
+ * assembled inside `cupel.stage.place`, and `Place.place` has a span of its own below it. The
+ * root's counts are the report's (members of groups); the stage spans count what the stages
+ * see (a group is one unit), like `report.events`. The `verbosity` option adds the chapter's
+ * per-item events. Stage durations in the report are read from Effect's `Clock`. Inputs are
+ * never modified.
  *
  * Items that share a `group` id (`ContextItem.group`) are one unit: selected or excluded
  * together, their tokens counted together, adjacent and in input order in the window.
@@ -129,8 +145,17 @@ export const run = (
   items: ReadonlyArray<ContextItem>,
   budget: ContextBudget,
   options?: Options
-): Effect.Effect<PipelineResult, PipelineError, Services> =>
-  Effect.suspend(() => {
+): Effect.Effect<PipelineResult, PipelineError, Services> => {
+  const verbosity = options?.verbosity ?? defaultVerbosity
+  // The root is annotated first, so that a run that fails still says what it was asked.
+  return Effect.annotateCurrentSpan({
+    "cupel.budget.max_tokens": budget.maxTokens,
+    "cupel.budget.target_tokens": budget.targetTokens,
+    "cupel.verbosity": verbosity,
+    "cupel.candidates": items.length,
+    "cupel.deduplication": options?.deduplication ?? true,
+    "cupel.overflow.strategy": options?.overflowStrategy ?? "Throw"
+  }).pipe(Effect.andThen(Effect.suspend(() => {
     const surveyed = survey(items)
     // From JavaScript, anything can come in: a candidate that is not a ContextItem is named
     // here, before any stage reads a field it lacks.
@@ -138,7 +163,20 @@ export const run = (
     // Items sharing a `group` run as one unit each (src/internal/groups.ts); without groups the
     // stages below run on the items as given.
     return surveyed === grouped ? Groups.runGrouped(items, budget, options, runItems) : runItems(items, budget, options)
-  })
+  })),
+    // The root's counts are read from the result, after groups are expanded: they are the
+    // report's, members and not units.
+    Effect.tap((result) =>
+      Effect.annotateCurrentSpan({
+        "cupel.included.count": result.report.included.length,
+        "cupel.excluded.count": result.report.excluded.length,
+        "cupel.window.tokens": result.totalTokens
+      })
+    ),
+    Effect.provideService(CurrentVerbosity, verbosity),
+    Effect.withSpan("cupel.pipeline")
+  )
+}
 
 /** {@link survey}'s answers when every candidate is a `ContextItem`. */
 const ungrouped = -1
@@ -160,114 +198,114 @@ const survey = (items: ReadonlyArray<unknown>): number => {
   return anyGroup ? grouped : ungrouped
 }
 
-const runItems: (
+const runItems = (
   items: ReadonlyArray<ContextItem>,
   budget: ContextBudget,
   options?: Options
-) => Effect.Effect<PipelineResult, PipelineError, Services> = Effect.fn("cupel.pipeline")(function*(
-  items: ReadonlyArray<ContextItem>,
-  budget: ContextBudget,
-  options?: Options
-) {
-  const deduplication = options?.deduplication ?? true
-  const overflowStrategy = options?.overflowStrategy ?? "Throw"
-  yield* Effect.annotateCurrentSpan({
-    "cupel.budget.max_tokens": budget.maxTokens,
-    "cupel.budget.target_tokens": budget.targetTokens,
-    "cupel.verbosity": "StageOnly",
-    "cupel.candidates": items.length,
-    "cupel.deduplication": deduplication,
-    "cupel.overflow.strategy": overflowStrategy
-  })
-  const events: Array<TraceEvent> = []
-  const clock = yield* Clock.Clock
-  let started = clock.currentTimeNanosUnsafe()
-  /** Records a stage's event, measured from the end of the previous one. */
-  const stageDone = (stage: PipelineStage, itemCount: number): void => {
-    const now = clock.currentTimeNanosUnsafe()
-    events.push({ stage, durationMs: Number(now - started) / 1e6, itemCount })
-    started = now
-  }
+): Effect.Effect<PipelineResult, PipelineError, Services> =>
+  Effect.gen(function*() {
+    const deduplication = options?.deduplication ?? true
+    const overflowStrategy = options?.overflowStrategy ?? "Throw"
+    const events: Array<TraceEvent> = []
+    const clock = yield* Clock.Clock
+    let started = clock.currentTimeNanosUnsafe()
+    /** Records a stage's event, measured from the end of the previous one. */
+    const stageDone = (stage: PipelineStage, itemCount: number): void => {
+      const now = clock.currentTimeNanosUnsafe()
+      events.push({ stage, durationMs: Number(now - started) / 1e6, itemCount })
+      started = now
+    }
 
-  // 1. Classify
-  const classified = yield* Classify.classify(items, budget)
-  const { pinned, pinnedTokens, scoreable } = classified
-  stageDone("Classify", pinned.length + scoreable.length)
+    // 1. Classify
+    const classified = yield* Classify.classify(items, budget)
+    const { pinned, pinnedTokens, scoreable } = classified
+    stageDone("Classify", pinned.length + scoreable.length)
 
-  // 2. Score
-  const scores = yield* Score.score(scoreable)
-  stageDone("Score", scoreable.length)
+    // 2. Score
+    const scores = yield* Score.score(scoreable)
+    stageDone("Score", scoreable.length)
 
-  // 3. Deduplicate
-  const deduplicated = yield* Deduplicate.deduplicate(scoreable, scores, deduplication)
-  const kept = deduplicated.kept
-  stageDone("Deduplicate", kept.length)
+    // 3. Deduplicate
+    const deduplicated = yield* Deduplicate.deduplicate(scoreable, scores, deduplication)
+    const kept = deduplicated.kept
+    stageDone("Deduplicate", kept.length)
 
-  // 4. Sort: the kept items by score; its time counts towards Slice's event, as Sort has none.
-  const { scores: sortedScores, sorted, tokens: sortedTokens } = sortKept(scoreable, scores, kept)
-
-  // 5. Slice
-  const effective = yield* Slice.effectiveBudget(budget, pinnedTokens)
-  const selection = yield* Slice.slice(sorted, effective, { scores: sortedScores, tokens: sortedTokens })
-  const selectedIndices = selection.selected
-  const selected = markSelected(sorted.length, selectedIndices)
-  stageDone("Slice", selectedIndices.length)
-
-  // 6. Place: the sliced items in sorted order (score descending), which Truncate walks.
-  const slicedList = slicedInOrder(sorted, selected, selectedIndices.length)
-  if (typeof slicedList === "number") return yield* new TokenTotalError({ what: "sliced items", count: slicedList })
-  const { sliced, slicedTokens } = slicedList
-  const placement = yield* Place.place({ pinned, scored: sliced, budget, overflowStrategy }).pipe(
-    Effect.tap((result) =>
-      Effect.annotateCurrentSpan({
-        "cupel.stage.name": "place",
-        "cupel.stage.item_count_in": pinned.length + sliced.length,
-        "cupel.stage.item_count_out": result.placed.length,
-        "cupel.exclusion.count": result.excluded.length
+    // 4. Sort and 5. Slice, in the span `cupel.stage.slice`: Sort has no span of its own (the
+    // chapter) and its time counts towards Slice's event; the reasons of what the slicer left
+    // out are worked out there too, where the chapter puts their events.
+    const sliced = yield* Effect.gen(function*() {
+      yield* Effect.annotateCurrentSpan({ "cupel.stage.name": "slice", "cupel.stage.item_count_in": kept.length })
+      const { scores: sortedScores, sorted, tokens: sortedTokens } = sortKept(scoreable, scores, kept)
+      const effective = yield* Slice.effectiveBudget(budget, pinnedTokens)
+      const selection = yield* Slice.select(sorted, effective, { scores: sortedScores, tokens: sortedTokens })
+      const selectedIndices = selection.selected
+      const selected = markSelected(sorted.length, selectedIndices)
+      const slicedList = slicedInOrder(sorted, selected, selectedIndices.length)
+      if (typeof slicedList === "number") {
+        return yield* new TokenTotalError({ what: "sliced items", count: slicedList })
+      }
+      const run = sliceExcludedRun({
+        sorted,
+        sortedTokens,
+        selected,
+        reasons: selection.reasons,
+        budget,
+        effectiveTarget: effective.targetTokens,
+        availableTokens: effective.targetTokens - slicedList.slicedTokens,
+        firstPinned: pinned.length > 0 ? pinned[0] : undefined
       })
-    ),
-    Effect.withSpan("cupel.stage.place")
-  )
-  stageDone("Place", placement.placed.length)
+      yield* annotateExclusions(run.length, (emit) => {
+        for (const entry of run) emit(entry.item, entry.reason)
+      })
+      return { ...slicedList, run, selection }
+    }).pipe(Effect.withSpan("cupel.stage.slice"))
+    stageDone("Slice", sliced.selection.selected.length)
 
-  // The report.
-  const included = includedItems(placement.placed, sliced)
-  const excluded = excludedItems({
-    negative: classified.negative,
-    removed: deduplicated.removed,
-    scoreable,
-    scores,
-    sorted,
-    sortedTokens,
-    selected,
-    reasons: selection.reasons,
-    budget,
-    effectiveTarget: effective.targetTokens,
-    availableTokens: effective.targetTokens - slicedTokens,
-    firstPinned: pinned.length > 0 ? pinned[0] : undefined,
-    placementExcluded: placement.excluded
-  })
+    // 6. Place: the sliced items in sorted order (score descending), which Truncate walks; the
+    // report is assembled in its span too, so that no part of the run is outside a stage's.
+    const { sliced: slicedItems } = sliced
+    return yield* Effect.gen(function*() {
+      yield* Effect.annotateCurrentSpan({
+        "cupel.stage.name": "place",
+        "cupel.stage.item_count_in": pinned.length + slicedItems.length
+      })
+      const placement = yield* Place.place({ pinned, scored: slicedItems, budget, overflowStrategy })
+      yield* Effect.annotateCurrentSpan("cupel.stage.item_count_out", placement.placed.length)
+      stageDone("Place", placement.placed.length)
+      yield* annotateExclusions(placement.excluded.length, (emit) => {
+        for (const entry of placement.excluded) emit(entry.item, entry.reason)
+      })
 
-  const report = {
-    events,
-    included,
-    excluded,
-    totalCandidates: items.length,
-    totalTokensConsidered: classified.totalTokens,
-    countRequirementShortfalls: selection.shortfalls ?? []
-  }
-  yield* Effect.annotateCurrentSpan({
-    "cupel.included.count": included.length,
-    "cupel.excluded.count": excluded.length,
-    "cupel.window.tokens": placement.totalTokens
+      // The report.
+      const included = includedItems(placement.placed, slicedItems)
+      yield* annotateInclusions((emit) => {
+        for (const entry of included) emit(entry.item, entry.score)
+      })
+      const excluded = excludedItems({
+        negative: classified.negative,
+        removed: deduplicated.removed,
+        scoreable,
+        scores,
+        sliceRun: sliced.run,
+        placementExcluded: placement.excluded
+      })
+
+      const report = {
+        events,
+        included,
+        excluded,
+        totalCandidates: items.length,
+        totalTokensConsidered: classified.totalTokens,
+        countRequirementShortfalls: sliced.selection.shortfalls ?? []
+      }
+      return {
+        window: placement.placed,
+        report,
+        totalTokens: placement.totalTokens,
+        tokensOverBudget: placement.tokensOverBudget
+      } satisfies PipelineResult
+    }).pipe(Effect.withSpan("cupel.stage.place"))
   })
-  return {
-    window: placement.placed,
-    report,
-    totalTokens: placement.totalTokens,
-    tokensOverBudget: placement.tokensOverBudget
-  } satisfies PipelineResult
-})
 
 /**
  * The window with scores and reasons: pinned items at 1.0 (the score they are placed with),
@@ -396,17 +434,10 @@ const excludedItems = (input: {
   readonly removed: Deduplicate.Deduplicated["removed"]
   readonly scoreable: ReadonlyArray<ContextItem>
   readonly scores: ArrayLike<number>
-  readonly sorted: ReadonlyArray<Entry>
-  readonly sortedTokens: Float64Array
-  readonly selected: Uint8Array
-  readonly reasons: ReadonlyMap<number, ExclusionReason.ExclusionReason> | undefined
-  readonly budget: ContextBudget
-  readonly effectiveTarget: number
-  readonly availableTokens: number
-  readonly firstPinned: ContextItem | undefined
+  readonly sliceRun: Array<ExcludedItem>
   readonly placementExcluded: ReadonlyArray<ExcludedItem>
 }): Array<ExcludedItem> => {
-  const { removed, scoreable, scores, selected, sorted, sortedTokens } = input
+  const { removed, scoreable, scores } = input
   // Every run is a new array: the report may own whichever is returned.
   const runs: Array<Array<ExcludedItem>> = []
 
@@ -427,31 +458,47 @@ const excludedItems = (input: {
     runs.push(deduplicated)
   }
 
-  const sliceExcluded = sorted.length - countSelected(selected)
-  if (sliceExcluded > 0) {
-    const displacedBy = input.firstPinned === undefined
-      ? undefined
-      : ExclusionReason.pinnedOverride(input.firstPinned.content)
-    const roomWithoutPinned = input.budget.targetTokens - input.budget.outputReserve
-    const { availableTokens, effectiveTarget, reasons } = input
-    const shared = new BudgetExceededReasons(availableTokens)
-    const run = new Array<ExcludedItem>(sliceExcluded)
-    for (let k = 0, e = 0; k < sorted.length; k++) {
-      if (selected[k] === 1) continue
-      const entry = sorted[k]!
-      const tokens = sortedTokens[k]!
-      const reason = reasons?.get(k) ??
-        (displacedBy !== undefined && tokens > effectiveTarget && tokens <= roomWithoutPinned
-          ? displacedBy
-          : shared.get(tokens))
-      entry.reason = reason
-      if (hasReason(entry)) run[e++] = entry
-    }
-    runs.push(run)
-  }
-
+  if (input.sliceRun.length > 0) runs.push(input.sliceRun)
   if (input.placementExcluded.length > 0) runs.push([...input.placementExcluded])
   return mergeRuns(runs)
+}
+
+/**
+ * What the slicer left out, in sorted order, each with its reason (see {@link excludedItems}):
+ * the run the report merges, worked out in the slice stage's span.
+ */
+const sliceExcludedRun = (input: {
+  readonly sorted: ReadonlyArray<Entry>
+  readonly sortedTokens: Float64Array
+  readonly selected: Uint8Array
+  readonly reasons: ReadonlyMap<number, ExclusionReason.ExclusionReason> | undefined
+  readonly budget: ContextBudget
+  readonly effectiveTarget: number
+  readonly availableTokens: number
+  readonly firstPinned: ContextItem | undefined
+}): Array<ExcludedItem> => {
+  const { selected, sorted, sortedTokens } = input
+  const sliceExcluded = sorted.length - countSelected(selected)
+  if (sliceExcluded === 0) return []
+  const displacedBy = input.firstPinned === undefined
+    ? undefined
+    : ExclusionReason.pinnedOverride(input.firstPinned.content)
+  const roomWithoutPinned = input.budget.targetTokens - input.budget.outputReserve
+  const { availableTokens, effectiveTarget, reasons } = input
+  const shared = new BudgetExceededReasons(availableTokens)
+  const run = new Array<ExcludedItem>(sliceExcluded)
+  for (let k = 0, e = 0; k < sorted.length; k++) {
+    if (selected[k] === 1) continue
+    const entry = sorted[k]!
+    const tokens = sortedTokens[k]!
+    const reason = reasons?.get(k) ??
+      (displacedBy !== undefined && tokens > effectiveTarget && tokens <= roomWithoutPinned
+        ? displacedBy
+        : shared.get(tokens))
+    entry.reason = reason
+    if (hasReason(entry)) run[e++] = entry
+  }
+  return run
 }
 
 const countSelected = (selected: Uint8Array): number => {

@@ -8,6 +8,7 @@
  */
 import { Effect } from "effect"
 import type { ContextItem } from "./ContextItem.ts"
+import { annotateExclusions, type EachExclusion } from "./internal/stageTrace.ts"
 import * as Scorer from "./Scorer.ts"
 import type { ScorerError } from "./ScorerError.ts"
 
@@ -31,6 +32,8 @@ export const score: (
       "cupel.stage.item_count_out": items.length,
       "cupel.scorer": scorer.name
     })
+    // Score excludes nothing: at the tiers that count exclusions its count is 0, as on every stage.
+    yield* annotateExclusions(0, noExclusions)
     if (items.length === 0) return new Float64Array(0)
     const scores = yield* scorer.scoreAll(items)
     // The one check a hand-made `Scorer.Definition` meets: nothing else trusts or checks it. The
@@ -38,3 +41,5 @@ export const score: (
     return yield* Scorer.check(scorer.name, items, scores)
   }
 )
+
+const noExclusions: EachExclusion = () => {}

@@ -49,7 +49,7 @@ export const effectiveBudget = (
 /**
  * Slices the sorted items with the current slicer against `budget` (the effective budget),
  * passing `columns` (the items' scores and tokens as typed arrays, see `Slicer.Columns`) on to
- * it. Runs in the span `cupel.stage.slice`.
+ * it. Runs in the span `cupel.stage.slice`, named and counted before the slicer is called.
  *
  * @since 0.2.0
  * @category stages
@@ -61,16 +61,32 @@ export const slice: (
 ) => Effect.Effect<Slicer.Selection, Slicer.SliceError, Slicer.Slicer> = Effect.fn(
   "cupel.stage.slice"
 )(function*(sorted: ReadonlyArray<ScoredItem>, budget: Slicer.Budget, columns?: Slicer.Columns | undefined) {
-  const slicer = yield* Slicer.Slicer
-  const selection = yield* slicer.slice(sorted, budget, columns)
-  yield* Effect.annotateCurrentSpan({
-    "cupel.stage.name": "slice",
-    "cupel.stage.item_count_in": sorted.length,
-    "cupel.stage.item_count_out": selection.selected.length,
-    "cupel.exclusion.count": sorted.length - selection.selected.length,
-    "cupel.slicer": slicer.name,
-    "cupel.slice.target_tokens": budget.targetTokens,
-    "cupel.slice.max_tokens": budget.maxTokens
-  })
-  return selection
+  yield* Effect.annotateCurrentSpan({ "cupel.stage.name": "slice", "cupel.stage.item_count_in": sorted.length })
+  return yield* select(sorted, budget, columns)
 })
+
+/**
+ * {@link slice} without its span: the slicer's call and its attributes on the current span
+ * (`cupel.slicer`, `cupel.slice.*`, `cupel.stage.item_count_out`). For a caller that opens the
+ * `cupel.stage.slice` span itself — the pipeline, which sorts inside it and works out the
+ * reasons of what the slicer left out there too.
+ *
+ * @since 0.3.0
+ * @category stages
+ */
+export const select = (
+  sorted: ReadonlyArray<ScoredItem>,
+  budget: Slicer.Budget,
+  columns?: Slicer.Columns | undefined
+): Effect.Effect<Slicer.Selection, Slicer.SliceError, Slicer.Slicer> =>
+  Effect.gen(function*() {
+    const slicer = yield* Slicer.Slicer
+    yield* Effect.annotateCurrentSpan({
+      "cupel.slicer": slicer.name,
+      "cupel.slice.target_tokens": budget.targetTokens,
+      "cupel.slice.max_tokens": budget.maxTokens
+    })
+    const selection = yield* slicer.slice(sorted, budget, columns)
+    yield* Effect.annotateCurrentSpan("cupel.stage.item_count_out", selection.selected.length)
+    return selection
+  })

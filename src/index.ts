@@ -157,6 +157,8 @@ export * as TraceEvent from "./TraceEvent.ts"
 /** @since 0.1.0 */
 export * as UShapedPlacer from "./placers/UShapedPlacer.ts"
 /** @since 0.3.0 */
+export * as Verbosity from "./Verbosity.ts"
+/** @since 0.3.0 */
 export * as WindowState from "./ai/WindowState.ts"
 /** @since 0.3.0 */
 export * as WindowStore from "./ai/WindowStore.ts"
