@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, type Tracer } from "effect"
 import { TestClock } from "effect/testing"
 import * as fc from "fast-check"
 import {
@@ -357,6 +357,191 @@ describe("Pipeline — tracing", () => {
       for (const stage of stages) {
         assert.strictEqual(stage.parent._tag === "Some" ? stage.parent.value.spanId : undefined, root!.spanId)
       }
+    }).pipe(Effect.withTracer(tracer))
+  })
+})
+
+describe("Pipeline — tracing: verbosity tiers, failures, groups, the span tree", () => {
+  const attrs = (span: { readonly attributes: ReadonlyMap<string, unknown> }) => Object.fromEntries(span.attributes)
+  const stageSpans = (spans: ReadonlyArray<Tracer.NativeSpan>) => spans.filter((s) => s.name.startsWith("cupel.stage."))
+  // A negative item (Classify), a duplicate (Deduplicate), one too large (Slice) and a pinned one.
+  const mixed = () => [
+    item("neg", -3, { kind: "Document" }),
+    item("a", 1, { priority: 1 }),
+    item("a", 1),
+    item("b", 50),
+    item("p", 1, { pinned: true })
+  ]
+  const exclusionEvents = (span: Tracer.NativeSpan) =>
+    span.events.filter(([name]) => name === "cupel.exclusion").map(([, , a]) => [
+      a["cupel.exclusion.reason"],
+      a["cupel.exclusion.item_kind"],
+      a["cupel.exclusion.item_tokens"]
+    ])
+
+  it.effect("StageOnly (the default) says so in cupel.verbosity and puts no cupel.exclusion.count and no event on any stage span", () => {
+    const { spans, tracer } = recordSpans()
+    return Effect.gen(function*() {
+      yield* run(mixed(), budget(20, 20), { overflowStrategy: "Truncate" })
+      assert.strictEqual(attrs(spans.find((s) => s.name === "cupel.pipeline")!)["cupel.verbosity"], "StageOnly")
+      for (const span of stageSpans(spans)) {
+        assert.notProperty(attrs(span), "cupel.exclusion.count", span.name)
+        assert.deepStrictEqual(span.events, [], span.name)
+      }
+    }).pipe(Effect.withTracer(tracer))
+  })
+
+  it.effect("StageAndExclusions: cupel.exclusion.count on every stage span (score's 0) and one cupel.exclusion event per item the stage excluded, with reason, item_kind and item_tokens", () => {
+    const { spans, tracer } = recordSpans()
+    return Effect.gen(function*() {
+      const result = yield* run(mixed(), budget(20, 20), { overflowStrategy: "Truncate", verbosity: "StageAndExclusions" })
+      assert.strictEqual(attrs(spans.find((s) => s.name === "cupel.pipeline")!)["cupel.verbosity"], "StageAndExclusions")
+      const stages = stageSpans(spans)
+      assert.deepStrictEqual(stages.map((s) => [s.name, attrs(s)["cupel.exclusion.count"]]), [
+        ["cupel.stage.classify", 1],
+        ["cupel.stage.score", 0],
+        ["cupel.stage.deduplicate", 1],
+        ["cupel.stage.slice", 1],
+        ["cupel.stage.place", 0]
+      ])
+      assert.deepStrictEqual(stages.map(exclusionEvents), [
+        [["NegativeTokens", "Document", -3]],
+        [],
+        [["Deduplicated", "Message", 1]],
+        [["BudgetExceeded", "Message", 50]],
+        []
+      ])
+      // As many events as the report has exclusions, and no included-item events below Full.
+      assert.strictEqual(stages.flatMap(exclusionEvents).length, result.report.excluded.length)
+      assert.isFalse(spans.some((s) => s.events.some(([name]) => name === "cupel.item.included")))
+    }).pipe(Effect.withTracer(tracer))
+  })
+
+  it.effect("StageAndExclusions: what Place's Truncate drops is a cupel.exclusion event on cupel.stage.place", () => {
+    const { spans, tracer } = recordSpans()
+    const takeAll = Slicer.layer(Slicer.make("take-all", (sorted) => sorted.map((s) => s.item)))
+    return Effect.gen(function*() {
+      const result = yield* Pipeline.run([item("small", 5, { priority: 9 }), item("big", 50, { priority: 1 })], budget(20, 20), {
+        overflowStrategy: "Truncate",
+        verbosity: "StageAndExclusions"
+      }).pipe(Effect.provide(Layer.mergeAll(layers, takeAll)))
+      const place = spans.find((s) => s.name === "cupel.stage.place")!
+      assert.strictEqual(attrs(place)["cupel.exclusion.count"], 1)
+      assert.deepStrictEqual(exclusionEvents(place), [[result.report.excluded[0]!.reason._tag, "Message", 50]])
+    }).pipe(Effect.withTracer(tracer))
+  })
+
+  it.effect("Full: also one cupel.item.included event per item in the window on cupel.stage.place, with kind, tokens and score", () => {
+    const { spans, tracer } = recordSpans()
+    return Effect.gen(function*() {
+      const result = yield* run(mixed(), budget(20, 20), { overflowStrategy: "Truncate", verbosity: "Full" })
+      assert.strictEqual(attrs(spans.find((s) => s.name === "cupel.pipeline")!)["cupel.verbosity"], "Full")
+      const place = spans.find((s) => s.name === "cupel.stage.place")!
+      const includedEvents = place.events.filter(([name]) => name === "cupel.item.included").map(([, , a]) => a)
+      assert.deepStrictEqual(
+        includedEvents,
+        result.report.included.map((e) => ({
+          "cupel.item.kind": e.item.kind,
+          "cupel.item.tokens": e.item.tokens,
+          "cupel.item.score": e.score
+        }))
+      )
+      assert.strictEqual(includedEvents.length, 2)
+      assert.strictEqual(stageSpans(spans).flatMap(exclusionEvents).length, result.report.excluded.length)
+    }).pipe(Effect.withTracer(tracer))
+  })
+
+  it.effect("failure case: a stage that fails is named and counted on its span (PinnedBudgetError in classify, a throwing slicer in slice)", () => {
+    const { spans, tracer } = recordSpans()
+    const boom = Slicer.layer(Slicer.make("boom", () => {
+      throw new Error("cannot slice")
+    }))
+    return Effect.gen(function*() {
+      const pinnedError = yield* Effect.flip(run([item("p", 50, { pinned: true }), item("a", 1)], budget(10, 10)))
+      assert.strictEqual(pinnedError._tag, "PinnedBudgetError")
+      const classify = spans.find((s) => s.name === "cupel.stage.classify")!
+      assert.deepInclude(attrs(classify), { "cupel.stage.name": "classify", "cupel.stage.item_count_in": 2 })
+      assert.notProperty(attrs(classify), "cupel.stage.item_count_out")
+      assert.deepInclude(attrs(spans.find((s) => s.name === "cupel.pipeline")!), {
+        "cupel.verbosity": "StageOnly",
+        "cupel.candidates": 2,
+        "cupel.budget.max_tokens": 10
+      })
+
+      const sliceError = yield* Effect.flip(
+        Pipeline.run([item("a", 1), item("b", 2)], budget(10, 10)).pipe(Effect.provide(Layer.mergeAll(layers, boom)))
+      )
+      assert.strictEqual(sliceError._tag, "SlicerError")
+      const slice = spans.find((s) => s.name === "cupel.stage.slice")!
+      assert.deepInclude(attrs(slice), { "cupel.stage.name": "slice", "cupel.stage.item_count_in": 2, "cupel.slicer": "boom" })
+    }).pipe(Effect.withTracer(tracer))
+  })
+
+  it.effect("grouping case: the root span counts members as the report does; the stage spans count units as report.events do", () => {
+    const { spans, tracer } = recordSpans()
+    return Effect.gen(function*() {
+      const items = [
+        new ContextItem.ContextItem({ content: "call", tokens: 2, group: "t1", priority: 9 }),
+        new ContextItem.ContextItem({ content: "result", tokens: 3, group: "t1", priority: 9 }),
+        item("too-big", 100)
+      ]
+      const result = yield* run(items, budget(10, 10))
+      assert.strictEqual(result.report.totalCandidates, 3)
+      assert.strictEqual(result.report.included.length, 2)
+      const root = attrs(spans.find((s) => s.name === "cupel.pipeline")!)
+      assert.deepInclude(root, {
+        "cupel.candidates": result.report.totalCandidates,
+        "cupel.included.count": result.report.included.length,
+        "cupel.excluded.count": result.report.excluded.length,
+        "cupel.window.tokens": 5
+      })
+      const classify = attrs(spans.find((s) => s.name === "cupel.stage.classify")!)
+      assert.strictEqual(classify["cupel.stage.item_count_in"], 2)
+      assert.strictEqual(classify["cupel.stage.item_count_out"], result.report.events[0]!.itemCount)
+    }).pipe(Effect.withTracer(tracer))
+  })
+
+  it.live("Sort and the report run inside stage spans: at 20,000 items the five stage spans cover at least 90% of cupel.pipeline's time", () => {
+    const { spans, tracer } = recordSpans()
+    const many = Array.from({ length: 20_000 }, (_, i) => item(`item ${i}`, 1 + (i % 17), { priority: i % 10 }))
+    const duration = (s: Tracer.NativeSpan) => s.status._tag === "Ended" ? Number(s.status.endTime - s.status.startTime) : 0
+    return Effect.gen(function*() {
+      // The best of a few runs: a garbage collection can land anywhere, inside a span or not.
+      let best = 0
+      for (let round = 0; round < 5; round++) {
+        const from = spans.length
+        yield* run(many, budget(50_000, 40_000))
+        const mine = spans.slice(from)
+        const root = mine.find((s) => s.name === "cupel.pipeline")!
+        const covered = stageSpans(mine).reduce((sum, s) => sum + duration(s), 0)
+        best = Math.max(best, covered / duration(root))
+      }
+      assert.isAtLeast(best, 0.9)
+    }).pipe(Effect.withTracer(tracer))
+  })
+
+  it.effect("hierarchy case: cupel.pipeline has exactly the five stage spans as children, in order; Place.place is the one span below them", () => {
+    const { spans, tracer } = recordSpans()
+    return Effect.gen(function*() {
+      yield* run(mixed(), budget(20, 20), { overflowStrategy: "Truncate" })
+      const root = spans.find((s) => s.name === "cupel.pipeline")!
+      assert.strictEqual(root.parent._tag, "None")
+      const parentOf = (s: Tracer.NativeSpan) => s.parent._tag === "Some" ? s.parent.value.spanId : undefined
+      const children = (id: string) => spans.filter((s) => parentOf(s) === id).map((s) => s.name)
+      assert.deepStrictEqual(children(root.spanId), [
+        "cupel.stage.classify",
+        "cupel.stage.score",
+        "cupel.stage.deduplicate",
+        "cupel.stage.slice",
+        "cupel.stage.place"
+      ])
+      const place = spans.find((s) => s.name === "cupel.stage.place")!
+      assert.deepStrictEqual(children(place.spanId), ["Place.place"])
+      for (const stage of stageSpans(spans)) assert.deepStrictEqual(children(stage.spanId).filter((n) => n !== "Place.place"), [])
+      // Sort runs inside cupel.stage.slice and the report is built inside cupel.stage.place:
+      // the root's own time is only its set-up, so its last child ends when it does.
+      assert.strictEqual(place.status._tag, "Ended")
+      assert.strictEqual(root.status._tag, "Ended")
     }).pipe(Effect.withTracer(tracer))
   })
 })
