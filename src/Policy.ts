@@ -61,6 +61,7 @@ import * as Scorer from "./Scorer.ts"
 import * as ScorerConfig from "./scorers/ScorerConfig.ts"
 import * as Slicer from "./Slicer.ts"
 import * as SlicerConfig from "./slicers/SlicerConfig.ts"
+import * as Verbosity from "./Verbosity.ts"
 
 // ---------------------------------------------------------------------------------------------
 // The overflow strategy's JSON names
@@ -246,7 +247,16 @@ export const fields = {
   deduplication: Schema.Boolean.pipe(Schema.withDecodingDefaultKey(Effect.succeed(true))),
   overflowStrategy: OverflowStrategyName.pipe(
     Schema.withDecodingDefaultKey(Effect.succeed<"throw" | "truncate" | "proceed">("throw"))
-  )
+  ),
+  /**
+   * The trace's tier (`Verbosity`, spec `integrations/opentelemetry.md`), by the chapter's
+   * names: `"StageOnly"`, `"StageAndExclusions"` or `"Full"`. Optional, and absent when not
+   * given (the run's default, `StageOnly`, then applies): how much a run tells its trace is
+   * usually the deployment's choice, not the policy's.
+   *
+   * @since 0.3.0
+   */
+  verbosity: Schema.optionalKey(Verbosity.Verbosity)
 }
 
 /**
@@ -387,14 +397,16 @@ export const placer = (
 ): Layer.Layer<Placer.Placer, InvalidConfigError> => PlacerConfig.layer(config, path)
 
 /**
- * The options of `Pipeline.run` a policy sets: deduplication and the overflow strategy.
+ * The options of `Pipeline.run` a policy sets: deduplication, the overflow strategy and, when it
+ * has one, the verbosity tier.
  *
  * @since 0.2.0
  * @category building
  */
 export const options = (policy: Policy): Pipeline.Options => ({
   deduplication: policy.deduplication,
-  overflowStrategy: policy.overflowStrategy
+  overflowStrategy: policy.overflowStrategy,
+  verbosity: policy.verbosity
 })
 
 /**

@@ -39,6 +39,7 @@ import * as Policy from "../src/Policy.ts"
 import * as ScorerConfig from "../src/scorers/ScorerConfig.ts"
 import * as SlicerConfig from "../src/slicers/SlicerConfig.ts"
 import * as Presets from "../src/Presets.ts"
+import { recordSpans } from "./support/spans.ts"
 
 // ---------------------------------------------------------------------------------------------
 // A sample with something for every scorer, slicer and placer to tell apart
@@ -679,7 +680,8 @@ const policyJson = fc.record(
     slicer: slicerJson,
     placer: placerJson,
     deduplication: fc.boolean(),
-    overflowStrategy: fc.constantFrom("throw", "truncate", "proceed")
+    overflowStrategy: fc.constantFrom("throw", "truncate", "proceed"),
+    verbosity: fc.constantFrom("StageOnly", "StageAndExclusions", "Full")
   },
   { requiredKeys: ["scorer"] }
 )
@@ -978,6 +980,26 @@ describe("Policy — the same results as the modules built by hand", () => {
       )
       assert.deepStrictEqual(viaLayer, yield* runPolicy(policy))
     }))
+
+  it.effect("verbosity: optional and absent when not given, by the chapter's names, round-trips, and is the run's cupel.verbosity; another name is refused", () => {
+    const { spans, tracer } = recordSpans()
+    return Effect.gen(function*() {
+      const plain = yield* decode({ scorer: mixJson })
+      assert.notProperty(plain, "verbosity")
+      assert.notProperty(yield* Policy.encode(plain), "verbosity")
+      assert.isUndefined(Policy.options(plain).verbosity)
+      for (const verbosity of ["StageOnly", "StageAndExclusions", "Full"] as const) {
+        const policy = yield* decode({ scorer: mixJson, verbosity })
+        assert.strictEqual(policy.verbosity, verbosity)
+        assert.deepStrictEqual(yield* decode(yield* Policy.encode(policy)), policy)
+        assert.strictEqual(Policy.options(policy).verbosity, verbosity)
+        yield* runPolicy(policy)
+        const root = spans.filter((s) => s.name === "cupel.pipeline").at(-1)!
+        assert.strictEqual(root.attributes.get("cupel.verbosity"), verbosity)
+      }
+      assert.include(yield* problems({ scorer: mixJson, verbosity: "stageonly" }), `["verbosity"]`)
+    }).pipe(Effect.withTracer(tracer))
+  })
 
   it.effect("Policy.run tells the OverflowNotifier under proceed", () =>
     Effect.gen(function*() {
