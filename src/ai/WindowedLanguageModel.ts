@@ -49,6 +49,7 @@ import * as Summarizer from "./Summarizer.ts"
 import { TokenCounter } from "./TokenCounter.ts"
 import * as ToolDefinitions from "./ToolDefinitions.ts"
 import * as WindowStore from "./WindowStore.ts"
+import type { Verbosity } from "../Verbosity.ts"
 
 /**
  * Options of the layer.
@@ -58,6 +59,8 @@ import * as WindowStore from "./WindowStore.ts"
  * - `overflowStrategy` — `"Throw"` (default), `"Truncate"` or `"Proceed"`.
  * - `deduplication` — drop messages with the same text (default `false` here: a conversation
  *   may well repeat itself).
+ * - `verbosity` — the pipeline's trace tier (`Verbosity`): `"StageOnly"` (default),
+ *   `"StageAndExclusions"` or `"Full"`.
  * - `countTools` — count the definitions of the call's tools (`toolkit`) against the window
  *   and take them off the prompt's budget (default `true`; see `ToolDefinitions`).
  * - `scorer` / `slicer` — default recency and first fit (`FirstFitSlice`); `placer` — default
@@ -87,6 +90,8 @@ export interface Options extends PromptWindow.Options, PromptWindow.FitOptions {
   readonly outputReserve: number
   readonly overflowStrategy?: OverflowStrategy | undefined
   readonly deduplication?: boolean | undefined
+  /** @since 0.3.0 */
+  readonly verbosity?: Verbosity | undefined
   readonly countTools?: boolean | undefined
   readonly scorer?: Scorer.Definition | undefined
   readonly slicer?: Slicer.Definition | undefined

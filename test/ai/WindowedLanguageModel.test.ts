@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Layer, PubSub, Ref, Schema, Stream } from "effect"
+import { Context, Effect, Layer, PubSub, Ref, Schema, Stream, type Tracer } from "effect"
 import { AiError, LanguageModel, Prompt, type Response, Tool, Toolkit } from "effect/ai"
 import { ContextItem, Placer, Scorer } from "../../src/index.ts"
 import * as PromptWindow from "../../src/ai/PromptWindow.ts"
@@ -202,6 +202,39 @@ describe("WindowedLanguageModel", () => {
       const attributes = Object.fromEntries(span!.attributes)
       assert.deepInclude(attributes, { "cupel.window.method": "generateText", "cupel.window.candidates": 2, "cupel.window.included": 2 })
       assert.isDefined(spans.find((s) => s.name === "cupel.pipeline"))
+    }).pipe(Effect.scoped, Effect.withTracer(tracer))
+  })
+
+  it.effect("verbosity: the layer's option is the pipeline's cupel.verbosity, in both modes; hierarchy case: the spans between cupel.window and cupel.pipeline are as docs/ai.md says", () => {
+    const { spans, tracer } = recordSpans()
+    const chain = (span: Tracer.NativeSpan): Array<string> => {
+      const names: Array<string> = []
+      let parent = span.parent
+      while (parent._tag === "Some") {
+        const id = parent.value.spanId
+        const found = spans.find((s) => s.spanId === id)
+        if (found === undefined) break
+        names.push(found.name)
+        parent = found.parent
+      }
+      return names
+    }
+    return Effect.gen(function*() {
+      const chains: Array<Array<string>> = []
+      for (const mode of ["stable", "per-call"] as const) {
+        const from = spans.length
+        const { context } = yield* setup(1, { mode, verbosity: "Full" })
+        yield* LanguageModel.generateText({ prompt: start }).pipe(Effect.provide(context))
+        const root = spans.slice(from).find((s) => s.name === "cupel.pipeline")!
+        assert.strictEqual(root.attributes.get("cupel.verbosity"), "Full")
+        const place = spans.slice(from).find((s) => s.name === "cupel.stage.place")!
+        assert.isAbove(place.events.filter(([name]) => name === "cupel.item.included").length, 0)
+        chains.push(chain(root))
+      }
+      assert.deepStrictEqual(chains, [
+        ["cupel.stable_window.fit", "cupel.window"],
+        ["cupel.prompt_window.fit", "cupel.window"]
+      ])
     }).pipe(Effect.scoped, Effect.withTracer(tracer))
   })
 
