@@ -42,9 +42,13 @@ export const deduplicate: (
   enabled: boolean
 ) => Effect.Effect<Deduplicated> = Effect.fn("cupel.stage.deduplicate")(
   function*(items: ReadonlyArray<ContextItem>, scores: ArrayLike<number>, enabled: boolean) {
-    yield* Effect.annotateCurrentSpan({ "cupel.stage.name": "deduplicate", "cupel.stage.item_count_in": items.length })
+    // Deduplicate cannot fail: its span is annotated once, when the result is known.
     const result = enabled ? byContent(items, scores) : keepAll(items.length)
-    yield* Effect.annotateCurrentSpan("cupel.stage.item_count_out", result.kept.length)
+    yield* Effect.annotateCurrentSpan({
+      "cupel.stage.name": "deduplicate",
+      "cupel.stage.item_count_in": items.length,
+      "cupel.stage.item_count_out": result.kept.length
+    })
     yield* annotateExclusions(result.removed.length, (emit) => {
       for (const { index, survivor } of result.removed) {
         emit(items[index]!, { _tag: "Deduplicated", deduplicatedAgainst: items[survivor]!.content })

@@ -29,6 +29,7 @@ import * as Place from "./Place.ts"
 import type * as Placer from "./Placer.ts"
 import type { PinnedBudgetError } from "./PinnedBudgetError.ts"
 import type { PipelineResult } from "./PipelineResult.ts"
+import type { PlaceResult } from "./PlaceResult.ts"
 import * as Score from "./Score.ts"
 import type * as Scorer from "./Scorer.ts"
 import type { ScorerError } from "./ScorerError.ts"
@@ -102,8 +103,8 @@ export type Services = Scorer.Scorer | Slicer.Slicer | Placer.Placer | OverflowN
  *
  * The run is the span `cupel.pipeline`, each stage but Sort a child span `cupel.stage.<name>`
  * with `cupel.stage.item_count_in` / `_out` (spec `integrations/opentelemetry.md`), named and
- * counted in before the stage can fail; Sort runs inside `cupel.stage.slice`, the report is
- * assembled inside `cupel.stage.place`, and `Place.place` has a span of its own below it. The
+ * counted even when the stage fails; Sort and the report's assembly run in the root span, and
+ * `Place.place` has a span of its own below `cupel.stage.place`. The
  * root's counts are the report's (members of groups); the stage spans count what the stages
  * see (a group is one unit), like `report.events`. The `verbosity` option adds the chapter's
  * per-item events. Stage durations in the report are read from Effect's `Clock`. Inputs are
@@ -198,114 +199,160 @@ const survey = (items: ReadonlyArray<unknown>): number => {
   return anyGroup ? grouped : ungrouped
 }
 
-const runItems = (
+const runItems: (
   items: ReadonlyArray<ContextItem>,
   budget: ContextBudget,
   options?: Options
-): Effect.Effect<PipelineResult, PipelineError, Services> =>
-  Effect.gen(function*() {
-    const deduplication = options?.deduplication ?? true
-    const overflowStrategy = options?.overflowStrategy ?? "Throw"
-    const events: Array<TraceEvent> = []
-    const clock = yield* Clock.Clock
-    let started = clock.currentTimeNanosUnsafe()
-    /** Records a stage's event, measured from the end of the previous one. */
-    const stageDone = (stage: PipelineStage, itemCount: number): void => {
-      const now = clock.currentTimeNanosUnsafe()
-      events.push({ stage, durationMs: Number(now - started) / 1e6, itemCount })
-      started = now
-    }
+) => Effect.Effect<PipelineResult, PipelineError, Services> = Effect.fnUntraced(function*(
+  items: ReadonlyArray<ContextItem>,
+  budget: ContextBudget,
+  options?: Options
+) {
+  const deduplication = options?.deduplication ?? true
+  const overflowStrategy = options?.overflowStrategy ?? "Throw"
+  // Read once: at StageOnly, Slice and Place are handed no trace work at all (even an Effect
+  // that returns at once measurably slowed them).
+  const verbosity = yield* CurrentVerbosity
+  const events: Array<TraceEvent> = []
+  const clock = yield* Clock.Clock
+  let started = clock.currentTimeNanosUnsafe()
+  /** Records a stage's event, measured from the end of the previous one. */
+  const stageDone = (stage: PipelineStage, itemCount: number): void => {
+    const now = clock.currentTimeNanosUnsafe()
+    events.push({ stage, durationMs: Number(now - started) / 1e6, itemCount })
+    started = now
+  }
 
-    // 1. Classify
-    const classified = yield* Classify.classify(items, budget)
-    const { pinned, pinnedTokens, scoreable } = classified
-    stageDone("Classify", pinned.length + scoreable.length)
+  // 1. Classify
+  const classified = yield* Classify.classify(items, budget)
+  const { pinned, pinnedTokens, scoreable } = classified
+  stageDone("Classify", pinned.length + scoreable.length)
 
-    // 2. Score
-    const scores = yield* Score.score(scoreable)
-    stageDone("Score", scoreable.length)
+  // 2. Score
+  const scores = yield* Score.score(scoreable)
+  stageDone("Score", scoreable.length)
 
-    // 3. Deduplicate
-    const deduplicated = yield* Deduplicate.deduplicate(scoreable, scores, deduplication)
-    const kept = deduplicated.kept
-    stageDone("Deduplicate", kept.length)
+  // 3. Deduplicate
+  const deduplicated = yield* Deduplicate.deduplicate(scoreable, scores, deduplication)
+  const kept = deduplicated.kept
+  stageDone("Deduplicate", kept.length)
 
-    // 4. Sort and 5. Slice, in the span `cupel.stage.slice`: Sort has no span of its own (the
-    // chapter) and its time counts towards Slice's event; the reasons of what the slicer left
-    // out are worked out there too, where the chapter puts their events.
-    const sliced = yield* Effect.gen(function*() {
-      yield* Effect.annotateCurrentSpan({ "cupel.stage.name": "slice", "cupel.stage.item_count_in": kept.length })
-      const { scores: sortedScores, sorted, tokens: sortedTokens } = sortKept(scoreable, scores, kept)
-      const effective = yield* Slice.effectiveBudget(budget, pinnedTokens)
-      const selection = yield* Slice.select(sorted, effective, { scores: sortedScores, tokens: sortedTokens })
-      const selectedIndices = selection.selected
-      const selected = markSelected(sorted.length, selectedIndices)
-      const slicedList = slicedInOrder(sorted, selected, selectedIndices.length)
-      if (typeof slicedList === "number") {
-        return yield* new TokenTotalError({ what: "sliced items", count: slicedList })
-      }
-      const run = sliceExcludedRun({
-        sorted,
-        sortedTokens,
-        selected,
-        reasons: selection.reasons,
-        budget,
-        effectiveTarget: effective.targetTokens,
-        availableTokens: effective.targetTokens - slicedList.slicedTokens,
-        firstPinned: pinned.length > 0 ? pinned[0] : undefined
-      })
-      yield* annotateExclusions(run.length, (emit) => {
-        for (const entry of run) emit(entry.item, entry.reason)
-      })
-      return { ...slicedList, run, selection }
-    }).pipe(Effect.withSpan("cupel.stage.slice"))
-    stageDone("Slice", sliced.selection.selected.length)
+  // 4. Sort: the kept items by score; its time counts towards Slice's event, as Sort has none.
+  const { scores: sortedScores, sorted, tokens: sortedTokens } = sortKept(scoreable, scores, kept)
 
-    // 6. Place: the sliced items in sorted order (score descending), which Truncate walks; the
-    // report is assembled in its span too, so that no part of the run is outside a stage's.
-    const { sliced: slicedItems } = sliced
-    return yield* Effect.gen(function*() {
-      yield* Effect.annotateCurrentSpan({
-        "cupel.stage.name": "place",
-        "cupel.stage.item_count_in": pinned.length + slicedItems.length
-      })
-      const placement = yield* Place.place({ pinned, scored: slicedItems, budget, overflowStrategy })
-      yield* Effect.annotateCurrentSpan("cupel.stage.item_count_out", placement.placed.length)
-      stageDone("Place", placement.placed.length)
-      yield* annotateExclusions(placement.excluded.length, (emit) => {
-        for (const entry of placement.excluded) emit(entry.item, entry.reason)
-      })
+  // 5. Slice
+  const effective = yield* Slice.effectiveBudget(budget, pinnedTokens)
+  // From StageAndExclusions up, the slicer's exclusions are worked out inside its span for
+  // their events (and again for the report below); at StageOnly nothing is.
+  const selection = yield* Slice.slice(
+    sorted,
+    effective,
+    { scores: sortedScores, tokens: sortedTokens },
+    verbosity === "StageOnly"
+      ? undefined
+      : sliceTrace(sorted, sortedTokens, budget, effective.targetTokens, pinned.length > 0 ? pinned[0] : undefined)
+  )
+  const selectedIndices = selection.selected
+  const selected = markSelected(sorted.length, selectedIndices)
+  stageDone("Slice", selectedIndices.length)
 
-      // The report.
-      const included = includedItems(placement.placed, slicedItems)
-      yield* annotateInclusions((emit) => {
-        for (const entry of included) emit(entry.item, entry.score)
-      })
-      const excluded = excludedItems({
-        negative: classified.negative,
-        removed: deduplicated.removed,
-        scoreable,
-        scores,
-        sliceRun: sliced.run,
-        placementExcluded: placement.excluded
-      })
+  // 6. Place: the sliced items in sorted order (score descending), which Truncate walks.
+  const slicedList = slicedInOrder(sorted, selected, selectedIndices.length)
+  if (typeof slicedList === "number") return yield* new TokenTotalError({ what: "sliced items", count: slicedList })
+  const { sliced, slicedTokens } = slicedList
+  const placement = yield* Place.place({ pinned, scored: sliced, budget, overflowStrategy }).pipe(
+    Effect.tap(placeTrace(pinned.length + sliced.length, sliced, verbosity)),
+    Effect.tapCause(placeFailed(pinned.length + sliced.length)),
+    Effect.withSpan("cupel.stage.place")
+  )
+  stageDone("Place", placement.placed.length)
 
-      const report = {
-        events,
-        included,
-        excluded,
-        totalCandidates: items.length,
-        totalTokensConsidered: classified.totalTokens,
-        countRequirementShortfalls: sliced.selection.shortfalls ?? []
-      }
-      return {
-        window: placement.placed,
-        report,
-        totalTokens: placement.totalTokens,
-        tokensOverBudget: placement.tokensOverBudget
-      } satisfies PipelineResult
-    }).pipe(Effect.withSpan("cupel.stage.place"))
+  // The report.
+  const included = includedItems(placement.placed, sliced)
+  const excluded = excludedItems({
+    negative: classified.negative,
+    removed: deduplicated.removed,
+    scoreable,
+    scores,
+    sorted,
+    sortedTokens,
+    selected,
+    reasons: selection.reasons,
+    budget,
+    effectiveTarget: effective.targetTokens,
+    availableTokens: effective.targetTokens - slicedTokens,
+    firstPinned: pinned.length > 0 ? pinned[0] : undefined,
+    placementExcluded: placement.excluded
   })
+
+  const report = {
+    events,
+    included,
+    excluded,
+    totalCandidates: items.length,
+    totalTokensConsidered: classified.totalTokens,
+    countRequirementShortfalls: selection.shortfalls ?? []
+  }
+  return {
+    window: placement.placed,
+    report,
+    totalTokens: placement.totalTokens,
+    tokensOverBudget: placement.tokensOverBudget
+  } satisfies PipelineResult
+})
+
+/*
+ * The stage spans' trace, built by plain functions outside the run's generator, and used only
+ * above StageOnly (docs/design.md item 67).
+ */
+
+/** Slice's exclusions as `cupel.exclusion` events (from StageAndExclusions up), in its span. */
+const sliceTrace = (
+  sorted: ReadonlyArray<Entry>,
+  sortedTokens: Float64Array,
+  budget: ContextBudget,
+  effectiveTarget: number,
+  firstPinned: ContextItem | undefined
+) =>
+(selection: Slicer.Selection): Effect.Effect<void> =>
+  annotateExclusions(sorted.length - selection.selected.length, (emit) => {
+    const selected = markSelected(sorted.length, selection.selected)
+    const list = slicedInOrder(sorted, selected, selection.selected.length)
+    if (typeof list === "number") return
+    const run = sliceExcludedRun({
+      sorted,
+      sortedTokens,
+      selected,
+      reasons: selection.reasons,
+      budget,
+      effectiveTarget,
+      availableTokens: effectiveTarget - list.slicedTokens,
+      firstPinned
+    })
+    for (const entry of run) emit(entry.item, entry.reason)
+  })
+
+/** Place's span: its counts, its exclusions (StageAndExclusions up) and the window (Full). */
+const placeTrace = (countIn: number, sliced: ReadonlyArray<ScoredItem>, verbosity: Verbosity) =>
+(result: PlaceResult): Effect.Effect<void> => {
+  const counts = Effect.annotateCurrentSpan({
+    "cupel.stage.name": "place",
+    "cupel.stage.item_count_in": countIn,
+    "cupel.stage.item_count_out": result.placed.length
+  })
+  return verbosity === "StageOnly" ? counts : counts.pipe(
+    Effect.andThen(annotateExclusions(result.excluded.length, (emit) => {
+      for (const entry of result.excluded) emit(entry.item, entry.reason)
+    })),
+    Effect.andThen(annotateInclusions((emit) => {
+      for (const entry of includedItems(result.placed, sliced)) emit(entry.item, entry.score)
+    }))
+  )
+}
+
+/** A failed Place is named and counted too. */
+const placeFailed = (countIn: number) => (): Effect.Effect<void> =>
+  Effect.annotateCurrentSpan({ "cupel.stage.name": "place", "cupel.stage.item_count_in": countIn })
 
 /**
  * The window with scores and reasons: pinned items at 1.0 (the score they are placed with),
@@ -434,7 +481,14 @@ const excludedItems = (input: {
   readonly removed: Deduplicate.Deduplicated["removed"]
   readonly scoreable: ReadonlyArray<ContextItem>
   readonly scores: ArrayLike<number>
-  readonly sliceRun: Array<ExcludedItem>
+  readonly sorted: ReadonlyArray<Entry>
+  readonly sortedTokens: Float64Array
+  readonly selected: Uint8Array
+  readonly reasons: ReadonlyMap<number, ExclusionReason.ExclusionReason> | undefined
+  readonly budget: ContextBudget
+  readonly effectiveTarget: number
+  readonly availableTokens: number
+  readonly firstPinned: ContextItem | undefined
   readonly placementExcluded: ReadonlyArray<ExcludedItem>
 }): Array<ExcludedItem> => {
   const { removed, scoreable, scores } = input
@@ -458,7 +512,8 @@ const excludedItems = (input: {
     runs.push(deduplicated)
   }
 
-  if (input.sliceRun.length > 0) runs.push(input.sliceRun)
+  const sliceRun = sliceExcludedRun(input)
+  if (sliceRun.length > 0) runs.push(sliceRun)
   if (input.placementExcluded.length > 0) runs.push([...input.placementExcluded])
   return mergeRuns(runs)
 }

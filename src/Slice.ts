@@ -49,7 +49,8 @@ export const effectiveBudget = (
 /**
  * Slices the sorted items with the current slicer against `budget` (the effective budget),
  * passing `columns` (the items' scores and tokens as typed arrays, see `Slicer.Columns`) on to
- * it. Runs in the span `cupel.stage.slice`, named and counted before the slicer is called.
+ * it. Runs in the span `cupel.stage.slice`; `within`, when given, runs in that span too once the
+ * slicer has answered (the pipeline's per-item trace events, `Verbosity`; since 0.3.0).
  *
  * @since 0.2.0
  * @category stages
@@ -57,36 +58,36 @@ export const effectiveBudget = (
 export const slice: (
   sorted: ReadonlyArray<ScoredItem>,
   budget: Slicer.Budget,
-  columns?: Slicer.Columns | undefined
+  columns?: Slicer.Columns | undefined,
+  within?: ((selection: Slicer.Selection) => Effect.Effect<void>) | undefined
 ) => Effect.Effect<Slicer.Selection, Slicer.SliceError, Slicer.Slicer> = Effect.fn(
   "cupel.stage.slice"
-)(function*(sorted: ReadonlyArray<ScoredItem>, budget: Slicer.Budget, columns?: Slicer.Columns | undefined) {
-  yield* Effect.annotateCurrentSpan({ "cupel.stage.name": "slice", "cupel.stage.item_count_in": sorted.length })
-  return yield* select(sorted, budget, columns)
-})
-
-/**
- * {@link slice} without its span: the slicer's call and its attributes on the current span
- * (`cupel.slicer`, `cupel.slice.*`, `cupel.stage.item_count_out`). For a caller that opens the
- * `cupel.stage.slice` span itself — the pipeline, which sorts inside it and works out the
- * reasons of what the slicer left out there too.
- *
- * @since 0.3.0
- * @category stages
- */
-export const select = (
+)(function*(
   sorted: ReadonlyArray<ScoredItem>,
   budget: Slicer.Budget,
-  columns?: Slicer.Columns | undefined
-): Effect.Effect<Slicer.Selection, Slicer.SliceError, Slicer.Slicer> =>
-  Effect.gen(function*() {
-    const slicer = yield* Slicer.Slicer
-    yield* Effect.annotateCurrentSpan({
-      "cupel.slicer": slicer.name,
-      "cupel.slice.target_tokens": budget.targetTokens,
-      "cupel.slice.max_tokens": budget.maxTokens
-    })
-    const selection = yield* slicer.slice(sorted, budget, columns)
-    yield* Effect.annotateCurrentSpan("cupel.stage.item_count_out", selection.selected.length)
-    return selection
+  columns?: Slicer.Columns | undefined,
+  within?: ((selection: Slicer.Selection) => Effect.Effect<void>) | undefined
+) {
+  const slicer = yield* Slicer.Slicer
+  const selection = yield* slicer.slice(sorted, budget, columns).pipe(
+    // A failed slice is named and counted too; on success the span is annotated below, after
+    // the work (an Effect step before it measurably slowed the run).
+    Effect.tapCause(() =>
+      Effect.annotateCurrentSpan({
+        "cupel.stage.name": "slice",
+        "cupel.stage.item_count_in": sorted.length,
+        "cupel.slicer": slicer.name
+      })
+    )
+  )
+  yield* Effect.annotateCurrentSpan({
+    "cupel.stage.name": "slice",
+    "cupel.stage.item_count_in": sorted.length,
+    "cupel.stage.item_count_out": selection.selected.length,
+    "cupel.slicer": slicer.name,
+    "cupel.slice.target_tokens": budget.targetTokens,
+    "cupel.slice.max_tokens": budget.maxTokens
   })
+  if (within !== undefined) yield* within(selection)
+  return selection
+})
