@@ -303,7 +303,7 @@ const runItems: (
 
 /*
  * The stage spans' trace, built by plain functions outside the run's generator, and used only
- * above StageOnly (docs/design.md item 67).
+ * above StageOnly (docs/design.md item 69).
  */
 
 /** Slice's exclusions as `cupel.exclusion` events (from StageAndExclusions up), in its span. */
