@@ -95,11 +95,41 @@ const fileOf = (part: { readonly mediaType: string; readonly filename?: string |
   data: ""
 })
 
-const toolResultOf = (part: ToolResultPart): Prompt.ToolResultPartEncoded => ({
+// The parts both SDK formats (the provider prompt and `ModelMessage`) spell alike, read and
+// written by one function each.
+
+const toolResultOf = (
+  part: { readonly toolCallId: string; readonly toolName: string; readonly output: AnyOutput }
+): Prompt.ToolResultPartEncoded => ({
   type: "tool-result",
   id: part.toolCallId,
   name: part.toolName,
   ...resultOf(part.output)
+})
+
+const toolCallOf = (part: {
+  readonly toolCallId: string
+  readonly toolName: string
+  readonly input: unknown
+  readonly providerExecuted?: boolean | undefined
+}): Prompt.ToolCallPartEncoded => ({
+  type: "tool-call",
+  id: part.toolCallId,
+  name: part.toolName,
+  params: part.input,
+  ...(part.providerExecuted === undefined ? {} : { providerExecuted: part.providerExecuted })
+})
+
+/** An approval response, the same in every format (effect/ai's and both of the SDK's). */
+const approvalResponseOf = (part: {
+  readonly approvalId: string
+  readonly approved: boolean
+  readonly reason?: string | undefined
+}): { readonly type: "tool-approval-response"; readonly approvalId: string; readonly approved: boolean; readonly reason?: string } => ({
+  type: "tool-approval-response",
+  approvalId: part.approvalId,
+  approved: part.approved,
+  ...(part.reason === undefined ? {} : { reason: part.reason })
 })
 
 const assistantPartOf = (part: AssistantPart): Prompt.AssistantMessagePartEncoded => {
@@ -114,27 +144,14 @@ const assistantPartOf = (part: AssistantPart): Prompt.AssistantMessagePartEncode
     case "custom":
       return { type: "text", text: `[${part.kind}]` }
     case "tool-call":
-      return {
-        type: "tool-call",
-        id: part.toolCallId,
-        name: part.toolName,
-        params: part.input,
-        ...(part.providerExecuted === undefined ? {} : { providerExecuted: part.providerExecuted })
-      }
+      return toolCallOf(part)
     case "tool-result":
       return toolResultOf(part)
   }
 }
 
 const toolPartOf = (part: ToolPart): Prompt.ToolMessagePartEncoded =>
-  part.type === "tool-result"
-    ? toolResultOf(part)
-    : {
-      type: "tool-approval-response",
-      approvalId: part.approvalId,
-      approved: part.approved,
-      ...(part.reason === undefined ? {} : { reason: part.reason })
-    }
+  part.type === "tool-result" ? toolResultOf(part) : approvalResponseOf(part)
 
 /**
  * One provider message as an `effect/ai` message (encoded): system text; user text and files;
@@ -167,12 +184,41 @@ const outputOf = (part: Prompt.ToolResultPart): ToolResultOutput =>
     ? { type: part.isFailure ? "error-text" : "text", value: part.result }
     : { type: part.isFailure ? "error-text" : "text", value: JSON.stringify(part.result) ?? String(part.result) }
 
-const providerToolResult = (part: Prompt.ToolResultPart): ToolResultPart => ({
-  type: "tool-result",
+/** A tool result in the SDK's spelling, the same in both its formats. */
+const sdkToolResult = (part: Prompt.ToolResultPart) => ({
+  type: "tool-result" as const,
   toolCallId: part.id,
   toolName: part.name,
   output: outputOf(part)
 })
+
+/**
+ * An `effect/ai` assistant part in the SDK's spelling, the same in both its formats: text,
+ * reasoning, a file as a text naming it (no data here), a tool call, a tool result. (An approval
+ * request is each format's own.)
+ */
+const sdkAssistantPart = (
+  part: Exclude<Prompt.AssistantMessagePart, { readonly type: "tool-approval-request" }>
+) => {
+  switch (part.type) {
+    case "text":
+      return { type: "text" as const, text: part.text }
+    case "reasoning":
+      return { type: "reasoning" as const, text: part.text }
+    case "file":
+      return { type: "text" as const, text: fileText(part) }
+    case "tool-call":
+      return {
+        type: "tool-call" as const,
+        toolCallId: part.id,
+        toolName: part.name,
+        input: part.params,
+        ...(part.providerExecuted ? { providerExecuted: true } : {})
+      }
+    case "tool-result":
+      return sdkToolResult(part)
+  }
+}
 
 const fileText = (part: Prompt.FilePart): string =>
   `[file ${part.mediaType}${part.fileName === undefined ? "" : ` ${part.fileName}`}]`
@@ -197,41 +243,16 @@ export const fromMessage = (message: Prompt.Message): ProviderMessage => {
     case "assistant":
       return {
         role: "assistant",
-        content: message.content.flatMap((part): Array<AssistantPart> => {
-          switch (part.type) {
-            case "text":
-              return [{ type: "text", text: part.text }]
-            case "reasoning":
-              return [{ type: "reasoning", text: part.text }]
-            case "file":
-              return [{ type: "text", text: fileText(part) }]
-            case "tool-call":
-              return [{
-                type: "tool-call",
-                toolCallId: part.id,
-                toolName: part.name,
-                input: part.params,
-                ...(part.providerExecuted ? { providerExecuted: true } : {})
-              }]
-            case "tool-result":
-              return [providerToolResult(part)]
-            case "tool-approval-request":
-              return []
-          }
-        })
+        // The provider prompt carries no approval requests.
+        content: message.content.flatMap((part): Array<AssistantPart> =>
+          part.type === "tool-approval-request" ? [] : [sdkAssistantPart(part)]
+        )
       }
     case "tool":
       return {
         role: "tool",
         content: message.content.map((part): ToolPart =>
-          part.type === "tool-result"
-            ? providerToolResult(part)
-            : {
-              type: "tool-approval-response",
-              approvalId: part.approvalId,
-              approved: part.approved,
-              ...(part.reason === undefined ? {} : { reason: part.reason })
-            }
+          part.type === "tool-result" ? sdkToolResult(part) : approvalResponseOf(part)
         )
       }
   }
@@ -350,7 +371,6 @@ export const convert = (provider: ProviderPrompt, memo?: MessageMemo): Converted
 
 type ModelAssistantPart = Exclude<Extract<ModelMessage, { role: "assistant" }>["content"], string>[number]
 type ModelToolPart = Extract<ModelMessage, { role: "tool" }>["content"][number]
-type ModelToolResultPart = Extract<ModelToolPart, { type: "tool-result" }>
 
 const modelAssistantPartOf = (part: ModelAssistantPart): Prompt.AssistantMessagePartEncoded => {
   switch (part.type) {
@@ -365,15 +385,9 @@ const modelAssistantPartOf = (part: ModelAssistantPart): Prompt.AssistantMessage
     case "custom":
       return { type: "text", text: `[${part.kind}]` }
     case "tool-call":
-      return {
-        type: "tool-call",
-        id: part.toolCallId,
-        name: part.toolName,
-        params: part.input,
-        ...(part.providerExecuted === undefined ? {} : { providerExecuted: part.providerExecuted })
-      }
+      return toolCallOf(part)
     case "tool-result":
-      return { type: "tool-result", id: part.toolCallId, name: part.toolName, ...resultOf(part.output) }
+      return toolResultOf(part)
     case "tool-approval-request":
       return { type: "tool-approval-request", approvalId: part.approvalId, toolCallId: part.toolCallId }
   }
@@ -413,25 +427,12 @@ export const toModelMessage = (message: ModelMessage): Prompt.MessageEncoded => 
       return {
         role: "tool",
         content: message.content.map((part) =>
-          part.type === "tool-result"
-            ? { type: "tool-result", id: part.toolCallId, name: part.toolName, ...resultOf(part.output) }
-            : {
-              type: "tool-approval-response",
-              approvalId: part.approvalId,
-              approved: part.approved,
-              ...(part.reason === undefined ? {} : { reason: part.reason })
-            }
+          part.type === "tool-result" ? toolResultOf(part) : approvalResponseOf(part)
         )
       }
   }
 }
 
-const modelToolResult = (part: Prompt.ToolResultPart): ModelToolResultPart => ({
-  type: "tool-result",
-  toolCallId: part.id,
-  toolName: part.name,
-  output: outputOf(part)
-})
 
 /**
  * An `effect/ai` message the window made (a shortened tool result) as a `ModelMessage`, as
@@ -452,41 +453,18 @@ export const fromModelMessage = (message: Prompt.Message): ModelMessage => {
     case "assistant":
       return {
         role: "assistant",
-        content: message.content.map((part): ModelAssistantPart => {
-          switch (part.type) {
-            case "text":
-              return { type: "text", text: part.text }
-            case "reasoning":
-              return { type: "reasoning", text: part.text }
-            case "file":
-              return { type: "text", text: fileText(part) }
-            case "tool-call":
-              return {
-                type: "tool-call",
-                toolCallId: part.id,
-                toolName: part.name,
-                input: part.params,
-                ...(part.providerExecuted ? { providerExecuted: true } : {})
-              }
-            case "tool-result":
-              return modelToolResult(part)
-            case "tool-approval-request":
-              return { type: "tool-approval-request", approvalId: part.approvalId, toolCallId: part.toolCallId }
-          }
-        })
+        // A ModelMessage carries its approval requests.
+        content: message.content.map((part): ModelAssistantPart =>
+          part.type === "tool-approval-request"
+            ? { type: "tool-approval-request", approvalId: part.approvalId, toolCallId: part.toolCallId }
+            : sdkAssistantPart(part)
+        )
       }
     case "tool":
       return {
         role: "tool",
         content: message.content.map((part): ModelToolPart =>
-          part.type === "tool-result"
-            ? modelToolResult(part)
-            : {
-              type: "tool-approval-response",
-              approvalId: part.approvalId,
-              approved: part.approved,
-              ...(part.reason === undefined ? {} : { reason: part.reason })
-            }
+          part.type === "tool-result" ? sdkToolResult(part) : approvalResponseOf(part)
         )
       }
   }
