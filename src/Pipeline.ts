@@ -478,19 +478,11 @@ const slicedInOrder = (
  * but for the pinned items); otherwise `BudgetExceeded`. Those reasons are plain immutable data,
  * and equal ones are shared: one object per token count.
  */
-const excludedItems = (input: {
+const excludedItems = (input: SliceRunInput & {
   readonly negative: ReadonlyArray<ContextItem>
   readonly removed: Deduplicate.Deduplicated["removed"]
   readonly scoreable: ReadonlyArray<ContextItem>
   readonly scores: ArrayLike<number>
-  readonly sorted: ReadonlyArray<Entry>
-  readonly sortedTokens: Float64Array
-  readonly selected: Uint8Array
-  readonly reasons: ReadonlyMap<number, ExclusionReason.ExclusionReason> | undefined
-  readonly budget: ContextBudget
-  readonly effectiveTarget: number
-  readonly availableTokens: number
-  readonly firstPinned: ContextItem | undefined
   readonly placementExcluded: ReadonlyArray<ExcludedItem>
 }): Array<ExcludedItem> => {
   const { removed, scoreable, scores } = input
@@ -520,11 +512,8 @@ const excludedItems = (input: {
   return mergeRuns(runs)
 }
 
-/**
- * What the slicer left out, in sorted order, each with its reason (see {@link excludedItems}):
- * the run the report merges, worked out in the slice stage's span.
- */
-const sliceExcludedRun = (input: {
+/** What the slicer's exclusions are read from: the sorted entries, the selection, its reasons, the budget. */
+interface SliceRunInput {
   readonly sorted: ReadonlyArray<Entry>
   readonly sortedTokens: Float64Array
   readonly selected: Uint8Array
@@ -533,7 +522,13 @@ const sliceExcludedRun = (input: {
   readonly effectiveTarget: number
   readonly availableTokens: number
   readonly firstPinned: ContextItem | undefined
-}): Array<ExcludedItem> => {
+}
+
+/**
+ * What the slicer left out, in sorted order, each with its reason (see {@link excludedItems}):
+ * the run the report merges, worked out in the slice stage's span.
+ */
+const sliceExcludedRun = (input: SliceRunInput): Array<ExcludedItem> => {
   const { selected, sorted, sortedTokens } = input
   const sliceExcluded = sorted.length - countSelected(selected)
   if (sliceExcluded === 0) return []
