@@ -33,6 +33,8 @@ export * as CountRequirementError from "./CountRequirementError.ts"
 /** @since 0.2.0 */
 export * as CountRequirementShortfall from "./CountRequirementShortfall.ts"
 /** @since 0.3.0 */
+export * as Counting from "./Counting.ts"
+/** @since 0.3.0 */
 export * as CurrentTurn from "./ai/CurrentTurn.ts"
 /** @since 0.2.0 */
 export * as DecayScorer from "./scorers/DecayScorer.ts"
@@ -150,6 +152,8 @@ export * as TagScorer from "./scorers/TagScorer.ts"
 export * as Timestamp from "./Timestamp.ts"
 /** @since 0.2.0 */
 export * as TokenCounter from "./ai/TokenCounter.ts"
+/** @since 0.3.0 */
+export * as TokenizerLoadError from "./TokenizerLoadError.ts"
 /** @since 0.2.0 */
 export * as TokenTotalError from "./TokenTotalError.ts"
 /** @since 0.2.0 */

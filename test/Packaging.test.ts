@@ -115,9 +115,9 @@ describe("packaging: the CLI package (packages/cli)", () => {
 
   it("depends on gpt-tokenizer, the library's optional peer, in the peer's range: --count-tokens loads it", () => {
     assert.strictEqual(cli.dependencies?.["gpt-tokenizer"], library.peerDependencies?.["gpt-tokenizer"])
-    // --count-tokens loads it through the library's one importer of it (GptTokenizer.textCounter).
-    assert.match(read("src/cli/CountTokens.ts"), /GptTokenizer\.textCounter\(/)
-    assert.match(read("src/ai/GptTokenizer.ts"), /import\("gpt-tokenizer\/encoding\/o200k_base"\)/)
+    // --count-tokens loads it through the library's one importer of it (Counting.textCounter).
+    assert.match(read("src/cli/CountTokens.ts"), /Counting\.textCounter\(/)
+    assert.match(read("src/internal/gptTokenizer.ts"), /import\("gpt-tokenizer\/encoding\/o200k_base"\)/)
   })
 
   it("has the bin cupel, as the library's launcher in a clone", () => {

@@ -14,12 +14,13 @@
  *
  * @since 0.2.0
  */
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer } from "effect"
 import type { AiError, Prompt } from "effect/ai"
 import { Tokenizer } from "effect/ai"
 import { render } from "./PromptWindow.ts"
 import * as TokenCounter from "./TokenCounter.ts"
-import { describeThrown } from "../internal/describeThrown.ts"
+import { loadChatEncoder, loadTextCounter } from "../internal/gptTokenizer.ts"
+import { TokenizerLoadError } from "../TokenizerLoadError.ts"
 
 /**
  * The encodings on offer: `o200k_base` (GPT-4o and later; the default) and `cl100k_base`
@@ -31,58 +32,25 @@ import { describeThrown } from "../internal/describeThrown.ts"
 export type Encoding = "o200k_base" | "cl100k_base"
 
 /**
- * The encoding could not be loaded: `gpt-tokenizer`, an optional peer dependency, is not
- * installed (or its module failed to load). Install it with `npm install gpt-tokenizer`.
+ * The encoding could not be loaded (`gpt-tokenizer` missing): the core's error, named here too.
  *
  * @since 0.2.0
  * @category errors
  */
-export class TokenizerLoadError extends Schema.TaggedError<TokenizerLoadError>()("TokenizerLoadError", {
-  encoding: Schema.String,
-  cause: Schema.Defect(),
-  /** What else the caller can do, added to the message (`effect-cupel/plain/Trim`: pass `count`). */
-  hint: Schema.optionalKey(Schema.String)
-}) {
-  override get message(): string {
-    return `could not load gpt-tokenizer's ${this.encoding} encoding (is the optional peer dependency gpt-tokenizer installed? npm install gpt-tokenizer${
-      this.hint === undefined ? "" : `; ${this.hint}`
-    }): ${describeThrown(this.cause)}`
-  }
-}
+export { TokenizerLoadError }
 
-
-type EncodeChat = (chat: ReadonlyArray<{ role: string; content: string }>) => Array<number>
-
-/** Imports a module of the optional peer: its absence is a typed failure, not a defect. */
-const importing = <M>(encoding: Encoding, load: () => Promise<M>): Effect.Effect<M, TokenizerLoadError> =>
-  Effect.tryPromise({ try: load, catch: (cause) => new TokenizerLoadError({ encoding, cause }) })
-
-/** The chat encoder of an encoding, loaded on demand. */
-const load = (encoding: Encoding): Effect.Effect<EncodeChat, TokenizerLoadError> =>
-  encoding === "o200k_base"
-    ? importing(encoding, () => import("gpt-tokenizer/encoding/o200k_base")).pipe(
-      Effect.map((m): EncodeChat => (chat) => m.encodeChat(chat, "gpt-4o", { disallowedSpecial: new Set() }))
-    )
-    : importing(encoding, () => import("gpt-tokenizer/encoding/cl100k_base")).pipe(
-      Effect.map((m): EncodeChat => (chat) => m.encodeChat(chat, "gpt-4", { disallowedSpecial: new Set() }))
-    )
 
 /**
  * A counter of plain text in an encoding (`countTokens`), `gpt-tokenizer` loaded on demand:
- * what `cupel run --count-tokens` fills item counts with. Text that looks like a special token
- * is counted as text. Fails with {@link TokenizerLoadError} when `gpt-tokenizer` cannot be loaded.
+ * what `Counting` and `cupel run --count-tokens` fill item counts with. Text that looks like a
+ * special token is counted as text. Fails with {@link TokenizerLoadError} when `gpt-tokenizer`
+ * cannot be loaded.
  *
  * @since 0.3.0
  * @category constructors
  */
 export const textCounter = (encoding: Encoding = "o200k_base"): Effect.Effect<(text: string) => number, TokenizerLoadError> =>
-  encoding === "o200k_base"
-    ? importing(encoding, () => import("gpt-tokenizer/encoding/o200k_base")).pipe(
-      Effect.map((m) => (text: string) => m.countTokens(text, { disallowedSpecial: new Set() }))
-    )
-    : importing(encoding, () => import("gpt-tokenizer/encoding/cl100k_base")).pipe(
-      Effect.map((m) => (text: string) => m.countTokens(text, { disallowedSpecial: new Set() }))
-    )
+  loadTextCounter(encoding)
 
 /**
  * A `Tokenizer` service for an encoding. Text that looks like a special token
@@ -93,7 +61,7 @@ export const textCounter = (encoding: Encoding = "o200k_base"): Effect.Effect<(t
  * @category constructors
  */
 export const make = (encoding: Encoding = "o200k_base"): Effect.Effect<Tokenizer.Service, TokenizerLoadError> =>
-  Effect.map(load(encoding), (encodeChat) =>
+  Effect.map(loadChatEncoder(encoding), (encodeChat) =>
     Tokenizer.make({
       tokenize: (prompt) =>
         Effect.sync(() => encodeChat(prompt.content.map((message) => ({ role: message.role, content: render(message) }))))

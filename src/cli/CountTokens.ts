@@ -17,7 +17,7 @@
  * @since 0.3.0
  */
 import { Effect } from "effect"
-import * as GptTokenizer from "../ai/GptTokenizer.ts"
+import * as Counting from "../Counting.ts"
 import { describeThrown } from "../internal/describeThrown.ts"
 import { isRecord } from "../internal/fastDecode.ts"
 import { InputError } from "./PlaceInput.ts"
@@ -55,7 +55,7 @@ export type CountText = (text: string) => number
  * @category constructors
  */
 export const load = (encoding: Encoding): Effect.Effect<CountText, InputError> =>
-  GptTokenizer.textCounter(encoding === "o200k" ? "o200k_base" : "cl100k_base").pipe(
+  Counting.textCounter(encoding).pipe(
     Effect.mapError((error) =>
       new InputError({
         source: "--count-tokens",

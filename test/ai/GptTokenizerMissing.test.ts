@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { vi } from "vitest"
 import * as GptTokenizer from "../../src/ai/GptTokenizer.ts"
+import * as Counting from "../../src/Counting.ts"
 
 // gpt-tokenizer as if it were not installed: importing its encodings rejects.
 vi.mock("gpt-tokenizer/encoding/o200k_base", () => {
@@ -26,5 +27,17 @@ describe("GptTokenizer without gpt-tokenizer installed", () => {
       const cl100k = yield* Effect.flip(Layer.build(GptTokenizer.layerEncoding("cl100k_base")).pipe(Effect.scoped))
       assert.deepStrictEqual([o200k._tag, o200k.encoding], ["TokenizerLoadError", "o200k_base"])
       assert.deepStrictEqual([cl100k._tag, cl100k.encoding], ["TokenizerLoadError", "cl100k_base"])
+    }))
+
+  it.effect("Counting: an item without tokens fails with TokenizerLoadError, never an estimate", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(Counting.decodeMany([{ content: "hello" }], { count: "cl100k" }))
+      assert.deepStrictEqual([error._tag, error.message.includes("npm install gpt-tokenizer")], ["TokenizerLoadError", true])
+    }))
+
+  it.effect("Counting: items that all have tokens need no gpt-tokenizer", () =>
+    Effect.gen(function*() {
+      const items = yield* Counting.decodeMany([{ content: "hello", tokens: 1 }])
+      assert.strictEqual(items[0]!.tokens, 1)
     }))
 })

@@ -123,14 +123,16 @@ describe("GptTokenizer", () => {
       assert.notStrictEqual(o200k, cl100k)
     }))
 
-  it("gpt-tokenizer is imported by GptTokenizer.ts alone: nothing else in src loads it", () => {
+  it("gpt-tokenizer is imported in one place alone, on demand: nothing else in src loads it", () => {
     const root = join(import.meta.dirname, "../../src")
     const files = (dir: string): Array<string> =>
       readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
         e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : []
       )
     const importers = files(root).filter((f) => /from "gpt-tokenizer|import\("gpt-tokenizer/.test(readFileSync(f, "utf8")))
-    assert.deepStrictEqual(importers.map((f) => f.slice(root.length + 1)), ["ai/GptTokenizer.ts"])
+    assert.deepStrictEqual(importers.map((f) => f.slice(root.length + 1)), ["internal/gptTokenizer.ts"])
+    // Only dynamic imports: a static one would load the peer with the module that names it.
+    assert.notMatch(readFileSync(join(root, "internal/gptTokenizer.ts"), "utf8"), /from "gpt-tokenizer/)
     assert.notInclude(readFileSync(join(root, "index.ts"), "utf8"), "GptTokenizer")
   })
 })
