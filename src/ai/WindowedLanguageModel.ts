@@ -48,6 +48,7 @@ import * as StableWindow from "./StableWindow.ts"
 import * as Summarizer from "./Summarizer.ts"
 import { TokenCounter } from "./TokenCounter.ts"
 import * as ToolDefinitions from "./ToolDefinitions.ts"
+import * as WindowMetrics from "./WindowMetrics.ts"
 import * as WindowStore from "./WindowStore.ts"
 import type { Verbosity } from "../Verbosity.ts"
 
@@ -348,10 +349,17 @@ const finishUsage = (part: unknown): Response.Usage | undefined =>
     ? part.usage
     : undefined
 
+/** The span each wrapped call runs in. */
+const spanName = "cupel.window"
+
 /**
  * Wraps a language model so that each call's prompt is first fitted by `fit`, which is also
  * given the call's `toolkit` option (`undefined` without one); the {@link Sent} it gives is
  * told when the model answered and when the call ended (uninterruptibly).
+ *
+ * Each call runs in a span `cupel.window` (since 0.3.0: the whole call, the fitting and the
+ * wrapped model's call below it, a stream until it ends), so that what is known only once the
+ * model answered — the usage it reported — is written on the span by {@link Sent.ended}.
  *
  * `LanguageModel`'s methods are generic and overloaded; the functions below repeat the
  * overloads, so each keeps its exact type for callers, and share one implementation that
@@ -408,7 +416,7 @@ export const wrap = (
     return Effect.flatMap(
       fit(options.prompt, "generateText", toolkitOf(options)),
       (sent) => generate(sent, inner.generateText({ ...options, prompt: sent.prompt }))
-    )
+    ).pipe(Effect.withSpan(spanName))
   }
 
   function generateObject<
@@ -432,7 +440,7 @@ export const wrap = (
     return Effect.flatMap(
       fit(options.prompt, "generateObject", toolkitOf(options)),
       (sent) => generate(sent, inner.generateObject({ ...options, prompt: sent.prompt }))
-    )
+    ).pipe(Effect.withSpan(spanName))
   }
 
   function streamText<Options extends NoExcessProperties<WithoutToolkit, Options>>(
@@ -481,7 +489,7 @@ export const wrap = (
           })
         )
       })
-    )
+    ).pipe(Stream.withSpan(spanName))
   }
 
   return { ...inner, generateText, generateObject, streamText }
@@ -627,7 +635,15 @@ export const layer = <SE = never, SR = never, ZE = never, ZR = never>(
         const report = fitted.result.report
         const change = plan?.change
         const prediction = plan?.prediction
+        const counted = tools + fitted.result.totalTokens + overhead
+        let excludedTokens = 0
+        for (const excluded of report.excluded) excludedTokens += excluded.item.tokens
         yield* Effect.annotateCurrentSpan({
+          // OpenTelemetry GenAI conventions (docs/design.md item 70): each method is a chat.
+          "gen_ai.operation.name": "chat",
+          ...(plan === undefined ? {} : { "gen_ai.conversation.id": plan.key }),
+          "cupel.window.predicted_input_tokens": counted,
+          "cupel.window.excluded_tokens": excludedTokens,
           "cupel.window.method": method,
           "cupel.window.mode": mode,
           "cupel.window.candidates": report.totalCandidates,
@@ -652,7 +668,6 @@ export const layer = <SE = never, SR = never, ZE = never, ZR = never>(
           })
         })
         const committed = yield* Ref.make<WindowStore.WriteResult | undefined>(undefined)
-        const counted = tools + fitted.result.totalTokens + overhead
         const reportedOfAnswer = (answer: Answer): StableWindow.Reported | undefined => {
           const total = answer.usage?.inputTokens.total
           return total === undefined ? undefined : { inputTokens: total, model: answer.model }
@@ -677,8 +692,24 @@ export const layer = <SE = never, SR = never, ZE = never, ZR = never>(
               result === "written" ? Effect.asVoid(stable.calibrate(plan, reported)) : Effect.void)
           },
           ended: (outcome) =>
-            Effect.flatMap(Ref.get(committed), (result) =>
-              PubSub.publish<CallReport>(reports, {
+            Effect.flatMap(Ref.get(committed), (result) => {
+              const usage = outcome._tag === "Answered" ? outcome.usage : undefined
+              const callOutcome = outcome._tag === "Answered" ? "answered" : outcome._tag === "Failed" ? "failed" : "interrupted"
+              return Effect.andThen(
+                Effect.andThen(
+                  usage === undefined ? Effect.void : Effect.annotateCurrentSpan(usageAttributes(usage)),
+                  WindowMetrics.record({
+                    method,
+                    mode,
+                    outcome: callOutcome,
+                    sentTokens: fitted.result.totalTokens,
+                    droppedTokens: excludedTokens,
+                    compacted: change?.action === "compact",
+                    predictedReadTokens: prediction?.cachedTokens,
+                    reportedReadTokens: usage?.inputTokens.cacheRead
+                  })
+                ),
+                PubSub.publish<CallReport>(reports, {
                 method,
                 prompt: fitted.prompt,
                 candidates: report.totalCandidates,
@@ -690,20 +721,41 @@ export const layer = <SE = never, SR = never, ZE = never, ZR = never>(
                 conversation: plan?.key,
                 change,
                 prediction,
-                outcome: outcome._tag === "Answered" ? "answered" : outcome._tag === "Failed" ? "failed" : "interrupted",
-                reported: outcome._tag === "Answered" && outcome.usage !== undefined ? reportedOf(outcome.usage) : undefined,
+                outcome: callOutcome,
+                reported: usage === undefined ? undefined : reportedOf(usage),
                 committed: result
-              }))
+                })
+              )
+            })
         }
         return sent
       }).pipe(
         Effect.provideContext(strategies),
         Effect.provideService(TokenCounter, counter),
         Effect.mapError(toAiError(method)),
-        Effect.withSpan("cupel.window")
+        // A call the window fails never reaches `ended`: it is counted here.
+        Effect.onExit((exit) =>
+          Exit.isSuccess(exit)
+            ? Effect.void
+            : WindowMetrics.record({ method, mode, outcome: Exit.hasInterrupts(exit) ? "interrupted" : "rejected" })
+        )
       )
     return Context.make(LanguageModel.LanguageModel, wrap(inner, fit)).pipe(Context.add(WindowReports, reports))
   }))
+
+/**
+ * The provider's input usage under the OpenTelemetry GenAI names, each only when reported:
+ * `gen_ai.usage.input_tokens` (all input, cache reads and writes included),
+ * `gen_ai.usage.cache_read.input_tokens` and `gen_ai.usage.cache_creation.input_tokens`.
+ */
+const usageAttributes = (usage: Response.Usage): Record<string, number> => {
+  const input = usage.inputTokens
+  const attributes: Record<string, number> = {}
+  if (input.total !== undefined) attributes["gen_ai.usage.input_tokens"] = input.total
+  if (input.cacheRead !== undefined) attributes["gen_ai.usage.cache_read.input_tokens"] = input.cacheRead
+  if (input.cacheWrite !== undefined) attributes["gen_ai.usage.cache_creation.input_tokens"] = input.cacheWrite
+  return attributes
+}
 
 /** The input figures of a provider's usage; a usage that reports none is no report. */
 const reportedOf = (usage: Response.Usage): Reported | undefined => {
