@@ -137,6 +137,22 @@ export const reportedReadTokens: Metric.Counter<number> = Metric.counter("cupel.
   incremental: true
 })
 
+/**
+ * Registers the metrics that have no attributes of their own (`WindowedLanguageModel.layer` does,
+ * when it is built), so that they are exported from the start — a count of 0 compactions is a
+ * figure, a missing series is not.
+ *
+ * @since 0.3.0
+ * @category recording
+ */
+export const register: Effect.Effect<void> = Effect.asVoid(Effect.all([
+  Metric.value(tokensSent),
+  Metric.value(tokensDropped),
+  Metric.value(compactions),
+  Metric.value(predictedReadTokens),
+  Metric.value(reportedReadTokens)
+]))
+
 // One tagged counter per (method, mode, outcome): 24 at most, made once each.
 const tagged = new Map<string, Metric.Metric<number, unknown>>()
 const callsOf = (figures: CallFigures): Metric.Metric<number, unknown> => {

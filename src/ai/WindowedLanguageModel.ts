@@ -534,6 +534,7 @@ export const layer = <SE = never, SR = never, ZE = never, ZR = never>(
   Layer.effectContext(Effect.gen(function*() {
     const { store: _store, summarizer: _summarizer, ...rest } = options
     yield* StableWindow.check(rest)
+    yield* WindowMetrics.register
     const inner = yield* LanguageModel.LanguageModel
     const counter = yield* TokenCounter
     const reports = yield* PubSub.unbounded<CallReport>()
