@@ -640,7 +640,7 @@ export const layer = <SE = never, SR = never, ZE = never, ZR = never>(
         let excludedTokens = 0
         for (const excluded of report.excluded) excludedTokens += excluded.item.tokens
         yield* Effect.annotateCurrentSpan({
-          // OpenTelemetry GenAI conventions (docs/design.md item 70): each method is a chat.
+          // OpenTelemetry GenAI conventions (docs/design.md item 71): each method is a chat.
           "gen_ai.operation.name": "chat",
           ...(plan === undefined ? {} : { "gen_ai.conversation.id": plan.key }),
           "cupel.window.predicted_input_tokens": counted,
