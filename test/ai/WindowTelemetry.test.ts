@@ -4,7 +4,7 @@
  * call. Metrics are read from a fresh registry per test.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Layer, Metric, PubSub, Schema, Stream, type Tracer } from "effect"
+import { Context, Deferred, Effect, Fiber, Layer, Metric, PubSub, Schema, Stream, type Tracer } from "effect"
 import { LanguageModel, Prompt, type Response } from "effect/ai"
 import * as PromptWindow from "../../src/ai/PromptWindow.ts"
 import * as TokenCounter from "../../src/ai/TokenCounter.ts"
@@ -202,6 +202,25 @@ describe("WindowMetrics", () => {
         1
       )
       assert.strictEqual(yield* counterValue("cupel.window.calls"), 5)
+    }).pipe(Effect.scoped)))
+
+  it.effect("cupel.window.calls: a call interrupted while the model works is interrupted, and records no tokens", () =>
+    withRegistry(Effect.gen(function*() {
+      const called = yield* Deferred.make<void>()
+      const hanging = yield* LanguageModel.make({
+        generateText: () => Effect.andThen(Deferred.succeed(called, undefined), Effect.never),
+        streamText: () => Stream.never
+      })
+      const context = yield* build(hanging)
+      const fiber = yield* Effect.forkChild(call("generateText", start).pipe(Effect.provide(context)))
+      yield* Deferred.await(called)
+      yield* Fiber.interrupt(fiber)
+      assert.strictEqual(
+        yield* counterValue("cupel.window.calls", { "cupel.window.method": "generateText", "cupel.window.outcome": "interrupted" }),
+        1
+      )
+      assert.strictEqual(yield* counterValue("cupel.window.calls"), 1)
+      assert.strictEqual((yield* histogramOf("cupel.window.tokens.sent"))!.count, 0)
     }).pipe(Effect.scoped)))
 
   it.effect("cupel.window.tokens.sent and .dropped record, per answered call, the window's tokens and the tokens left out; a failed call records neither", () =>
