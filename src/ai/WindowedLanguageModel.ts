@@ -19,8 +19,9 @@
  *   fail with `AiError` only. Invalid items are `InvalidRequestError`s too; a failing or
  *   contract-breaking scorer, slicer or placer is an `UnknownError`. {@link windowFailure}
  *   reads the original error's tag back.
- * - Each call's selection report is published to {@link WindowReports} (a `PubSub`) and its
- *   figures are the attributes of the span `cupel.window`.
+ * - Each call's selection report is published to {@link WindowReports} (a `PubSub`); its
+ *   figures, and the OpenTelemetry GenAI attributes, are the attributes of the span
+ *   `cupel.window`, and it updates the `WindowMetrics` (docs/observability.md).
  *
  * @since 0.2.0
  */
@@ -693,24 +694,22 @@ export const layer = <SE = never, SR = never, ZE = never, ZR = never>(
               result === "written" ? Effect.asVoid(stable.calibrate(plan, reported)) : Effect.void)
           },
           ended: (outcome) =>
-            Effect.flatMap(Ref.get(committed), (result) => {
+            Effect.gen(function*() {
+              const result = yield* Ref.get(committed)
               const usage = outcome._tag === "Answered" ? outcome.usage : undefined
               const callOutcome = outcome._tag === "Answered" ? "answered" : outcome._tag === "Failed" ? "failed" : "interrupted"
-              return Effect.andThen(
-                Effect.andThen(
-                  usage === undefined ? Effect.void : Effect.annotateCurrentSpan(usageAttributes(usage)),
-                  WindowMetrics.record({
-                    method,
-                    mode,
-                    outcome: callOutcome,
-                    sentTokens: fitted.result.totalTokens,
-                    droppedTokens: excludedTokens,
-                    compacted: change?.action === "compact",
-                    predictedReadTokens: prediction?.cachedTokens,
-                    reportedReadTokens: usage?.inputTokens.cacheRead
-                  })
-                ),
-                PubSub.publish<CallReport>(reports, {
+              if (usage !== undefined) yield* Effect.annotateCurrentSpan(usageAttributes(usage))
+              yield* WindowMetrics.record({
+                method,
+                mode,
+                outcome: callOutcome,
+                sentTokens: fitted.result.totalTokens,
+                droppedTokens: excludedTokens,
+                compacted: change?.action === "compact",
+                predictedReadTokens: prediction?.cachedTokens,
+                reportedReadTokens: usage?.inputTokens.cacheRead
+              })
+              yield* PubSub.publish<CallReport>(reports, {
                 method,
                 prompt: fitted.prompt,
                 candidates: report.totalCandidates,
@@ -725,8 +724,7 @@ export const layer = <SE = never, SR = never, ZE = never, ZR = never>(
                 outcome: callOutcome,
                 reported: usage === undefined ? undefined : reportedOf(usage),
                 committed: result
-                })
-              )
+              })
             })
         }
         return sent
