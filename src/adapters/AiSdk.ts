@@ -17,7 +17,7 @@
  *
  * @since 0.3.0
  */
-import { Effect, Layer, ManagedRuntime, type Tracer } from "effect"
+import { Effect, Layer, ManagedRuntime, Ref, type Tracer } from "effect"
 import type { Instructions, LanguageModelMiddleware, ModelMessage } from "ai"
 import { Prompt } from "effect/ai"
 import * as ContextBudget from "../ContextBudget.ts"
@@ -37,6 +37,8 @@ import * as PromptWindow from "../ai/PromptWindow.ts"
 import * as StableWindow from "../ai/StableWindow.ts"
 import * as TokenCounter from "../ai/TokenCounter.ts"
 import type * as WindowStore from "../ai/WindowStore.ts"
+import { watchStream } from "../internal/watchStream.ts"
+import type { Verbosity } from "../Verbosity.ts"
 import * as AiSdkPrompt from "./AiSdkPrompt.ts"
 
 /**
@@ -52,7 +54,10 @@ import * as AiSdkPrompt from "./AiSdkPrompt.ts"
  *   prompt's opening, up to its first user message);
  * - `countTools` — count the call's function tools against the window (default `true`), each
  *   as the JSON of its name, description and input schema;
- * - `onReport` — called with each call's {@link Report} when the call has ended;
+ * - `onReport` — called with each call's {@link Report} when the call has ended (a streamed
+ *   call: when its stream has ended, before the end reaches the caller);
+ * - `verbosity` — the pipeline's trace tier (`Verbosity`): `"StageOnly"` (default),
+ *   `"StageAndExclusions"` (a `cupel.exclusion` event per excluded message) or `"Full"`;
  * - `tracer` — the tracer of the `cupel.window` span each call's fitting runs in (with the
  *   pipeline's spans below it); without one, spans go to Effect's default tracer;
  * - the strategies (`scorer`, `slicer`, `placer`, `notifier`), `overflowStrategy`,
@@ -74,6 +79,8 @@ export interface Options extends PromptWindow.FitOptions {
   readonly countTools?: boolean | undefined
   readonly onReport?: ((report: Report) => void) | undefined
   readonly tracer?: Tracer.Tracer | undefined
+  /** @since 0.3.0 */
+  readonly verbosity?: Verbosity | undefined
   readonly scorer?: Scorer.Definition | undefined
   readonly slicer?: Slicer.Definition | undefined
   readonly placer?: Layer.Layer<Placer.Placer> | undefined
@@ -92,10 +99,13 @@ export interface Options extends PromptWindow.FitOptions {
  * What one call was sent, and why: the `prompt` sent (the SDK's message objects: provider
  * messages for the middleware, `ModelMessage`s for {@link prepareStep}), `candidates` (the
  * messages it was given), the pipeline `result` with its report, the `toolTokens` counted, the
- * call's `budget`, and in stable mode the `conversation` key, the `change` made to the window
+ * call's `budget` and the `calibration` that corrected it (rule C7: the provider's reported
+ * input tokens over the counted ones at the conversation's last call that reported them, 1
+ * before any), and in stable mode the `conversation` key, the `change` made to the window
  * (`append`, `compact` or `fresh`), the cache `prediction` and whether the state was
- * `committed`; `outcome` (`answered`, `failed`; `sent` for a step, whose answer `prepareStep`
- * does not see) and the provider's `reported` input tokens.
+ * `committed`; `outcome` (`answered`, `failed`, `interrupted` — the call's abort signal fired,
+ * or its stream was cancelled; `sent` for a step, whose answer `prepareStep` does not see) and
+ * the provider's `reported` input tokens (a stream's: those of its `finish` part).
  *
  * @since 0.3.0
  * @category models
@@ -107,11 +117,13 @@ export interface Report<M = AiSdkPrompt.ProviderMessage> {
   readonly result: PipelineResult
   readonly toolTokens: number
   readonly budget: ContextBudget.ContextBudget
+  /** @since 0.3.0 */
+  readonly calibration: number
   readonly mode: "stable" | "per-call"
   readonly conversation: string | undefined
   readonly change: StableWindow.Change | undefined
   readonly prediction: CacheModel.Prediction | undefined
-  readonly outcome: "answered" | "failed" | "sent"
+  readonly outcome: "answered" | "failed" | "interrupted" | "sent"
   readonly reported: { readonly inputTokens: number } | undefined
   readonly committed: WindowStore.WriteResult | undefined
 }
@@ -122,7 +134,14 @@ interface Fitting {
   readonly plan: StableWindow.Plan | undefined
   readonly toolTokens: number
   readonly budget: ContextBudget.ContextBudget
+  /** The calibration the budget was corrected by (rule C7). */
+  readonly ratio: number
+  /** The tokens counted for the request: tools, messages, the request's overhead. */
+  readonly countedTokens: number
 }
+
+/** A fitted call and what it sent. */
+type Call<M> = Fitting & { readonly type: Report["type"]; readonly prompt: ReadonlyArray<M> }
 
 /** The options the window itself takes: all but the SDK-facing ones. */
 type CoreOptions = Omit<Options, "conversationKey" | "onReport" | "countTools">
@@ -154,6 +173,7 @@ const makeCore = (options: CoreOptions) => {
     shortenToolResults: options.shortenToolResults,
     deduplication: options.deduplication ?? false,
     overflowStrategy: options.overflowStrategy ?? "Throw",
+    verbosity: options.verbosity,
     itemCache: PromptWindow.makeItemCache()
   } as const
   // Built once, at the first call: the runtime's layers (the tokenizer's encoding) load then.
@@ -175,6 +195,8 @@ const makeCore = (options: CoreOptions) => {
   const traced = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     tracer === undefined ? effect : Effect.withTracer(effect, tracer)
   const toolCounts = new Map<string, number>()
+  // Per-call mode has no conversations: its calibration is the instance's (rule C7).
+  const perCallRatio = Ref.makeUnsafe(1)
 
   /** Fits a prompt beside tools (each counted once, as its text) and a fixed tool reserve. */
   const fit = (
@@ -206,7 +228,9 @@ const makeCore = (options: CoreOptions) => {
       const plan = mode === "stable"
         ? yield* Effect.flatMap(stable, (window) => window.fit(prompt, budget, { key: call.key, toolTokens, requestOverhead: overhead }))
         : undefined
-      const fitted = plan?.fitted ?? (yield* PromptWindow.fit(prompt, budget, pipelineOptions))
+      const ratio = plan?.ratio ?? (yield* Ref.get(perCallRatio))
+      const callBudget = plan?.budget ?? StableWindow.calibrated(budget, ratio, toolTokens, overhead)
+      const fitted = plan?.fitted ?? (yield* PromptWindow.fit(prompt, callBudget, pipelineOptions))
       const report = fitted.result.report
       yield* Effect.annotateCurrentSpan({
         "cupel.window.method": call.type,
@@ -216,7 +240,8 @@ const makeCore = (options: CoreOptions) => {
         "cupel.window.excluded": report.excluded.length,
         "cupel.window.tokens": fitted.result.totalTokens,
         "cupel.window.tool_tokens": toolTokens,
-        "cupel.window.target_tokens": (plan?.budget ?? budget).targetTokens,
+        "cupel.window.target_tokens": callBudget.targetTokens,
+        "cupel.window.calibration": ratio,
         ...(plan === undefined ? {} : {
           "cupel.window.conversation": plan.key,
           "cupel.window.action": plan.change.action,
@@ -230,53 +255,102 @@ const makeCore = (options: CoreOptions) => {
           "cupel.window.cache.cost_without_cache": plan.prediction.costWithoutCache
         })
       })
-      const fitting: Fitting = { fitted, plan, toolTokens, budget: plan?.budget ?? budget }
+      const fitting: Fitting = {
+        fitted,
+        plan,
+        toolTokens,
+        budget: callBudget,
+        ratio,
+        countedTokens: plan?.countedTokens ?? toolTokens + fitted.result.totalTokens + overhead
+      }
       return fitting
     }).pipe(Effect.withSpan("cupel.window"), traced)
 
   /**
-   * Records a call's outcome and reports it. Rule S6: the state advances only for a call the
-   * model answered (or, for a step, that was sent).
+   * Records a call as sent (rule S6: only a call the model answered — or, for a step, that was
+   * sent), with what the provider reported of its input (rule C7): in stable mode the
+   * conversation's state and its calibration, in one write; in per-call mode the instance's
+   * calibration.
+   */
+  const commit = (call: Fitting, reported: StableWindow.Reported | undefined) => {
+    const plan = call.plan
+    if (plan !== undefined) {
+      return Effect.flatMap(stable, (window) => window.commit(plan, reported)).pipe(
+        Effect.map((result): WindowStore.WriteResult | undefined => result)
+      )
+    }
+    return reported === undefined
+      ? Effect.succeed(undefined)
+      : Ref.set(perCallRatio, StableWindow.ratioOf(reported, call.countedTokens)).pipe(Effect.as(undefined))
+  }
+
+  /** Hands a call's {@link Report} to `onReport`; a callback that throws is logged. */
+  const report = <M>(
+    call: Call<M>,
+    outcome: Report["outcome"],
+    reported: StableWindow.Reported | undefined,
+    committed: WindowStore.WriteResult | undefined,
+    onReport: ((report: Report<M>) => void) | undefined
+  ) => {
+    if (onReport === undefined) return Effect.void
+    const plan = call.plan
+    const value: Report<M> = {
+      type: call.type,
+      prompt: call.prompt,
+      candidates: call.fitted.result.report.totalCandidates,
+      result: call.fitted.result,
+      toolTokens: call.toolTokens,
+      budget: call.budget,
+      calibration: call.ratio,
+      mode,
+      conversation: plan?.key,
+      change: plan?.change,
+      prediction: plan?.prediction,
+      outcome,
+      reported: reported === undefined ? undefined : { inputTokens: reported.inputTokens },
+      committed
+    }
+    // A callback that throws must not fail a call the model has answered.
+    return Effect.try(() => onReport(value)).pipe(
+      Effect.catchCause((cause) => Effect.logWarning("AiSdk: onReport threw", cause))
+    )
+  }
+
+  /**
+   * Records a call's outcome and reports it: the state advances only for a call the model
+   * answered (or, for a step, that was sent).
    */
   const settle = <M>(
-    call: Fitting & { readonly type: Report["type"]; readonly prompt: ReadonlyArray<M> },
+    call: Call<M>,
     outcome: Report["outcome"],
-    inputTokens: number | undefined,
+    reported: StableWindow.Reported | undefined,
     onReport: ((report: Report<M>) => void) | undefined
   ) =>
     Effect.gen(function*() {
-      const reported = inputTokens === undefined ? undefined : { inputTokens }
-      const plan = call.plan
-      const committed = outcome !== "failed" && plan !== undefined
-        ? yield* Effect.flatMap(stable, (window) => window.commit(plan, reported))
-        : undefined
-      const report: Report<M> = {
-        type: call.type,
-        prompt: call.prompt,
-        candidates: call.fitted.result.report.totalCandidates,
-        result: call.fitted.result,
-        toolTokens: call.toolTokens,
-        budget: call.budget,
-        mode,
-        conversation: plan?.key,
-        change: plan?.change,
-        prediction: plan?.prediction,
-        outcome,
-        reported,
-        committed
-      }
-      if (onReport !== undefined) {
-        // A callback that throws must not fail a call the model has answered.
-        yield* Effect.try(() => onReport(report)).pipe(
-          Effect.catchCause((cause) => Effect.logWarning("AiSdk: onReport threw", cause))
-        )
-      }
+      const committed = outcome === "answered" || outcome === "sent" ? yield* commit(call, reported) : undefined
+      yield* report(call, outcome, reported, committed, onReport)
     })
 
-  return { runtime, fit, settle }
+  return { runtime, fit, commit, report, settle }
 }
 
 const runOptions = (signal: AbortSignal | undefined) => signal === undefined ? undefined : { signal }
+
+/** A provider's usage as a report for calibration (none without an input total). */
+const reportedOf = (
+  usage: { readonly inputTokens: { readonly total: number | undefined } },
+  model: string | undefined
+): StableWindow.Reported | undefined => {
+  const total = usage.inputTokens.total
+  return total === undefined ? undefined : { inputTokens: total, model }
+}
+
+/** How a call that did not end well ended: interrupted when its abort signal fired. */
+const unanswered = (signal: AbortSignal | undefined): Report["outcome"] =>
+  signal?.aborted === true ? "interrupted" : "failed"
+
+type StreamResult = Awaited<ReturnType<NonNullable<LanguageModelMiddleware["wrapStream"]>>>
+type StreamPart = StreamResult["stream"] extends ReadableStream<infer P> ? P : never
 
 /**
  * The language model middleware. Each instance owns its runtime: its conversations' states (in
@@ -301,24 +375,42 @@ const runOptions = (signal: AbortSignal | undefined) => signal === undefined ? u
  * @category constructors
  */
 export const middleware = (options: Options): LanguageModelMiddleware => {
-  const { runtime, fit, settle } = makeCore(options)
-  type Pending = Fitting & { readonly type: Report["type"]; readonly prompt: AiSdkPrompt.ProviderPrompt }
-  const pending = new WeakMap<AiSdkPrompt.CallOptions, Pending>()
+  const { runtime, fit, commit, report, settle } = makeCore(options)
+  const pending = new WeakMap<AiSdkPrompt.CallOptions, Call<AiSdkPrompt.ProviderMessage>>()
   const countTools = options.countTools ?? true
   const memo = AiSdkPrompt.makeMessageMemo()
+  const onReport = options.onReport
 
-  const around = async <R>(params: AiSdkPrompt.CallOptions, call: () => PromiseLike<R>, usage: (result: R) => number | undefined) => {
-    const sent = pending.get(params)
-    if (sent === undefined) return call()
-    let result: R
-    try {
-      result = await call()
-    } catch (error) {
-      await runtime.runPromise(settle(sent, "failed", undefined, options.onReport))
-      throw error
-    }
-    await runtime.runPromise(settle(sent, "answered", usage(result), options.onReport))
-    return result
+  /**
+   * A streamed call's stream, passed on unchanged. The call is answered by its first part
+   * (rule S6) and its usage comes with its `finish` part; the call is recorded when the stream
+   * ends — closed, failed or cancelled — in one write, as a generate call is: the window, with
+   * the calibration of the finish part's usage when it came (rule C7). A stream that ends
+   * before its first part leaves the state as it was. The record and the report are done
+   * before the end reaches the caller, so the next step of a tool loop sees them.
+   */
+  const watch = (stream: StreamResult["stream"], call: Call<AiSdkPrompt.ProviderMessage>, signal: AbortSignal | undefined) => {
+    let started = false
+    let model: string | undefined
+    let reported: StableWindow.Reported | undefined
+    return watchStream<StreamPart>(stream, {
+      chunk: (part) => {
+        started = true
+        if (part.type === "response-metadata") model = part.modelId ?? model
+        if (part.type === "finish") reported = reportedOf(part.usage, model)
+      },
+      end: (end) => {
+        const outcome: Report["outcome"] = end._tag === "Cancelled" || signal?.aborted === true
+          ? "interrupted"
+          : end._tag === "Closed" && started
+          ? "answered"
+          : "failed"
+        return runtime.runPromise(Effect.gen(function*() {
+          const committed = started ? yield* commit(call, reported) : undefined
+          yield* report(call, outcome, reported, committed, onReport)
+        }))
+      }
+    })
   }
 
   return {
@@ -341,9 +433,31 @@ export const middleware = (options: Options): LanguageModelMiddleware => {
       pending.set(transformed, { ...fitting, type, prompt })
       return transformed
     },
-    wrapGenerate: ({ doGenerate, params }) => around(params, doGenerate, (result) => result.usage.inputTokens.total),
-    // A stream is answered when it starts (its usage comes with its last part).
-    wrapStream: ({ doStream, params }) => around(params, doStream, () => undefined)
+    wrapGenerate: async ({ doGenerate, params }) => {
+      const call = pending.get(params)
+      if (call === undefined) return doGenerate()
+      let result: Awaited<ReturnType<typeof doGenerate>>
+      try {
+        result = await doGenerate()
+      } catch (error) {
+        await runtime.runPromise(settle(call, unanswered(params.abortSignal), undefined, onReport))
+        throw error
+      }
+      await runtime.runPromise(settle(call, "answered", reportedOf(result.usage, result.response?.modelId), onReport))
+      return result
+    },
+    wrapStream: async ({ doStream, params }) => {
+      const call = pending.get(params)
+      if (call === undefined) return doStream()
+      let result: StreamResult
+      try {
+        result = await doStream()
+      } catch (error) {
+        await runtime.runPromise(settle(call, unanswered(params.abortSignal), undefined, onReport))
+        throw error
+      }
+      return { ...result, stream: watch(result.stream, call, params.abortSignal) }
+    }
   }
 }
 

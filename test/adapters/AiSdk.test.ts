@@ -228,7 +228,7 @@ describe("AiSdk middleware", () => {
     assert.isAtMost(countWithQuarter(last), 600 - 100)
   })
 
-  it("streamText: each streamed step is fitted and committed when its stream starts", async () => {
+  it("streamText: each streamed step is fitted and committed once its stream has answered (before the next step)", async () => {
     let step = 0
     const provider = new MockLanguageModelV4({
       doStream: async () => {
@@ -315,6 +315,86 @@ describe("AiSdk middleware", () => {
     assert.strictEqual(span!.attributes.get("cupel.window.candidates"), 1)
     assert.isTrue(recorder.spans.some((s) => s.name === "cupel.pipeline"))
   })
+
+  for (const verbosity of ["StageAndExclusions", "Full"] as const) {
+    it(`verbosity ${verbosity} through the middleware and prepareStep: a cupel.exclusion event on the stage span for each message left out`, async () => {
+      const messages: Array<ModelMessage> = Array.from({ length: 12 }, (_, i): ModelMessage =>
+        i % 2 === 0
+          ? { role: "user", content: `question ${i} ${"word ".repeat(60)}` }
+          : { role: "assistant", content: `answer ${i} ${"word ".repeat(60)}` })
+      const exclusions = (spans: ReturnType<typeof recordSpans>["spans"]) =>
+        spans.flatMap((span) => span.events.filter(([name]) => name === "cupel.exclusion").map(() => span.name))
+      const verbosities = (spans: ReturnType<typeof recordSpans>["spans"]) =>
+        spans.filter((s) => s.name === "cupel.pipeline").map((s) => s.attributes.get("cupel.verbosity"))
+
+      for (const mode of ["stable", "per-call"] as const) {
+        const quiet = recordSpans()
+        const loud = recordSpans()
+        const reports: Array<AiSdk.Report> = []
+        for (const [recorder, tier] of [[quiet, undefined], [loud, verbosity]] as const) {
+          const model = wrapLanguageModel({
+            model: toolCaller(0),
+            middleware: AiSdk.middleware({
+              contextWindow: 600,
+              outputReserve: 100,
+              counter: quarter,
+              mode,
+              tracer: recorder.tracer,
+              verbosity: tier,
+              onReport: (r) => reports.push(r)
+            })
+          })
+          await generateText({ model, messages })
+        }
+        const excluded = reports[1]!.result.report.excluded.length
+        assert.isAbove(excluded, 0)
+        assert.deepStrictEqual(verbosities(quiet.spans), ["StageOnly"])
+        assert.deepStrictEqual(exclusions(quiet.spans), [], "none at the default tier")
+        assert.deepStrictEqual(verbosities(loud.spans), [verbosity])
+        assert.strictEqual(exclusions(loud.spans).length, excluded, mode)
+        assert.include(exclusions(loud.spans), "cupel.stage.slice")
+      }
+
+      const step = recordSpans()
+      const fit = AiSdk.prepareStep({ contextWindow: 600, outputReserve: 100, counter: quarter, tracer: step.tracer, verbosity })
+      const { messages: sent } = await fit({ messages })
+      assert.isBelow(sent.length, messages.length)
+      assert.strictEqual(exclusions(step.spans).length, messages.length - sent.length)
+    })
+  }
+
+  for (const mode of ["stable", "per-call"] as const) {
+    it(`C7 ${mode}, generateText: the usage a provider reports calibrates the next call's budget, and the report gives the ratio`, async () => {
+      const billed: Array<number> = []
+      const provider = new MockLanguageModelV4({
+        doGenerate: async ({ prompt }) => {
+          const bill = Math.ceil(1.3 * countWithQuarter(prompt))
+          billed.push(bill)
+          return {
+            content: [{ type: "text" as const, text: "ok" }],
+            finishReason: { unified: "stop" as const, raw: undefined },
+            usage: { ...noUsage, inputTokens: { ...noUsage.inputTokens, total: bill } },
+            warnings: []
+          }
+        }
+      })
+      const reports: Array<AiSdk.Report> = []
+      const model = wrapLanguageModel({
+        model: provider,
+        middleware: AiSdk.middleware({ contextWindow: 1_500, outputReserve: 200, counter: quarter, mode, onReport: (r) => reports.push(r) })
+      })
+      const messages: Array<ModelMessage> = []
+      for (let turn = 0; turn < 30; turn++) {
+        messages.push({ role: turn % 2 === 0 ? "user" : "assistant", content: `turn ${turn} ${"word ".repeat(80)}` })
+        await generateText({ model, instructions: "Be brief.", messages })
+      }
+      for (const [k, tokens] of billed.entries()) if (k > 0) assert.isAtMost(tokens, 1_500 - 200, `call ${k}`)
+      assert.isAbove(reports.at(-1)!.result.report.excluded.length, 0)
+      assert.deepStrictEqual(reports[0]!.reported, { inputTokens: billed[0]! })
+      assert.strictEqual(reports[0]!.calibration, 1)
+      assert.closeTo(reports.at(-1)!.calibration, 1.3, 0.01)
+    })
+  }
 
   it("a conversationKey names the conversation (rule S1)", async () => {
     const reports: Array<AiSdk.Report> = []
