@@ -6,8 +6,9 @@
  * reader sees the end).
  *
  * A pull source with no buffer of its own (`highWaterMark: 0`): the source is read only when
- * the reader asks, as if it were read directly. (A `TransformStream` cannot tell a cancelled
- * reader from a closed one on Node 20: its `cancel` hook is newer.)
+ * the reader asks, as if it were read directly. (Not a `TransformStream`: behind `pipeThrough`
+ * its one `cancel` hook is called both when the reader cancels and when the source fails, with
+ * only the reason to tell them apart.)
  *
  * @internal
  */
