@@ -396,6 +396,33 @@ describe("AiSdk middleware", () => {
     })
   }
 
+  it("a generateText call aborted by its abortSignal reports interrupted and leaves the state as it was (S6)", async () => {
+    let call = 0
+    const provider = new MockLanguageModelV4({
+      doGenerate: async ({ abortSignal }) => {
+        call++
+        if (call === 1) {
+          return new Promise((_, reject) => abortSignal?.addEventListener("abort", () => reject(abortSignal.reason)))
+        }
+        return { content: [{ type: "text" as const, text: "done" }], finishReason: { unified: "stop" as const, raw: undefined }, usage: noUsage, warnings: [] }
+      }
+    })
+    const reports: Array<AiSdk.Report> = []
+    const model = wrapLanguageModel({
+      model: provider,
+      middleware: AiSdk.middleware({ contextWindow: 1_000, outputReserve: 100, counter: quarter, onReport: (r) => reports.push(r) })
+    })
+    const abort = new AbortController()
+    const aborted = generateText({ model, prompt: "hi", abortSignal: abort.signal, maxRetries: 0 }).then(() => "answered", () => "rejected")
+    await vi.waitFor(() => assert.strictEqual(provider.doGenerateCalls.length, 1))
+    abort.abort()
+    assert.strictEqual(await aborted, "rejected")
+    assert.strictEqual(reports[0]!.outcome, "interrupted")
+    assert.isUndefined(reports[0]!.committed)
+    await generateText({ model, prompt: "hi" })
+    assert.strictEqual(reports[1]!.change?.fresh, "new")
+  })
+
   it("a conversationKey names the conversation (rule S1)", async () => {
     const reports: Array<AiSdk.Report> = []
     const model = wrapLanguageModel({
