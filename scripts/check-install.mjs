@@ -13,7 +13,8 @@
 // compiled by tsc as the README says) and on Node 22 (as it is); in another project, the library's
 // tarball with ai and gpt-tokenizer (from the registry, ai at the clone's locked version): a plain
 // .mjs wrapping ai/test's mock model with the middleware (effect-cupel/adapters/AiSdk) runs a
-// 50-step tool loop within a window, on the same Nodes; and the `cupel` command of
+// 50-step tool loop within a window, and another 30 streamed turns calibrated by the usage of
+// each stream's finish part, on the same Nodes; and the `cupel` command of
 // effect-cupel-cli (--help, --version, demo | run, run --count-tokens on the sample without its
 // token counts, conformance on the vendored vectors) on a
 // Node 22.19 or later (this one, or the node@22 of the root's devDependencies).
@@ -476,11 +477,76 @@ if (problems.length > 0) {
 const actions = reports.map((r) => r.change?.action)
 console.log(steps + " tool steps and an answer; requests of " + Math.min(...sent) + " to " + Math.max(...sent) + " messages (the history: " + full + "), at most " + largest + " of " + (contextWindow - outputReserve) + " tokens; " + actions.filter((a) => a === "compact").length + " compactions")
 `)
+    // Streamed calls: a conversation of 30 turns through streamText, whose provider bills 1.3×
+    // what the adapter counts and says so in each stream's finish part; that usage must
+    // calibrate the next call (rule C7), so that no request after the first is over the window
+    // as billed, and reach the reports.
+    writeFileSync(join(aiSdkProject, "stream.mjs"), `import { simulateReadableStream, streamText, wrapLanguageModel } from "ai"
+import { MockLanguageModelV4 } from "ai/test"
+import { Effect } from "effect"
+import * as AiSdk from "effect-cupel/adapters/AiSdk"
+import * as AiSdkPrompt from "effect-cupel/adapters/AiSdkPrompt"
+import * as GptTokenizer from "effect-cupel/ai/GptTokenizer"
+const contextWindow = 4000
+const outputReserve = 500
+const counted = (prompt) => Effect.runPromise(GptTokenizer.count(AiSdkPrompt.convert(prompt).prompt).pipe(Effect.provide(GptTokenizer.layer)))
+const billed = []
+const provider = new MockLanguageModelV4({
+  doStream: async ({ prompt }) => {
+    const bill = Math.ceil(1.3 * (await counted(prompt)))
+    billed.push(bill)
+    const usage = {
+      inputTokens: { total: bill, noCache: bill, cacheRead: undefined, cacheWrite: undefined },
+      outputTokens: { total: 1, text: 1, reasoning: undefined }
+    }
+    return {
+      stream: simulateReadableStream({
+        chunks: [
+          { type: "stream-start", warnings: [] },
+          { type: "text-start", id: "t" },
+          { type: "text-delta", id: "t", delta: "noted" },
+          { type: "text-end", id: "t" },
+          { type: "finish", finishReason: { unified: "stop", raw: undefined }, usage }
+        ]
+      })
+    }
+  }
+})
+const reports = []
+const model = wrapLanguageModel({
+  model: provider,
+  middleware: AiSdk.middleware({ contextWindow, outputReserve, onReport: (report) => reports.push(report) })
+})
+const messages = []
+const problems = []
+for (let turn = 0; turn < 30; turn++) {
+  messages.push({ role: "user", content: "Note " + turn + ": " + "the widget supports export, import and sync; ".repeat(25) })
+  const result = streamText({ model, instructions: "You are a note taker.", messages })
+  const text = await result.text
+  if (text !== "noted") problems.push("turn " + turn + " answered " + JSON.stringify(text))
+  messages.push({ role: "assistant", content: text })
+}
+if (billed.length !== 30 || reports.length !== 30) problems.push(billed.length + " calls, " + reports.length + " reports")
+for (const [k, tokens] of billed.entries()) {
+  if (k > 0 && tokens > contextWindow - outputReserve) problems.push("request " + k + " billed " + tokens + " tokens")
+  if (reports[k]?.reported?.inputTokens !== tokens) problems.push("report " + k + " says " + JSON.stringify(reports[k]?.reported) + ", billed " + tokens)
+  if (reports[k]?.outcome !== "answered") problems.push("report " + k + ": " + reports[k]?.outcome)
+}
+if (!(reports.at(-1)?.result.report.excluded.length > 0)) problems.push("the conversation never outgrew the window")
+if (problems.length > 0) {
+  console.error(problems.join("\\n"))
+  process.exit(1)
+}
+console.log("30 streamed turns; at most " + Math.max(...billed.slice(1)) + " of " + (contextWindow - outputReserve) + " tokens billed after the first; calibration " + reports.at(-1).calibration.toFixed(2))
+`)
     for (const binary of thisAndSystemNode()) {
       const version = run(binary, ["--version"]).stdout.trim()
       const looped = run(binary, ["loop.mjs"], { cwd: aiSdkProject })
       if (looped.status !== 0) fail(`node loop.mjs on Node ${version} (exit ${looped.status}):\n${looped.stdout}${looped.stderr}`)
       else ok(`node loop.mjs on Node ${version}: ${looped.stdout.trim()}`)
+      const streamed = run(binary, ["stream.mjs"], { cwd: aiSdkProject })
+      if (streamed.status !== 0) fail(`node stream.mjs on Node ${version} (exit ${streamed.status}):\n${streamed.stdout}${streamed.stderr}`)
+      else ok(`node stream.mjs on Node ${version}: ${streamed.stdout.trim()}`)
     }
   } catch (error) {
     fail(`the AI SDK install: ${error instanceof Error ? error.message : String(error)}`)
