@@ -8,6 +8,8 @@
 export * as BudgetAnalysis from "./BudgetAnalysis.ts"
 /** @since 0.3.0 */
 export * as CacheModel from "./ai/CacheModel.ts"
+/** @since 0.3.0 */
+export * as CallReportLog from "./ai/CallReportLog.ts"
 /** @since 0.1.0 */
 export * as ChronologicalPlacer from "./placers/ChronologicalPlacer.ts"
 /** @since 0.2.0 */

@@ -1,0 +1,530 @@
+/**
+ * CallReportLog: an agent session written down, one JSON line per model call.
+ *
+ * `WindowedLanguageModel` publishes a {@link WindowedLanguageModel.CallReport} for each call
+ * (`WindowReports`); those reports hold live values (the prompt, the pipeline's result with
+ * its items). A {@link Line} is what a person needs to see afterwards — what the call sent by
+ * kind and role, what it left out and why, what the stable window did (append, compact, fresh)
+ * and its summary, the predicted and the reported cache hits — as plain JSON, one line per
+ * call, which `cupel view` draws as a page.
+ *
+ * - {@link make} / {@link encode}: a report (or the AI SDK adapter's `Report`) to a line.
+ * - {@link decodeLines}: the text of a log back to lines; a bad line is a {@link LineError}
+ *   naming its line number and every problem.
+ * - {@link layerFile} (through effect's `FileSystem`: provide `NodeFileSystem.layer`) and
+ *   {@link layerWrite} (any function of yours): subscribe to `WindowReports` and append each
+ *   call's line as it ends.
+ *
+ * Items are written as a preview of their text (the first {@link previewLength} characters),
+ * not in full: a session's window is sent again at every call, and the log would grow with the
+ * square of the session's length.
+ *
+ * @since 0.3.0
+ */
+import { DateTime, Effect, FileSystem, Layer, PubSub, Schema } from "effect"
+import type { ExcludedItem } from "../ExcludedItem.ts"
+import { ExclusionReason } from "../ExclusionReason.ts"
+import type { IncludedItem } from "../IncludedItem.ts"
+import { InclusionReason } from "../InclusionReason.ts"
+import { describePlatformError, schemaProblems } from "../internal/conformanceMessages.ts"
+import type { PipelineResult } from "../PipelineResult.ts"
+import { TraceEvent } from "../TraceEvent.ts"
+import type * as CacheModel from "./CacheModel.ts"
+import type * as StableWindow from "./StableWindow.ts"
+import { WindowReports } from "./WindowedLanguageModel.ts"
+import type * as WindowStore from "./WindowStore.ts"
+import { summaryIdKey } from "./WindowSummary.ts"
+
+/**
+ * The value of every line's `format` field: what `cupel view` recognises a log by, and the
+ * version of this format.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const format = "cupel.call-report.v1"
+
+/**
+ * How many characters of an item's text a line keeps (`preview`); a longer text is cut and
+ * ends with `…`.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const previewLength = 160
+
+const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
+
+const itemFields = {
+  /** The message's role (`system`, `user`, `assistant`, `tool`); none for a document. */
+  role: Schema.optionalKey(Schema.String),
+  kind: Schema.String,
+  tokens: Schema.Int,
+  /** The index of the message in the prompt the caller gave; none for a document or a summary. */
+  message: Schema.optionalKey(Schema.Int),
+  /** The summary's id, when the item is a stable window's summary. */
+  summary: Schema.optionalKey(Schema.String),
+  pinned: Schema.Boolean,
+  /** The item's text, cut to {@link previewLength} characters. */
+  preview: Schema.String
+}
+
+/**
+ * An item of the window, in placed order, with why it is there (the report's wire form:
+ * `{ "reason": "Kept", "appended": true }`).
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const WindowEntry = Schema.Struct({ ...itemFields, reason: InclusionReason }).annotate({
+  identifier: "WindowEntry"
+})
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export type WindowEntry = typeof WindowEntry.Type
+
+/**
+ * A candidate left out, with its score and why (the report's wire form:
+ * `{ "reason": "BudgetExceeded", "item_tokens": 120, "available_tokens": 80 }`).
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const ExcludedEntry = Schema.Struct({ ...itemFields, score: Schema.Number, reason: ExclusionReason }).annotate(
+  { identifier: "ExcludedEntry" }
+)
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export type ExcludedEntry = typeof ExcludedEntry.Type
+
+/**
+ * A compaction's summary: what became of it (`written`, `kept`, `failed`, `no-room`), its id,
+ * the messages and tokens given to be summarised, the summary's tokens, and the summariser's
+ * error in words when it failed.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const SummaryEntry = Schema.Struct({
+  outcome: Schema.Literals(["written", "kept", "failed", "no-room"]),
+  id: Schema.optionalKey(Schema.String),
+  spanMessages: Count,
+  spanTokens: Count,
+  summaryTokens: Count,
+  error: Schema.optionalKey(Schema.String)
+})
+
+/**
+ * What a stable window's call did with the conversation's window (`StableWindow.Change`).
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const ChangeEntry = Schema.Struct({
+  action: Schema.Literals(["append", "compact", "fresh"]),
+  fresh: Schema.optionalKey(
+    Schema.Literals(["new", "expired", "history-changed", "settings-changed", "corrupt", "store-failed"])
+  ),
+  kept: Count,
+  added: Count,
+  dropped: Count,
+  keptTokens: Count,
+  addedTokens: Count,
+  droppedTokens: Count,
+  lowWatermark: Schema.optionalKey(Schema.Number),
+  storeFailure: Schema.optionalKey(Schema.String),
+  summary: Schema.optionalKey(SummaryEntry)
+})
+
+/**
+ * The cache as the `cacheRule` predicted it for the request (`CacheModel.Prediction`).
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const PredictionEntry = Schema.Struct({
+  totalTokens: Schema.Number,
+  cachedTokens: Schema.Number,
+  writtenTokens: Schema.Number,
+  uncachedTokens: Schema.Number,
+  cost: Schema.Number,
+  costWithoutCache: Schema.Number
+})
+
+/**
+ * The input tokens the provider reported: the total, those read from its cache, written to it,
+ * and neither — each when it said.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const ReportedEntry = Schema.Struct({
+  total: Schema.optionalKey(Schema.Number),
+  cacheRead: Schema.optionalKey(Schema.Number),
+  cacheWrite: Schema.optionalKey(Schema.Number),
+  uncached: Schema.optionalKey(Schema.Number)
+})
+
+/**
+ * One call, as one JSON line.
+ *
+ * - `format` — {@link format}; `at` — when the line was written (ISO 8601, UTC), if known.
+ * - `method` — `generateText`, `generateObject`, `streamText` (or the AI SDK adapter's `generate`,
+ *   `stream`, `step`); `mode`, `conversation` (stable mode's key), `outcome`.
+ * - `candidates`, `targetTokens` / `maxTokens` (the budget the prompt was fitted to), `toolTokens`,
+ *   `calibration`, `totalTokens` (the window's), `tokensOverBudget`.
+ * - `change`, `prediction`, `committed` — stable mode's; `reported` — the provider's usage.
+ * - `window` — the items sent, in order; `excluded` — the others, with their reasons;
+ *   `events` — the pipeline's stages and timings (none for an appending call, which runs none).
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const Line = Schema.Struct({
+  format: Schema.Literal(format),
+  at: Schema.optionalKey(Schema.DateTimeUtcFromString),
+  method: Schema.String,
+  mode: Schema.Literals(["stable", "per-call"]),
+  conversation: Schema.optionalKey(Schema.String),
+  outcome: Schema.Literals(["answered", "failed", "interrupted", "sent"]),
+  candidates: Count,
+  targetTokens: Schema.Int,
+  maxTokens: Schema.Int,
+  toolTokens: Count,
+  calibration: Schema.optionalKey(Schema.Number),
+  totalTokens: Schema.Int,
+  tokensOverBudget: Schema.Int,
+  change: Schema.optionalKey(ChangeEntry),
+  prediction: Schema.optionalKey(PredictionEntry),
+  reported: Schema.optionalKey(ReportedEntry),
+  committed: Schema.optionalKey(Schema.Literals(["written", "conflict", "store-failed"])),
+  window: Schema.Array(WindowEntry),
+  excluded: Schema.Array(ExcludedEntry),
+  events: Schema.Array(TraceEvent)
+}).annotate({ identifier: "CallReportLine" })
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export type Line = typeof Line.Type
+
+/**
+ * What a line is made from: a `WindowedLanguageModel.CallReport`, or the AI SDK adapter's
+ * `Report` (its `type` is the line's `method`; its `reported.inputTokens` the reported total).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Source {
+  readonly method?: string | undefined
+  readonly type?: string | undefined
+  readonly candidates: number
+  readonly result: PipelineResult
+  readonly toolTokens: number
+  readonly budget: { readonly targetTokens: number; readonly maxTokens: number }
+  readonly calibration?: number | undefined
+  readonly mode: "stable" | "per-call"
+  readonly conversation: string | undefined
+  readonly change: StableWindow.Change | undefined
+  readonly prediction: CacheModel.Prediction | undefined
+  readonly outcome: Line["outcome"]
+  readonly reported:
+    | {
+      readonly total?: number | undefined
+      readonly cacheRead?: number | undefined
+      readonly cacheWrite?: number | undefined
+      readonly uncached?: number | undefined
+    }
+    | { readonly inputTokens: number }
+    | undefined
+  readonly committed: WindowStore.WriteResult | undefined
+}
+
+const segmenter = new Intl.Segmenter()
+
+/** The first {@link previewLength} characters (whole graphemes), `…` when cut. */
+const preview = (text: string): string => {
+  if (text.length <= previewLength) return text
+  let out = ""
+  for (const { segment } of segmenter.segment(text)) {
+    if (out.length + segment.length > previewLength - 1) break
+    out += segment
+  }
+  return out + "…"
+}
+
+const itemOf = (entry: IncludedItem | ExcludedItem) => {
+  const { item } = entry
+  const role = item.metadata["role"]
+  const message = item.metadata["messageIndex"]
+  const summary = item.metadata[summaryIdKey]
+  return {
+    ...(typeof role === "string" ? { role } : {}),
+    kind: item.kind,
+    tokens: item.tokens,
+    ...(typeof message === "number" && Number.isSafeInteger(message) ? { message } : {}),
+    ...(typeof summary === "string" ? { summary } : {}),
+    pinned: item.pinned,
+    preview: preview(item.content)
+  }
+}
+
+const changeOf = (change: StableWindow.Change): typeof ChangeEntry.Type => {
+  const summary = change.summary
+  return {
+    action: change.action,
+    // Fields whose value is `undefined` are left out: a line says only what is known.
+    ...(change.fresh === undefined ? {} : { fresh: change.fresh }),
+    ...(change.lowWatermark === undefined ? {} : { lowWatermark: change.lowWatermark }),
+    ...(change.storeFailure === undefined ? {} : { storeFailure: change.storeFailure }),
+    kept: change.kept,
+    added: change.added,
+    dropped: change.dropped,
+    keptTokens: change.keptTokens,
+    addedTokens: change.addedTokens,
+    droppedTokens: change.droppedTokens,
+    ...(summary === undefined ? {} : {
+      summary: {
+        outcome: summary._tag,
+        ...(summary.id === undefined ? {} : { id: summary.id }),
+        ...(summary.error === undefined ? {} : { error: summary.error.message }),
+        spanMessages: summary.spanMessages,
+        spanTokens: summary.spanTokens,
+        summaryTokens: summary.summaryTokens
+      }
+    })
+  }
+}
+
+const reportedOf = (reported: NonNullable<Source["reported"]>): typeof ReportedEntry.Type =>
+  "inputTokens" in reported
+    ? { total: reported.inputTokens }
+    : {
+      ...(reported.total === undefined ? {} : { total: reported.total }),
+      ...(reported.cacheRead === undefined ? {} : { cacheRead: reported.cacheRead }),
+      ...(reported.cacheWrite === undefined ? {} : { cacheWrite: reported.cacheWrite }),
+      ...(reported.uncached === undefined ? {} : { uncached: reported.uncached })
+    }
+
+/**
+ * A report's line; `at` is when it was written (the layers give the clock's time).
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const make = (report: Source, options: { readonly at?: DateTime.Utc | undefined } = {}): Line => {
+  const { result } = report
+  const prediction = report.prediction
+  return {
+    format,
+    ...(options.at === undefined ? {} : { at: options.at }),
+    method: report.method ?? report.type ?? "unknown",
+    mode: report.mode,
+    ...(report.conversation === undefined ? {} : { conversation: report.conversation }),
+    outcome: report.outcome,
+    candidates: report.candidates,
+    targetTokens: report.budget.targetTokens,
+    maxTokens: report.budget.maxTokens,
+    toolTokens: report.toolTokens,
+    ...(report.calibration === undefined ? {} : { calibration: report.calibration }),
+    totalTokens: result.totalTokens,
+    tokensOverBudget: result.tokensOverBudget,
+    ...(report.change === undefined ? {} : { change: changeOf(report.change) }),
+    ...(prediction === undefined ? {} : {
+      prediction: {
+        totalTokens: prediction.totalTokens,
+        cachedTokens: prediction.cachedTokens,
+        writtenTokens: prediction.writtenTokens,
+        uncachedTokens: prediction.uncachedTokens,
+        cost: prediction.cost,
+        costWithoutCache: prediction.costWithoutCache
+      }
+    }),
+    ...(report.reported === undefined ? {} : { reported: reportedOf(report.reported) }),
+    ...(report.committed === undefined ? {} : { committed: report.committed }),
+    window: result.report.included.map((entry) => ({ ...itemOf(entry), reason: entry.reason })),
+    excluded: result.report.excluded.map((entry) => ({ ...itemOf(entry), score: entry.score, reason: entry.reason })),
+    events: result.report.events
+  }
+}
+
+const encodeLine = Schema.encodeSync(Schema.fromJsonString(Line))
+
+/**
+ * A report as one line of JSON (no newline at its end). A report the layer made always
+ * encodes; a hand-made one with values JSON cannot hold (a score of `NaN`) is a defect.
+ *
+ * @example
+ * ```ts
+ * import { Effect, PubSub } from "effect"
+ * import * as CallReportLog from "effect-cupel/ai/CallReportLog"
+ * import * as WindowedLanguageModel from "effect-cupel/ai/WindowedLanguageModel"
+ *
+ * const logged = Effect.gen(function*() {
+ *   const reports = yield* PubSub.subscribe(yield* WindowedLanguageModel.WindowReports)
+ *   const report = yield* PubSub.take(reports)
+ *   return CallReportLog.encode(report)
+ * })
+ * ```
+ *
+ * @since 0.3.0
+ * @category encoding
+ */
+export const encode = (report: Source, options: { readonly at?: DateTime.Utc | undefined } = {}): string =>
+  encodeLine(make(report, options))
+
+/**
+ * A line of a log that is not a call report: its number (from 1) and the problems, each with
+ * the path of its field.
+ *
+ * @since 0.3.0
+ * @category errors
+ */
+export class LineError extends Schema.TaggedError<LineError>()("LineError", {
+  line: Schema.Int,
+  problems: Schema.Array(Schema.String)
+}) {
+  override get message(): string {
+    return `line ${this.line}: ${this.problems.join("; ")}`
+  }
+}
+
+const decodeLine = Schema.decodeUnknownEffect(Line, { errors: "all" })
+
+/**
+ * The lines of a log: one JSON object per line, blank lines ignored. Fails at the first line
+ * that is not JSON or not a call report, with its line number and every problem with that line.
+ *
+ * @since 0.3.0
+ * @category decoding
+ */
+export const decodeLines = (text: string): Effect.Effect<ReadonlyArray<Line>, LineError> =>
+  Effect.gen(function*() {
+    const out: Array<Line> = []
+    const rows = text.split("\n")
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i]!.trim()
+      if (row === "") continue
+      let value: unknown
+      try {
+        value = JSON.parse(row)
+      } catch (cause) {
+        return yield* new LineError({
+          line: i + 1,
+          problems: [`malformed JSON: ${cause instanceof Error ? cause.message : String(cause)}`]
+        })
+      }
+      out.push(
+        yield* decodeLine(value).pipe(
+          Effect.mapError((error) => new LineError({ line: i + 1, problems: schemaProblems(error) }))
+        )
+      )
+    }
+    return out
+  })
+
+/**
+ * A line could not be written: `sink` names where to (the file's path, or the write function's
+ * name), `reason` says why.
+ *
+ * @since 0.3.0
+ * @category errors
+ */
+export class CallReportLogError extends Schema.TaggedError<CallReportLogError>()("CallReportLogError", {
+  sink: Schema.String,
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `effect-cupel: cannot write a call report to ${this.sink}: ${this.reason}`
+  }
+}
+
+/**
+ * Subscribes to `WindowReports` for as long as the layer lives, and writes each call's line
+ * with `append`. A failed write is logged as a warning and the session goes on: a log must not
+ * stop an agent. The reports still queued when the layer's scope closes are written first.
+ */
+const subscribe = (append: (line: string) => Effect.Effect<void, CallReportLogError>) =>
+  Layer.effectDiscard(Effect.gen(function*() {
+    const reports = yield* WindowReports
+    const subscription = yield* PubSub.subscribe(reports)
+    const writeOne = (report: Source) =>
+      DateTime.now.pipe(
+        Effect.flatMap((at) => append(encode(report, { at }))),
+        Effect.catch((error) => Effect.logWarning(error.message))
+      )
+    // Finalizers run in the reverse order of their adding: the loop is stopped first (after the
+    // write in flight, if any), then what is left is written in order, then the subscription ends.
+    yield* Effect.addFinalizer(() =>
+      Effect.flatMap(
+        PubSub.takeUpTo(subscription, Number.MAX_SAFE_INTEGER),
+        (rest) => Effect.forEach(rest, writeOne, { discard: true })
+      )
+    )
+    // Taking may be interrupted; once a report is taken, it is written.
+    yield* Effect.forkScoped(Effect.forever(
+      Effect.uninterruptibleMask((restore) => Effect.flatMap(restore(PubSub.take(subscription)), writeOne))
+    ))
+  }))
+
+/**
+ * Appends each call's line to the file at `path` (created if missing) through effect's
+ * `FileSystem` — provide one, e.g. `NodeFileSystem.layer` from `@effect/platform-node`. A write
+ * that fails is a {@link CallReportLogError} naming the path, logged as a warning.
+ *
+ * @example
+ * ```ts
+ * import { NodeFileSystem } from "@effect/platform-node"
+ * import { Layer } from "effect"
+ * import * as CallReportLog from "effect-cupel/ai/CallReportLog"
+ *
+ * // Model: your WindowedLanguageModel layer.
+ * const Logged = CallReportLog.layerFile("session.jsonl").pipe(
+ *   Layer.provideMerge(Model),
+ *   Layer.provide(NodeFileSystem.layer)
+ * )
+ * ```
+ *
+ * @since 0.3.0
+ * @category layers
+ */
+export const layerFile = (path: string): Layer.Layer<never, never, WindowReports | FileSystem.FileSystem> =>
+  Layer.unwrap(Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    return subscribe((line) =>
+      fs.writeFileString(path, line + "\n", { flag: "a" }).pipe(
+        Effect.mapError((error) => new CallReportLogError({ sink: path, reason: describePlatformError(error) }))
+      )
+    )
+  }))
+
+/**
+ * Writes each call's line (without a newline) with `write`, a function of yours: a stream's
+ * `write`, an array's `push`, a request to a collector. A promise it returns is awaited; a
+ * throw or a rejection is a {@link CallReportLogError} naming `name`, logged as a warning.
+ *
+ * @since 0.3.0
+ * @category layers
+ */
+export const layerWrite = (
+  write: (line: string) => void | PromiseLike<void>,
+  options: { readonly name?: string | undefined } = {}
+): Layer.Layer<never, never, WindowReports> => {
+  const sink = `the write function "${options.name ?? (write.name === "" ? "write" : write.name)}"`
+  const failed = (cause: unknown) =>
+    new CallReportLogError({ sink, reason: cause instanceof Error ? cause.message : String(cause) })
+  return subscribe((line) =>
+    Effect.try({ try: () => write(line), catch: failed }).pipe(
+      Effect.flatMap((out) =>
+        out === undefined ? Effect.void : Effect.tryPromise({ try: () => Promise.resolve(out), catch: failed })
+      )
+    )
+  )
+}

@@ -1,0 +1,173 @@
+/**
+ * CallReportLog: a session's call reports as JSON lines, read back, and the layers that write
+ * them as the calls end.
+ */
+import { NodeFileSystem } from "@effect/platform-node"
+import { assert, describe, it } from "@effect/vitest"
+import { Array as Arr, DateTime, Effect, FileSystem, Layer, Logger, PubSub } from "effect"
+import type * as AiSdk from "../../src/adapters/AiSdk.ts"
+import * as CallReportLog from "../../src/ai/CallReportLog.ts"
+import * as WindowedLanguageModel from "../../src/ai/WindowedLanguageModel.ts"
+import * as ViewSession from "../support/viewSession.ts"
+
+// The AI SDK adapter's reports make the same lines (a compile-time check: `onReport` can write them).
+const fromAiSdk: (report: AiSdk.Report) => string = (report) => CallReportLog.encode(report)
+
+/** Publishes `reports` to a `WindowReports` of its own, with `logging` subscribed, then closes it. */
+const publishThrough = <R>(
+  reports: ReadonlyArray<WindowedLanguageModel.CallReport>,
+  logging: Layer.Layer<never, never, WindowedLanguageModel.WindowReports | R>
+) =>
+  Effect.gen(function*() {
+    const pubsub = yield* PubSub.unbounded<WindowedLanguageModel.CallReport>()
+    yield* Effect.scoped(Effect.gen(function*() {
+      yield* Layer.build(logging.pipe(Layer.provide(Layer.succeed(WindowedLanguageModel.WindowReports, pubsub))))
+      yield* PubSub.publishAll(pubsub, reports)
+    }))
+  })
+
+describe("CallReportLog", () => {
+  it.effect("a real session's reports round-trip: each line decodes to what the report said", () =>
+    Effect.gen(function*() {
+      const reports = yield* ViewSession.run({ steps: 12 })
+      const at = DateTime.makeUnsafe("2026-11-26T12:00:00Z")
+      const text = reports.map((r) => CallReportLog.encode(r, { at })).join("\n") + "\n"
+      const lines = yield* CallReportLog.decodeLines(text)
+      assert.strictEqual(lines.length, reports.length)
+      for (const [k, line] of lines.entries()) {
+        const report = reports[k]!
+        assert.strictEqual(line.format, CallReportLog.format)
+        assert.strictEqual(DateTime.formatIso(line.at!), "2026-11-26T12:00:00.000Z")
+        assert.strictEqual(line.method, "generateText")
+        assert.strictEqual(line.mode, "stable")
+        assert.strictEqual(line.conversation, report.conversation)
+        assert.strictEqual(line.totalTokens, report.result.totalTokens)
+        assert.strictEqual(line.targetTokens, report.budget.targetTokens)
+        assert.strictEqual(line.window.length, report.result.report.included.length)
+        assert.strictEqual(line.excluded.length, report.result.report.excluded.length)
+        assert.deepStrictEqual(line.window.map((e) => e.reason), report.result.report.included.map((e) => e.reason))
+        assert.deepStrictEqual(line.excluded.map((e) => e.reason), report.result.report.excluded.map((e) => e.reason))
+        assert.strictEqual(line.change?.action, report.change?.action)
+        assert.strictEqual(line.prediction?.cachedTokens, report.prediction?.cachedTokens)
+        assert.strictEqual(line.reported?.cacheRead, report.reported?.cacheRead)
+        assert.strictEqual(line.committed, report.committed)
+        // The messages keep their place in the caller's prompt: call to call, the same message.
+        for (const [i, e] of line.window.entries()) {
+          const index = report.result.report.included[i]!.item.metadata["messageIndex"]
+          assert.strictEqual(e.message, typeof index === "number" ? index : undefined)
+        }
+      }
+      // The session compacts with a summary: the line says so, and the summary is in the window.
+      const compaction = lines.find((l) => l.change?.summary?.outcome === "written")
+      assert.isDefined(compaction)
+      assert.isTrue(compaction!.window.some((e) => e.summary === compaction!.change!.summary!.id))
+    }))
+
+  it.effect("a long item is previewed: previewLength characters at most, ending with …", () =>
+    Effect.gen(function*() {
+      const reports = yield* ViewSession.run({ steps: 4 })
+      const line = CallReportLog.make(reports.at(-1)!)
+      const long = line.window.filter((e) => e.preview.endsWith("…"))
+      assert.isAbove(long.length, 0)
+      for (const e of [...line.window, ...line.excluded]) assert.isAtMost(e.preview.length, CallReportLog.previewLength)
+    }))
+
+  it.effect("the AI SDK adapter's report: its type is the method, its reported input tokens the total", () =>
+    Effect.gen(function*() {
+      const [report] = yield* ViewSession.run({ steps: 1 })
+      const { method: _method, calibration: _calibration, ...rest } = report!
+      const line = CallReportLog.make({ ...rest, type: "generate", outcome: "sent", reported: { inputTokens: 321 } })
+      assert.strictEqual(line.method, "generate")
+      assert.strictEqual(line.outcome, "sent")
+      assert.deepStrictEqual(line.reported, { total: 321 })
+      assert.isUndefined(line.calibration)
+      assert.isString(fromAiSdk.name)
+    }))
+
+  it.effect("decodeLines: a line that is not a call report names its line number and every field at fault", () =>
+    Effect.gen(function*() {
+      const [report] = yield* ViewSession.run({ steps: 1 })
+      const good = CallReportLog.encode(report!)
+      const bad = JSON.stringify({ ...JSON.parse(good), totalTokens: "many", mode: "sometimes" })
+      const error = yield* Effect.flip(CallReportLog.decodeLines(`${good}\n\n${bad}\n`))
+      assert.strictEqual(error._tag, "LineError")
+      assert.strictEqual(error.line, 3)
+      assert.strictEqual(error.problems.length, 2)
+      assert.match(error.message, /^line 3: /)
+      assert.include(error.message, "totalTokens")
+      assert.include(error.message, "mode")
+    }))
+
+  it.effect("decodeLines: malformed JSON names its line", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(CallReportLog.decodeLines(`\n{"format": \n`))
+      assert.strictEqual(error.line, 2)
+      assert.match(error.message, /^line 2: malformed JSON: /)
+    }))
+
+  it.effect("layerWrite writes one line per call, in order, the queued ones too when its scope closes", () =>
+    Effect.gen(function*() {
+      const reports = yield* ViewSession.run({ steps: 6 })
+      const written: Array<string> = []
+      yield* publishThrough(reports, CallReportLog.layerWrite((line) => void written.push(line)))
+      assert.strictEqual(written.length, reports.length)
+      const lines = yield* CallReportLog.decodeLines(written.join("\n"))
+      assert.deepStrictEqual(lines.map((l) => l.totalTokens), reports.map((r) => r.result.totalTokens))
+      assert.isTrue(lines.every((l) => l.at !== undefined))
+    }))
+
+  it.effect("layerWrite: a write that throws is a CallReportLogError naming the function, logged; the next calls are written", () =>
+    Effect.gen(function*() {
+      const reports = yield* ViewSession.run({ steps: 3 })
+      const written: Array<string> = []
+      const logs: Array<string> = []
+      let calls = 0
+      function toCollector(line: string) {
+        calls++
+        if (calls === 1) throw new Error("collector down")
+        written.push(line)
+      }
+      yield* publishThrough(reports, CallReportLog.layerWrite(toCollector)).pipe(
+        Effect.provide(Logger.layer([Logger.make(({ message }) => void logs.push(Arr.ensure(message).join(" ")))]))
+      )
+      assert.strictEqual(written.length, reports.length - 1)
+      assert.deepStrictEqual(logs, [
+        `effect-cupel: cannot write a call report to the write function "toCollector": collector down`
+      ])
+    }))
+
+  it.effect("layerWrite: a rejected promise is a CallReportLogError too, under the name given", () =>
+    Effect.gen(function*() {
+      const reports = yield* ViewSession.run({ steps: 1 })
+      const logs: Array<string> = []
+      yield* publishThrough(
+        reports,
+        CallReportLog.layerWrite(() => Promise.reject(new Error("429")), { name: "upload" })
+      ).pipe(Effect.provide(Logger.layer([Logger.make(({ message }) => void logs.push(Arr.ensure(message).join(" ")))])))
+      assert.deepStrictEqual(logs, [`effect-cupel: cannot write a call report to the write function "upload": 429`])
+    }))
+
+  it.effect("layerFile appends each call's line to the file through FileSystem", () =>
+    Effect.gen(function*() {
+      const reports = yield* ViewSession.run({ steps: 3 })
+      const fs = yield* FileSystem.FileSystem
+      const dir = yield* fs.makeTempDirectoryScoped({ prefix: "cupel-log-" })
+      const path = `${dir}/session.jsonl`
+      yield* fs.writeFileString(path, "")
+      yield* publishThrough(reports.slice(0, 2), CallReportLog.layerFile(path))
+      yield* publishThrough(reports.slice(2), CallReportLog.layerFile(path))
+      const lines = yield* CallReportLog.decodeLines(yield* fs.readFileString(path))
+      assert.deepStrictEqual(lines.map((l) => l.totalTokens), reports.map((r) => r.result.totalTokens))
+    }).pipe(Effect.scoped, Effect.provide(NodeFileSystem.layer)))
+
+  it.effect("layerFile: a path that cannot be written is logged with the path, and the session goes on", () =>
+    Effect.gen(function*() {
+      const reports = yield* ViewSession.run({ steps: 1 })
+      const logs: Array<string> = []
+      yield* publishThrough(reports, CallReportLog.layerFile("/nonexistent-dir/x/session.jsonl")).pipe(
+        Effect.provide(Logger.layer([Logger.make(({ message }) => void logs.push(Arr.ensure(message).join(" ")))]))
+      )
+      assert.strictEqual(logs.length, 1)
+      assert.include(logs[0]!, "cannot write a call report to /nonexistent-dir/x/session.jsonl: ")
+    }).pipe(Effect.provide(NodeFileSystem.layer)))
+})
