@@ -14,6 +14,7 @@ import * as PlaceCommand from "./PlaceCommand.ts"
 import * as PresetsCommand from "./PresetsCommand.ts"
 import * as RunCommand from "./RunCommand.ts"
 import * as Usage from "./Usage.ts"
+import * as ViewCommand from "./ViewCommand.ts"
 
 /**
  * The version `cupel --version` prints (the package's version).
@@ -41,6 +42,7 @@ export const command = Command.make("cupel").pipe(
     ExplainCommand.command,
     PlaceCommand.command,
     BudgetCommand.command,
+    ViewCommand.command,
     PresetsCommand.command,
     ConformanceCommand.command
   ])

@@ -1,0 +1,178 @@
+/**
+ * `cupel view [FILE|-] [--out FILE]`: one self-contained HTML page (`ViewPage`) for a
+ * `cupel run` result, or for an agent session's call-report lines (`CallReportLog`, one JSON
+ * object a line).
+ *
+ * The input is told apart by its shape: a JSON object with `window` and `report` is a run
+ * result; lines whose objects carry `"format": "cupel.call-report.v1"` are a session. The page
+ * goes to standard output, or to `--out FILE`. A run result does not hold its budget: `--budget`
+ * and `--max` give it, to draw the window against.
+ *
+ * Exit codes: 0 the page was written; 2 unreadable, malformed or unrecognised input (one line
+ * per problem on stderr, as the other commands), or an output file that cannot be written;
+ * 3 a bug in cupel.
+ *
+ * @since 0.3.0
+ */
+import { Console, Effect, FileSystem, Option, Schema } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
+import * as CallReportLog from "../ai/CallReportLog.ts"
+import { describePlatformError, schemaProblems } from "../internal/conformanceMessages.ts"
+import * as PipelineResult from "../PipelineResult.ts"
+import * as CliFailure from "./CliFailure.ts"
+import * as PlaceInput from "./PlaceInput.ts"
+import * as RunInput from "./RunInput.ts"
+import * as ViewPage from "./ViewPage.ts"
+
+/**
+ * What `view` was given: a run result, or a session's lines.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type Input =
+  | { readonly _tag: "Run"; readonly result: PipelineResult.PipelineResult }
+  | { readonly _tag: "Session"; readonly lines: ReadonlyArray<CallReportLog.Line> }
+
+const decodeResult = Schema.decodeUnknownEffect(PipelineResult.PipelineResult, { errors: "all" })
+
+const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+const unrecognised = "neither a `cupel run` result (a JSON object with \"window\" and \"report\") nor call-report " +
+  `lines (JSON objects, one a line, with "format": "${CallReportLog.format}")`
+
+/** The first line that is not blank, parsed, if it is JSON. */
+const firstLine = (text: string): unknown => {
+  const row = text.split("\n").find((r) => r.trim() !== "")
+  if (row === undefined) return undefined
+  try {
+    return JSON.parse(row)
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Tells the input apart and decodes it; every problem is one line, with the path of its field
+ * (and a session's line number).
+ *
+ * @since 0.3.0
+ * @category decoding
+ */
+export const decode = (source: string, text: string): Effect.Effect<Input, PlaceInput.InputError> =>
+  Effect.gen(function*() {
+    const fail = (...problems: ReadonlyArray<string>) => Effect.fail(new PlaceInput.InputError({ source, problems }))
+    if (text.trim() === "") return yield* fail(`empty: ${unrecognised}`)
+    const first = firstLine(text)
+    if (isRecord(first) && first["format"] === CallReportLog.format) {
+      const lines = yield* CallReportLog.decodeLines(text).pipe(Effect.catch((error) => fail(error.message)))
+      return { _tag: "Session", lines } as const
+    }
+    const value = yield* PlaceInput.parseJson(source, text)
+    if (isRecord(value) && "window" in value && "report" in value) {
+      const result = yield* decodeResult(value).pipe(Effect.catch((error) => fail(...schemaProblems(error))))
+      return { _tag: "Run", result } as const
+    }
+    if (isRecord(value) && value["format"] === CallReportLog.format) {
+      const lines = yield* CallReportLog.decodeLines(JSON.stringify(value)).pipe(
+        Effect.catch((error) => fail(error.message))
+      )
+      return { _tag: "Session", lines } as const
+    }
+    return yield* fail(unrecognised)
+  })
+
+/**
+ * The page of an input.
+ *
+ * @since 0.3.0
+ * @category rendering
+ */
+export const render = (source: string, input: Input, budget: ViewPage.RunBudget): string =>
+  input._tag === "Run" ? ViewPage.runPage(source, input.result, budget) : ViewPage.sessionPage(source, input.lines)
+
+/**
+ * The parsed arguments of `view`.
+ *
+ * @since 0.3.0
+ * @category handlers
+ */
+export interface Config {
+  readonly file: Option.Option<string>
+  readonly out: Option.Option<string>
+  readonly budget: Option.Option<number>
+  readonly max: Option.Option<number>
+}
+
+/**
+ * Runs `view` with parsed arguments.
+ *
+ * @since 0.3.0
+ * @category handlers
+ */
+export const handler = Effect.fn("cli.view")(function*(config: Config) {
+  const { source, text } = yield* PlaceInput.readText(config.file, "view").pipe(
+    Effect.catchTag("InputError", (error) =>
+      RunInput.usage("view", ...error.problems.map((p) => `invalid input (${error.source}): ${p}`)))
+  )
+  const input = yield* decode(source, text).pipe(
+    Effect.catchTag("InputError", (error) =>
+      RunInput.usage("view", ...error.problems.map((p) => `invalid input (${error.source}): ${p}`)))
+  )
+  const html = render(source, input, {
+    targetTokens: Option.getOrUndefined(config.budget),
+    maxTokens: Option.getOrUndefined(config.max)
+  })
+  if (Option.isNone(config.out)) {
+    yield* Console.log(html.trimEnd())
+    return
+  }
+  const out = config.out.value
+  yield* FileSystem.FileSystem.use((fs) => fs.writeFileString(out, html)).pipe(
+    Effect.catch((error) => RunInput.usage("view", `cannot write ${out}: ${describePlatformError(error)}`))
+  )
+}, CliFailure.catchDefects("view"))
+
+const tokens = (name: string, description: string) =>
+  Flag.Int(name).pipe(
+    Flag.withDescription(description),
+    Flag.optional
+  )
+
+/**
+ * The `view` command.
+ *
+ * @since 0.3.0
+ * @category commands
+ */
+export const command = Command.make(
+  "view",
+  {
+    file: Argument.String("file").pipe(
+      Argument.withDescription("a `cupel run` result, or call-report lines; - or nothing reads standard input"),
+      Argument.optional
+    ),
+    out: Flag.String("out").pipe(
+      Flag.withDescription("write the page to FILE (default: standard output)"),
+      Flag.withAlias("o"),
+      Flag.optional
+    ),
+    budget: tokens("budget", "a run's budget target in tokens, to draw the window against (a run result does not hold it)"),
+    max: tokens("max", "a run's maxTokens, shown beside the target")
+  },
+  handler
+).pipe(
+  Command.withShortDescription("Write one self-contained HTML page showing a run result or an agent session"),
+  Command.withDescription(
+    "Write one offline HTML page (inline CSS and script, no network) for a `cupel run` result — the window position " +
+      "by position with its scores, tokens by kind against the budget, every item left out and why, the stages — or " +
+      "for an agent session's call-report lines (CallReportLog) — a timeline of the calls, tokens sent by kind, " +
+      "predicted and reported cache reads, and per call what was added, dropped or summarised. The page goes to " +
+      "standard output, or to --out FILE. Exit codes: 0 success, 2 bad input or an unwritable output, 3 a bug in cupel."
+  ),
+  Command.withExamples([
+    { command: "cupel run input.json | cupel view --budget 700 --out run.html" },
+    { command: "cupel view session.jsonl --out session.html", description: "an agent session's call reports" }
+  ])
+)

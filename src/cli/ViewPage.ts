@@ -1,0 +1,562 @@
+/**
+ * ViewPage: the HTML of `cupel view` — one self-contained page (its CSS and script inline, no
+ * network, no fonts or images from elsewhere) for a `cupel run` result or for an agent session's
+ * call-report lines (`CallReportLog`).
+ *
+ * Everything a person reads is written as HTML here, escaped; the session page's script only
+ * shows the details of the call selected (they are written too, one hidden section per call), so
+ * the page reads the same without script. The data the script needs — nothing but the calls'
+ * count — and every text of the input go through {@link escapeHtml}; JSON placed in a `<script>`
+ * goes through {@link scriptJson}, which writes `<`, `>`, `&`, U+2028 and U+2029 as escapes, so
+ * no `</script>` in an item can end the script early.
+ *
+ * @since 0.3.0
+ */
+import { DateTime } from "effect"
+import type * as CallReportLog from "../ai/CallReportLog.ts"
+import { stableWindowFilter } from "../ai/StableWindow.ts"
+import type { ContextItem } from "../ContextItem.ts"
+import * as ContextKind from "../ContextKind.ts"
+import type { ExclusionReason } from "../ExclusionReason.ts"
+import type { InclusionReason } from "../InclusionReason.ts"
+import type { PipelineResult } from "../PipelineResult.ts"
+import type { TraceEvent } from "../TraceEvent.ts"
+import * as Render from "./Render.ts"
+
+/**
+ * `&`, `<`, `>`, `"` and `'` as character references: text safe in an element or an attribute.
+ *
+ * @since 0.3.0
+ * @category escaping
+ */
+export const escapeHtml = (text: string): string =>
+  text.replace(/[&<>"']/g, (c) => c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : c === '"' ? "&quot;" : "&#39;")
+
+/**
+ * `JSON.stringify(value)` safe inside `<script type="application/json">`: `<`, `>`, `&`, U+2028
+ * and U+2029 written as `\uXXXX` escapes (the same JSON, read back by `JSON.parse`).
+ *
+ * @since 0.3.0
+ * @category escaping
+ */
+export const scriptJson = (value: unknown): string =>
+  (JSON.stringify(value) ?? "null").replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`
+  )
+
+const count = Render.count
+
+const percent = (x: number): string => `${(Number.isFinite(x) ? x * 100 : 0).toFixed(1)}%`
+
+/** A width or height for CSS, from a share clamped to [0, 1]. */
+const share = (x: number): string => `${(Math.min(1, Math.max(0, Number.isFinite(x) ? x : 0)) * 100).toFixed(2)}%`
+
+/** The text of an item, one line, whitespace collapsed, cut to `width` characters. */
+const line = (text: string, width = 90): string => {
+  const flat = text.replace(/\s+/g, " ").trim()
+  return flat.length <= width ? flat : `${flat.slice(0, width - 1)}…`
+}
+
+// Colours of the kinds; each is a fill (bars, swatches) with text never written on it, and reads
+// at 3:1 or more against both page backgrounds (non-text contrast).
+const palette = ["#2f6fde", "#c2410c", "#15803d", "#9333ea", "#be185d", "#0e7490", "#a16207", "#4d7c0f"]
+const knownKinds = ["SystemPrompt", "Message", "Document", "ToolOutput", "Memory", "Image"]
+
+/** A kind's colour class (`k0` … `k7`): the known kinds first, others by their name. */
+const kindClass = (kind: string): string => {
+  const folded = ContextKind.fold(kind)
+  const known = knownKinds.findIndex((k) => ContextKind.fold(k) === folded)
+  if (known >= 0) return `k${known}`
+  let h = 0
+  for (const c of folded) h = (h * 31 + c.charCodeAt(0)) >>> 0
+  return `k${knownKinds.length + (h % (palette.length - knownKinds.length))}`
+}
+
+const css = `
+:root{color-scheme:light dark;--bg:#ffffff;--fg:#1a1a1a;--muted:#4d4d4d;--line:#c8c8c8;--panel:#f3f4f6;
+--accent:#1d4ed8;--focus:#b45309;--good:#166534;--bad:#991b1b;--track:#e5e7eb;--sel:#dbeafe}
+@media (prefers-color-scheme:dark){:root{--bg:#111418;--fg:#eceff3;--muted:#b4bcc6;--line:#3a414b;--panel:#1b2027;
+--accent:#8fb4ff;--focus:#fbbf24;--good:#86efac;--bad:#fca5a5;--track:#2a3039;--sel:#1e3a5f}}
+*{box-sizing:border-box}
+body{margin:0;background:var(--bg);color:var(--fg);font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
+main{max-width:1180px;margin:0 auto;padding:24px 20px 48px}
+h1{font-size:1.5rem;margin:0 0 4px}h2{font-size:1.2rem;margin:28px 0 8px}h3{font-size:1.05rem;margin:18px 0 6px}
+p{margin:6px 0}.muted{color:var(--muted)}code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.92em}
+.stats{display:flex;flex-wrap:wrap;gap:10px;margin:14px 0;padding:0;list-style:none}
+.stats li{background:var(--panel);border:1px solid var(--line);border-radius:8px;padding:8px 12px;min-width:120px}
+.stats b{display:block;font-size:1.25rem}
+table{border-collapse:collapse;width:100%;margin:6px 0}
+caption{text-align:left;color:var(--muted);padding:4px 0;caption-side:top}
+th,td{text-align:left;padding:4px 8px;border-bottom:1px solid var(--line);vertical-align:top}
+th{font-weight:600}td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}td.n{white-space:nowrap}
+td.text{max-width:520px;overflow-wrap:anywhere}
+.sw{display:inline-block;width:.8em;height:.8em;border-radius:2px;margin-right:6px;vertical-align:-1px}
+.k0{background:${palette[0]}}.k1{background:${palette[1]}}.k2{background:${palette[2]}}.k3{background:${palette[3]}}
+.k4{background:${palette[4]}}.k5{background:${palette[5]}}.k6{background:${palette[6]}}.k7{background:${palette[7]}}
+.stack{position:relative;display:flex;height:28px;background:var(--track);border:1px solid var(--line);border-radius:4px;overflow:visible;margin:10px 0 26px}
+.stack>span{height:100%}
+.mark{position:absolute;top:-6px;bottom:-6px;width:2px;background:var(--fg)}
+.mark>em{position:absolute;top:100%;right:0;font-style:normal;font-size:.8rem;white-space:nowrap;color:var(--fg)}
+.meter{display:inline-block;width:120px;height:10px;background:var(--track);border-radius:2px;vertical-align:middle;margin-right:6px}
+.meter>span{display:block;height:100%;background:var(--accent);border-radius:2px}
+.shape{display:flex;align-items:flex-end;gap:2px;height:120px;padding:4px;border:1px solid var(--line);border-radius:4px;background:var(--panel)}
+.shape>span{flex:1 1 0;min-width:2px;border-radius:2px 2px 0 0}
+.legend{display:flex;flex-wrap:wrap;gap:14px;margin:6px 0;padding:0;list-style:none}
+.out{color:var(--bad)}.in{color:var(--good)}
+button.call{font:inherit;color:var(--accent);background:none;border:1px solid transparent;border-radius:4px;padding:2px 6px;cursor:pointer;text-decoration:underline}
+tr[aria-selected="true"]{background:var(--sel)}
+tr[aria-selected="true"] button.call{font-weight:700;text-decoration:none;color:var(--fg)}
+a{color:var(--accent)}
+:focus-visible{outline:3px solid var(--focus);outline-offset:2px}
+.minibar{display:flex;width:120px;height:10px;background:var(--track);border-radius:2px;overflow:hidden}
+.detail{border:1px solid var(--line);border-radius:8px;padding:4px 16px 12px;margin-top:12px;background:var(--bg)}
+.tag{display:inline-block;border:1px solid var(--line);border-radius:10px;padding:0 8px;font-size:.85rem}
+.scroll{overflow-x:auto}
+button.call{white-space:nowrap}
+#timeline{font-size:.9rem}#timeline th,#timeline td{padding:3px 6px}
+main.wide{max-width:1560px}
+@media (min-width:1100px){.session{display:grid;grid-template-columns:minmax(0,1.4fr) minmax(0,1fr);gap:24px;align-items:start}
+.pane{position:sticky;top:8px;max-height:calc(100vh - 16px);overflow:auto}.pane .detail{margin-top:0}}
+`
+
+const page = (title: string, body: string, script: string, wide = false): string =>
+  `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
+<title>${escapeHtml(title)}</title>
+<style>${css}</style>
+</head>
+<body>
+<main${wide ? ` class="wide"` : ""}>
+${body}
+</main>
+${script}
+</body>
+</html>
+`
+
+const stats = (entries: ReadonlyArray<readonly [string, string]>): string =>
+  `<ul class="stats">${entries.map(([label, value]) => `<li><b>${escapeHtml(value)}</b>${escapeHtml(label)}</li>`).join("")}</ul>`
+
+interface KindTotal {
+  readonly kind: string
+  readonly items: number
+  readonly tokens: number
+}
+
+/** Items and tokens by kind (folded: `message` and `Message` are one), in order of first appearance. */
+const byKind = (items: ReadonlyArray<{ readonly kind: string; readonly tokens: number }>): Array<KindTotal> => {
+  const totals = new Map<string, { kind: string; items: number; tokens: number }>()
+  for (const { kind, tokens } of items) {
+    const key = ContextKind.fold(kind)
+    const entry = totals.get(key) ?? { kind, items: 0, tokens: 0 }
+    entry.items++
+    entry.tokens += Math.max(0, tokens)
+    totals.set(key, entry)
+  }
+  return [...totals.values()]
+}
+
+/** A stacked bar of tokens by kind over `scale`, with marks (the target, the maximum). */
+const stackedBar = (
+  kinds: ReadonlyArray<KindTotal>,
+  scale: number,
+  marks: ReadonlyArray<readonly [string, number]>,
+  label: string
+): string =>
+  `<div class="stack" role="img" aria-label="${escapeHtml(label)}">${
+    kinds.map((k) =>
+      `<span class="${kindClass(k.kind)}" style="width:${share(k.tokens / scale)}" title="${escapeHtml(k.kind)}: ${
+        count(k.tokens)
+      } tokens"></span>`
+    ).join("")
+  }${
+    marks.map(([name, at]) =>
+      `<span class="mark" style="left:${share(at / scale)}"><em>${escapeHtml(name)} ${count(at)}</em></span>`
+    ).join("")
+  }</div>`
+
+const kindTable = (kinds: ReadonlyArray<KindTotal>, caption: string, of?: number): string => {
+  const total = kinds.reduce((sum, k) => sum + k.tokens, 0)
+  return `<table><caption>${escapeHtml(caption)}</caption><thead><tr><th scope="col">kind</th><th scope="col" class="n">items</th>` +
+    `<th scope="col" class="n">tokens</th><th scope="col" class="n">${of === undefined ? "share" : "of the target"}</th></tr></thead><tbody>${
+      kinds.map((k) =>
+        `<tr><th scope="row"><span class="sw ${kindClass(k.kind)}"></span>${escapeHtml(k.kind)}</th><td class="n">${k.items}</td>` +
+        `<td class="n">${count(k.tokens)}</td><td class="n">${percent(k.tokens / (of ?? (total || 1)))}</td></tr>`
+      ).join("")
+    }</tbody><tfoot><tr><th scope="row">total</th><td class="n">${kinds.reduce((s, k) => s + k.items, 0)}</td>` +
+    `<td class="n">${count(total)}</td><td class="n">${percent(total / (of ?? (total || 1)))}</td></tr></tfoot></table>`
+}
+
+const meter = (x: number, label: string): string =>
+  `<span class="meter" aria-hidden="true"><span style="width:${share(x)}"></span></span>${escapeHtml(label)}`
+
+const stageTable = (events: ReadonlyArray<TraceEvent>): string => {
+  if (events.length === 0) return `<p class="muted">No stage ran (an appending call sends the previous window and the new messages).</p>`
+  const total = events.reduce((sum, e) => sum + e.durationMs, 0)
+  const longest = Math.max(...events.map((e) => e.durationMs), 0)
+  return `<table><caption>Each stage, the items it passed on and how long it took</caption><thead><tr><th scope="col">stage</th>` +
+    `<th scope="col" class="n">items</th><th scope="col">time</th><th scope="col">note</th></tr></thead><tbody>${
+      events.map((e) =>
+        `<tr><th scope="row">${escapeHtml(e.stage)}</th><td class="n">${e.itemCount}</td><td>${
+          meter(longest > 0 ? e.durationMs / longest : 0, `${e.durationMs.toFixed(2)} ms`)
+        }</td><td>${escapeHtml(e.message ?? "")}</td></tr>`
+      ).join("")
+    }</tbody><tfoot><tr><th scope="row">total</th><td></td><td>${total.toFixed(2)} ms</td><td></td></tr></tfoot></table>`
+}
+
+const legend = (kinds: ReadonlyArray<KindTotal>): string =>
+  `<ul class="legend" aria-label="colours of the kinds">${
+    kinds.map((k) => `<li><span class="sw ${kindClass(k.kind)}"></span>${escapeHtml(k.kind)}</li>`).join("")
+  }</ul>`
+
+/**
+ * The budget a run is drawn against: a `cupel run` result does not carry it, so `cupel view`
+ * takes it from `--budget` / `--max`.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface RunBudget {
+  readonly targetTokens: number | undefined
+  readonly maxTokens: number | undefined
+}
+
+/**
+ * The page of a `cupel run` result: the counts; tokens by kind against the budget (a stacked
+ * bar and a table); the window position by position with each score as a bar, and the scores
+ * drawn side by side so that the placer's shape (U or chronological) shows; every item left out
+ * with its reason in the words of `cupel explain`; the stages and their timings.
+ *
+ * @since 0.3.0
+ * @category rendering
+ */
+export const runPage = (source: string, result: PipelineResult, budget: RunBudget): string => {
+  const { report } = result
+  const windowItems = report.included.map((e) => e.item)
+  const pinned: Array<ContextItem> = windowItems.filter((item) => item.pinned)
+  const kinds = byKind(windowItems)
+  const excludedTokens = report.excluded.reduce((sum, e) => sum + Math.max(0, e.item.tokens), 0)
+  const target = budget.targetTokens
+  const scale = Math.max(1, result.totalTokens, target ?? 0)
+  const marks: Array<readonly [string, number]> = target === undefined ? [] : [["target", target]]
+  const body = [
+    `<header><h1>cupel view: a run</h1><p class="muted">from <code>${escapeHtml(source)}</code></p></header>`,
+    stats([
+      ["in the window", String(report.included.length)],
+      ["left out", String(report.excluded.length)],
+      ["candidates", String(report.totalCandidates)],
+      ["tokens in the window", count(result.totalTokens)],
+      ...(target === undefined ? [] : [["target", count(target)] as const]),
+      ...(budget.maxTokens === undefined ? [] : [["max tokens", count(budget.maxTokens)] as const]),
+      ...(result.tokensOverBudget > 0 ? [["over the target", count(result.tokensOverBudget)] as const] : [])
+    ]),
+    `<section aria-labelledby="h-kinds"><h2 id="h-kinds">Tokens by kind against the budget</h2>`,
+    target === undefined
+      ? `<p class="muted">A run result does not hold its budget: pass <code>--budget N</code> (and <code>--max N</code>) to draw the window against it.</p>`
+      : `<p>${count(result.totalTokens)} of the target's ${count(target)} tokens (${percent(result.totalTokens / (target || 1))})${
+        result.tokensOverBudget > 0 ? `, <strong class="out">${count(result.tokensOverBudget)} over</strong>` : ""
+      }; ${count(excludedTokens)} tokens left out.</p>`,
+    stackedBar(kinds, scale, marks, `tokens of the window by kind: ${kinds.map((k) => `${k.kind} ${k.tokens}`).join(", ")}`),
+    legend(kinds),
+    kindTable(kinds, "Window tokens by kind", target),
+    `</section>`,
+    `<section aria-labelledby="h-window"><h2 id="h-window">The window, position by position</h2>`,
+    `<p class="muted">Each position's score, first to last: a U-shaped placer puts the highest scores at both ends, a chronological one orders by time.</p>`,
+    `<div class="shape" role="img" aria-label="scores by position: ${
+      escapeHtml(report.included.map((e) => e.score.toFixed(2)).join(", "))
+    }">${
+      report.included.map((e, i) =>
+        `<span class="${kindClass(e.item.kind)}" style="height:${share(e.score)}" title="#${i + 1} ${escapeHtml(e.item.kind)} ${
+          e.score.toFixed(2)
+        }"></span>`
+      ).join("")
+    }</div>`,
+    `<div class="scroll"><table id="window"><caption>${report.included.length} items in placed order</caption><thead><tr>` +
+    `<th scope="col" class="n">#</th><th scope="col">kind</th><th scope="col">content</th><th scope="col" class="n">tokens</th>` +
+    `<th scope="col">score</th><th scope="col">why</th></tr></thead><tbody>${
+      report.included.map((e, i) =>
+        `<tr><td class="n">${i + 1}</td><td><span class="sw ${kindClass(e.item.kind)}"></span>${escapeHtml(e.item.kind)}${
+          e.item.pinned ? ` <span class="tag">pinned</span>` : ""
+        }</td><td class="text">${escapeHtml(line(e.item.content))}</td><td class="n">${count(e.item.tokens)}</td><td>${
+          meter(e.score, e.score.toFixed(2))
+        }</td><td>${escapeHtml(Render.inclusionWords(e.reason))}</td></tr>`
+      ).join("")
+    }</tbody></table></div></section>`,
+    `<section aria-labelledby="h-out"><h2 id="h-out">Left out, and why</h2>`,
+    report.excluded.length === 0
+      ? `<p>Nothing was left out.</p>`
+      : `<div class="scroll"><table id="excluded"><caption>${report.excluded.length} items, by score</caption><thead><tr>` +
+        `<th scope="col">kind</th><th scope="col">content</th><th scope="col" class="n">tokens</th><th scope="col" class="n">score</th>` +
+        `<th scope="col">why</th></tr></thead><tbody>${
+          report.excluded.map((e) =>
+            `<tr><td><span class="sw ${kindClass(e.item.kind)}"></span>${escapeHtml(e.item.kind)}</td><td class="text">${
+              escapeHtml(line(e.item.content))
+            }</td><td class="n">${count(e.item.tokens)}</td><td class="n">${e.score.toFixed(2)}</td><td>${
+              escapeHtml(Render.humanReason(e.reason, pinned))
+            }</td></tr>`
+          ).join("")
+        }</tbody></table></div>`,
+    `</section>`,
+    `<section aria-labelledby="h-stages"><h2 id="h-stages">Stages</h2>${stageTable(report.events)}</section>`
+  ].join("\n")
+  return page(`cupel view: ${source}`, body, "")
+}
+
+/** Why a session's item was left out, in words. */
+const sessionReason = (reason: ExclusionReason): string =>
+  reason._tag === "Filtered" && reason.filterName === stableWindowFilter
+    ? "dropped by an earlier compaction"
+    : reason._tag === "Summarized"
+    ? `folded into the summary ${reason.summaryId}`
+    : Render.humanReason(reason, [])
+
+const inclusionWords = (reason: InclusionReason): string => Render.inclusionWords(reason)
+
+/** An entry's identity across calls: its message, its summary, or its kind and text. */
+const identity = (entry: CallReportLog.WindowEntry): string =>
+  entry.message !== undefined
+    ? `m${entry.message}`
+    : entry.summary !== undefined
+    ? `s${entry.summary}`
+    : `d${entry.kind}\u0000${entry.preview}`
+
+/**
+ * What each call changed in its conversation's window: the entries it sends that the
+ * conversation's previous call did not (`added`; all of them at a conversation's first call),
+ * and those that call sent and this one does not (`dropped`).
+ *
+ * @since 0.3.0
+ * @category rendering
+ */
+export const changes = (lines: ReadonlyArray<CallReportLog.Line>): Array<{
+  readonly added: ReadonlyArray<CallReportLog.WindowEntry>
+  readonly dropped: ReadonlyArray<CallReportLog.WindowEntry>
+}> => {
+  const last = new Map<string, CallReportLog.Line>()
+  return lines.map((line) => {
+    const key = line.conversation ?? ""
+    const previous = last.get(key)
+    last.set(key, line)
+    const before = new Set((previous?.window ?? []).map(identity))
+    const now = new Set(line.window.map(identity))
+    return {
+      added: line.window.filter((e) => !before.has(identity(e))),
+      dropped: (previous?.window ?? []).filter((e) => !now.has(identity(e)))
+    }
+  })
+}
+
+const ratio = (part: number, whole: number): string => (whole > 0 ? percent(part / whole) : "—")
+
+const entryLabel = (e: { readonly role?: string; readonly kind: string }): string =>
+  e.role === undefined ? e.kind : `${e.role} · ${e.kind}`
+
+const entryList = (entries: ReadonlyArray<CallReportLog.WindowEntry>, none: string): string =>
+  entries.length === 0
+    ? `<p class="muted">${escapeHtml(none)}</p>`
+    : `<ul>${
+      entries.map((e) =>
+        `<li><span class="sw ${kindClass(e.kind)}"></span>${escapeHtml(entryLabel(e))}${
+          e.message === undefined ? "" : ` <span class="muted">(message ${e.message})</span>`
+        }, ${count(e.tokens)} tokens: ${escapeHtml(line(e.preview, 110))}</li>`
+      ).join("")
+    }</ul>`
+
+const callFigures = (l: CallReportLog.Line): ReadonlyArray<readonly [string, string]> => [
+  ["method", l.method],
+  ["outcome", l.outcome],
+  ["mode", l.mode],
+  ...(l.conversation === undefined ? [] : [["conversation", l.conversation] as const]),
+  ...(l.at === undefined ? [] : [["at", DateTime.formatIso(l.at)] as const]),
+  ["budget (target / max)", `${count(l.targetTokens)} / ${count(l.maxTokens)}`],
+  ["tokens sent (window)", count(l.totalTokens)],
+  ["tool definitions", `${count(l.toolTokens)} tokens`],
+  ...(l.calibration === undefined ? [] : [["calibration", l.calibration.toFixed(3)] as const]),
+  ["candidates", String(l.candidates)],
+  ...(l.change === undefined ? [] : [[
+    "change",
+    `${l.change.action}${l.change.fresh === undefined ? "" : ` (${l.change.fresh})`}: kept ${l.change.kept}, added ${l.change.added} ` +
+    `(${count(l.change.addedTokens)} tokens), dropped ${l.change.dropped} (${count(l.change.droppedTokens)} tokens)` +
+    (l.change.lowWatermark === undefined ? "" : `, low watermark ${l.change.lowWatermark}`)
+  ] as const]),
+  ...(l.prediction === undefined ? [] : [[
+    "predicted cache",
+    `${count(l.prediction.cachedTokens)} read, ${count(l.prediction.writtenTokens)} written of ${count(l.prediction.totalTokens)}; ` +
+    `cost ${l.prediction.cost.toFixed(0)} vs ${l.prediction.costWithoutCache.toFixed(0)} without a cache`
+  ] as const]),
+  ...(l.reported === undefined ? [] : [[
+    "reported by the provider",
+    `${l.reported.total === undefined ? "?" : count(l.reported.total)} input tokens` +
+    (l.reported.cacheRead === undefined ? "" : `, ${count(l.reported.cacheRead)} read from the cache`) +
+    (l.reported.cacheWrite === undefined ? "" : `, ${count(l.reported.cacheWrite)} written to it`)
+  ] as const]),
+  ...(l.committed === undefined ? [] : [["state", l.committed] as const]),
+  ...(l.change?.storeFailure === undefined ? [] : [["store failure", l.change.storeFailure] as const])
+]
+
+const summaryText = (l: CallReportLog.Line): string | undefined => {
+  const s = l.change?.summary
+  if (s === undefined) return undefined
+  switch (s.outcome) {
+    case "written":
+      return `summarised ${s.spanMessages} messages (${count(s.spanTokens)} tokens) in ${count(s.summaryTokens)} tokens` +
+        (s.id === undefined ? "" : ` (${s.id})`)
+    case "kept":
+      return "the summary was kept: nothing new to summarise"
+    case "failed":
+      return `the summariser failed${s.error === undefined ? "" : `: ${s.error}`}`
+    case "no-room":
+      return "no room for a summary"
+  }
+}
+
+const callDetail = (
+  l: CallReportLog.Line,
+  k: number,
+  change: { readonly added: ReadonlyArray<CallReportLog.WindowEntry>; readonly dropped: ReadonlyArray<CallReportLog.WindowEntry> }
+): string => {
+  const kinds = byKind(l.window)
+  const summary = summaryText(l)
+  return `<section class="detail" id="call-${k}" aria-labelledby="call-${k}-h"${k === 0 ? "" : " hidden"}>` +
+    `<h2 id="call-${k}-h">Call ${k + 1}</h2>` +
+    `<h3>Tokens sent by kind</h3>` +
+    stackedBar(kinds, Math.max(1, l.totalTokens, l.targetTokens), [["target", l.targetTokens]], `tokens sent by kind`) +
+    kindTable(kinds, "Sent by kind", l.targetTokens) +
+    `<h3>Added (${change.added.length})</h3>${entryList(change.added, "Nothing new.")}` +
+    `<h3>Dropped (${change.dropped.length})</h3>${entryList(change.dropped, "Nothing dropped.")}` +
+    `<h3>Summarised</h3><p>${escapeHtml(summary ?? "No summary at this call.")}</p>` +
+    `<h3>Figures</h3><table><caption>What was sent and how it went</caption><tbody>${
+      callFigures(l).map(([name, value]) => `<tr><th scope="row">${escapeHtml(name)}</th><td>${escapeHtml(value)}</td></tr>`).join("")
+    }</tbody></table>` +
+    `<h3>The window (${l.window.length})</h3><div class="scroll"><table><thead><tr><th scope="col" class="n">#</th>` +
+    `<th scope="col">role · kind</th><th scope="col">content</th><th scope="col" class="n">tokens</th><th scope="col">why</th></tr></thead><tbody>${
+      l.window.map((e, i) =>
+        `<tr><td class="n">${i + 1}</td><td><span class="sw ${kindClass(e.kind)}"></span>${escapeHtml(entryLabel(e))}</td>` +
+        `<td class="text">${escapeHtml(line(e.preview))}</td><td class="n">${count(e.tokens)}</td><td>${
+          escapeHtml(inclusionWords(e.reason))
+        }</td></tr>`
+      ).join("")
+    }</tbody></table></div>` +
+    `<h3>Left out (${l.excluded.length})</h3>${
+      l.excluded.length === 0 ? `<p class="muted">Nothing was left out.</p>` : `<div class="scroll"><table><thead><tr>` +
+        `<th scope="col">role · kind</th><th scope="col">content</th><th scope="col" class="n">tokens</th><th scope="col">why</th></tr></thead><tbody>${
+          l.excluded.map((e) =>
+            `<tr><td><span class="sw ${kindClass(e.kind)}"></span>${escapeHtml(entryLabel(e))}</td><td class="text">${
+              escapeHtml(line(e.preview))
+            }</td><td class="n">${count(e.tokens)}</td><td>${escapeHtml(sessionReason(e.reason))}</td></tr>`
+          ).join("")
+        }</tbody></table></div>`
+    }` +
+    `<h3>Stages</h3>${stageTable(l.events)}</section>`
+}
+
+// The script: the timeline's buttons select a call (click, Enter, Space); the arrow keys, Home
+// and End move between them. Only the selected call's details are shown.
+const sessionScript = (calls: number): string =>
+  `<script type="application/json" id="cupel-data">${scriptJson({ calls })}</script>
+<script>
+(function () {
+  var data = JSON.parse(document.getElementById("cupel-data").textContent);
+  var buttons = Array.prototype.slice.call(document.querySelectorAll("button.call"));
+  var status = document.getElementById("selected");
+  function select(k, focus) {
+    if (k < 0 || k >= data.calls) return;
+    buttons.forEach(function (b, i) {
+      var on = i === k;
+      b.setAttribute("aria-pressed", on ? "true" : "false");
+      b.closest("tr").setAttribute("aria-selected", on ? "true" : "false");
+      document.getElementById("call-" + i).hidden = !on;
+    });
+    status.textContent = "Call " + (k + 1) + " of " + data.calls + " selected";
+    if (focus) buttons[k].focus();
+  }
+  buttons.forEach(function (b, i) {
+    b.addEventListener("click", function () { select(i, false); });
+    b.addEventListener("keydown", function (e) {
+      var to = e.key === "ArrowDown" || e.key === "ArrowRight" ? i + 1
+        : e.key === "ArrowUp" || e.key === "ArrowLeft" ? i - 1
+        : e.key === "Home" ? 0 : e.key === "End" ? data.calls - 1 : -1;
+      if (to >= 0 && to < data.calls) { e.preventDefault(); select(to, true); }
+    });
+  });
+})();
+</script>`
+
+/**
+ * The page of an agent session: the counts; a timeline of the calls, one row each, with the
+ * tokens sent by kind, the predicted and the reported cache reads, what the call added, dropped
+ * and summarised; and the details of the call selected (its figures, tokens by kind against its
+ * budget, the entries added and dropped, the summary, the window, what was left out and why).
+ *
+ * @since 0.3.0
+ * @category rendering
+ */
+export const sessionPage = (source: string, lines: ReadonlyArray<CallReportLog.Line>): string => {
+  const perCall = changes(lines)
+  const conversations = new Set(lines.map((l) => l.conversation ?? "")).size
+  const sent = lines.reduce((sum, l) => sum + l.totalTokens, 0)
+  const predicted = lines.reduce(
+    (acc, l) => l.prediction === undefined ? acc : { read: acc.read + l.prediction.cachedTokens, of: acc.of + l.prediction.totalTokens },
+    { read: 0, of: 0 }
+  )
+  const reported = lines.reduce(
+    (acc, l) =>
+      l.reported?.total === undefined || l.reported.cacheRead === undefined
+        ? acc
+        : { read: acc.read + l.reported.cacheRead, of: acc.of + l.reported.total },
+    { read: 0, of: 0 }
+  )
+  const compactions = lines.filter((l) => l.change?.action === "compact").length
+  const allKinds = byKind(lines.flatMap((l) => l.window))
+  const scale = Math.max(1, ...lines.map((l) => Math.max(l.totalTokens, l.targetTokens)))
+  const body = [
+    `<header><h1>cupel view: an agent session</h1><p class="muted">from <code>${escapeHtml(source)}</code></p></header>`,
+    stats([
+      ["calls", String(lines.length)],
+      ["conversations", String(conversations)],
+      ["tokens sent", count(sent)],
+      ["compactions", String(compactions)],
+      ["predicted cache reads", ratio(predicted.read, predicted.of)],
+      ["reported cache reads", ratio(reported.read, reported.of)]
+    ]),
+    `<div class="session"><section aria-labelledby="h-timeline"><h2 id="h-timeline">Timeline</h2>`,
+    `<p class="muted">One row per call. Select a call (Tab to its button, then Enter; the arrow keys move between calls) to see what it sent, added, dropped and summarised.</p>`,
+    legend(allKinds),
+    `<div class="scroll"><table id="timeline"><caption>${lines.length} calls; cache reads as a share of the request</caption><thead><tr>` +
+    `<th scope="col">call</th><th scope="col">change</th><th scope="col">tokens sent by kind</th><th scope="col" class="n">sent</th>` +
+    `<th scope="col" class="n">predicted cache read</th><th scope="col" class="n">reported cache read</th>` +
+    `<th scope="col" class="n">added</th><th scope="col" class="n">dropped</th><th scope="col">summary</th></tr></thead><tbody>${
+      lines.map((l, k) => {
+        const kinds = byKind(l.window)
+        const c = perCall[k]!
+        const s = l.change?.summary
+        const what = l.change === undefined ? l.method : `${l.change.action}${l.change.fresh === undefined ? "" : ` (${l.change.fresh})`}`
+        return `<tr aria-selected="${k === 0 ? "true" : "false"}"><th scope="row"><button type="button" class="call" aria-controls="call-${k}" aria-pressed="${
+          k === 0 ? "true" : "false"
+        }">Call ${k + 1}</button></th><td>${escapeHtml(what)}${
+          l.outcome === "answered" ? "" : ` <strong class="out">${escapeHtml(l.outcome)}</strong>`
+        }</td><td><span class="minibar" role="img" aria-label="${
+          escapeHtml(kinds.map((x) => `${x.kind} ${x.tokens}`).join(", "))
+        }">${
+          kinds.map((x) => `<span class="${kindClass(x.kind)}" style="width:${share(x.tokens / scale)}"></span>`).join("")
+        }</span></td><td class="n">${count(l.totalTokens)}</td><td class="n">${
+          l.prediction === undefined ? "—" : ratio(l.prediction.cachedTokens, l.prediction.totalTokens)
+        }</td><td class="n">${
+          l.reported?.cacheRead === undefined ? "—" : ratio(l.reported.cacheRead, l.reported.total ?? 0)
+        }</td><td class="n">${c.added.length}</td><td class="n">${c.dropped.length}</td><td>${
+          s === undefined ? "" : escapeHtml(s.outcome === "written" ? `${s.spanMessages} msgs → ${count(s.summaryTokens)} tokens` : s.outcome)
+        }</td></tr>`
+      }).join("")
+    }</tbody></table></div></section>`,
+    `<div class="pane" role="region" aria-label="the selected call" tabindex="0">`,
+    `<p id="selected" class="muted" role="status" aria-live="polite">${lines.length === 0 ? "No calls." : `Call 1 of ${lines.length} selected`}</p>`,
+    lines.map((l, k) => callDetail(l, k, perCall[k]!)).join("\n"),
+    `</div></div>`
+  ].join("\n")
+  return page(`cupel view: ${source}`, body, sessionScript(lines.length), true)
+}

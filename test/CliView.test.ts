@@ -1,0 +1,279 @@
+/**
+ * `cupel view`: one self-contained HTML page for a `cupel run` result or a session's call-report
+ * lines, through the in-process CLI runner.
+ */
+import { NodeServices } from "@effect/platform-node"
+import { assert, describe, it, layer } from "@effect/vitest"
+import { Effect, FileSystem } from "effect"
+import * as CallReportLog from "../src/ai/CallReportLog.ts"
+import * as ViewPage from "../src/cli/ViewPage.ts"
+import { cli, writeTemp } from "./support/cli.ts"
+import { docBlock } from "./support/docs.ts"
+import * as ViewSession from "./support/viewSession.ts"
+
+const attack = "</script><script>alert(1)</script>"
+
+/** The demo's sample run by `cupel run`: the result's text and the result. */
+const sampleRun = Effect.gen(function*() {
+  const sample = yield* cli(["demo", "--print-sample"])
+  const run = yield* cli(["run"], sample.stdout)
+  assert.strictEqual(run.code, 0, run.stderr)
+  return { text: run.stdout, result: JSON.parse(run.stdout) }
+})
+
+/** A session's lines, as `CallReportLog.layerWrite` would write them. */
+const sessionLines = (steps: number) =>
+  Effect.map(ViewSession.run({ steps }), (reports) => reports.map((r) => CallReportLog.encode(r)))
+
+/** `<tag` opening tags in the page. */
+const tags = (html: string, tag: string): number => html.split(`<${tag}`).length - 1
+
+const stat = (html: string, label: string): string | undefined =>
+  new RegExp(`<li><b>([^<]*)</b>${label}</li>`).exec(html)?.[1]
+
+layer(NodeServices.layer)("cupel view: a run result", (it) => {
+  it.effect("one HTML page on stdout, exit 0: the counts of the run, each window item, each excluded one", () =>
+    Effect.gen(function*() {
+      const { result, text } = yield* sampleRun
+      const view = yield* cli(["view"], text)
+      assert.strictEqual(view.code, 0, view.stderr)
+      assert.strictEqual(view.stderr, "")
+      const html = view.stdout
+      assert.match(html, /^<!doctype html>\n<html lang="en">/)
+      assert.strictEqual(stat(html, "in the window"), String(result.report.included.length))
+      assert.strictEqual(stat(html, "left out"), String(result.report.excluded.length))
+      assert.strictEqual(stat(html, "candidates"), String(result.report.total_candidates))
+      const body = (id: string) => /<tbody>([\s\S]*?)<\/tbody>/.exec(html.slice(html.indexOf(`<table id="${id}">`)))![1]!
+      assert.strictEqual(tags(body("window"), "tr"), result.report.included.length)
+      assert.strictEqual(tags(body("excluded"), "tr"), result.report.excluded.length)
+      // One bar per position: the placer's shape.
+      assert.strictEqual(tags(/<div class="shape"[\s\S]*?<\/div>/.exec(html)![0], "span"), result.report.included.length)
+      // The stages and their timings.
+      for (const stage of ["Classify", "Score", "Deduplicate", "Slice", "Place"]) {
+        assert.include(html, `<th scope="row">${stage}</th>`)
+      }
+    }))
+
+  it.effect("the reasons in the words of cupel explain", () =>
+    Effect.gen(function*() {
+      const sample = yield* cli(["demo", "--print-sample"])
+      const { text } = yield* sampleRun
+      const html = (yield* cli(["view"], text)).stdout
+      const explained = (yield* cli(["explain"], sample.stdout)).stdout
+      // Every reason explain gives an excluded item (after "out") is on the page.
+      const reasons = explained.split("\n").flatMap((line) => {
+        const m = /\s out\s{2,}(.*)$/.exec(line)
+        return m === null ? [] : [m[1]!]
+      })
+      assert.isAbove(reasons.length, 0)
+      for (const reason of reasons) assert.include(html, ViewPage.escapeHtml(reason))
+    }))
+
+  it.effect("--budget and --max draw the window against the budget; without them the page says where to give it", () =>
+    Effect.gen(function*() {
+      const { text } = yield* sampleRun
+      const without = (yield* cli(["view"], text)).stdout
+      assert.include(without, "A run result does not hold its budget")
+      assert.notInclude(without, `class="mark"`)
+      const withBudget = (yield* cli(["view", "--budget", "700", "--max", "4096"], text)).stdout
+      assert.notInclude(withBudget, "A run result does not hold its budget")
+      assert.strictEqual(stat(withBudget, "target"), "700")
+      assert.strictEqual(stat(withBudget, "max tokens"), "4,096")
+      assert.include(withBudget, `<em>target 700</em>`)
+    }))
+
+  it.effect("--out FILE writes the page there and nothing to stdout", () =>
+    Effect.gen(function*() {
+      const { text } = yield* sampleRun
+      const input = yield* writeTemp("run.json", text)
+      const out = `${input}.html`
+      const view = yield* cli(["view", input, "--out", out])
+      assert.strictEqual(view.code, 0, view.stderr)
+      assert.strictEqual(view.stdout, "")
+      const fs = yield* FileSystem.FileSystem
+      const html = yield* fs.readFileString(out)
+      // The same page as on stdout, but for the source's name.
+      assert.strictEqual(html.replaceAll(input, "stdin"), (yield* cli(["view"], text)).stdout + "\n")
+    }).pipe(Effect.scoped))
+
+  it.effect("an item whose content is </script><script>alert(1)</script> stays text: no tag of its own, no script", () =>
+    Effect.gen(function*() {
+      const input = JSON.stringify({
+        budget: { maxTokens: 100, targetTokens: 30 },
+        items: [
+          { content: attack, tokens: 10, kind: "Document" },
+          { content: `${attack} too long`, tokens: 50, kind: "Document" }
+        ],
+        scorer: { type: "priority" }
+      })
+      const run = yield* cli(["run"], input)
+      assert.strictEqual(run.code, 0, run.stderr)
+      const html = (yield* cli(["view"], run.stdout)).stdout
+      assert.strictEqual(tags(html, "script"), 0)
+      assert.notInclude(html, attack)
+      assert.include(html, ViewPage.escapeHtml(attack))
+    }))
+
+  it.effect("the page names no http(s) resource: no external script, style, font or image", () =>
+    Effect.gen(function*() {
+      const { text } = yield* sampleRun
+      const html = (yield* cli(["view", "--budget", "700"], text)).stdout
+      assert.notMatch(html, /https?:\/\//)
+      assert.notMatch(html, /<(link|img|iframe|object|embed)\b/)
+      assert.notMatch(html, /\bsrc=/)
+      assert.notMatch(html, /url\(/)
+    }))
+})
+
+layer(NodeServices.layer)("cupel view: an agent session", (it) => {
+  it.effect("one row per call in the timeline, and the details of each call", () =>
+    Effect.gen(function*() {
+      const lines = yield* sessionLines(12)
+      const view = yield* cli(["view"], lines.join("\n") + "\n")
+      assert.strictEqual(view.code, 0, view.stderr)
+      const html = view.stdout
+      assert.strictEqual(stat(html, "calls"), "12")
+      const timeline = /<table id="timeline">[\s\S]*?<tbody>([\s\S]*?)<\/tbody>/.exec(html)![1]!
+      assert.strictEqual(tags(timeline, "tr"), 12)
+      assert.strictEqual(tags(timeline, "button"), 12)
+      for (let k = 0; k < 12; k++) assert.include(html, `<section class="detail" id="call-${k}"`)
+      // Only the first call's details are shown until another is selected.
+      assert.strictEqual(html.split(`" hidden>`).length - 1, 11)
+      // The script: a JSON block and the selection's code, nothing else.
+      assert.strictEqual(tags(html, "script"), 2)
+      assert.notMatch(html, /https?:\/\//)
+    }))
+
+  it.effect("each call's change: added and dropped against the conversation's previous call, the summary", () =>
+    Effect.gen(function*() {
+      const text = (yield* sessionLines(12)).join("\n")
+      const lines = yield* CallReportLog.decodeLines(text)
+      const changes = ViewPage.changes(lines)
+      // The first call adds its whole window; an append drops nothing; a compaction drops what it says.
+      assert.strictEqual(changes[0]!.added.length, lines[0]!.window.length)
+      assert.strictEqual(changes[0]!.dropped.length, 0)
+      for (const [k, line] of lines.entries()) {
+        if (line.change?.action === "append") {
+          assert.strictEqual(changes[k]!.dropped.length, 0, `call ${k + 1}`)
+          assert.strictEqual(changes[k]!.added.length, line.change.added, `call ${k + 1}`)
+        }
+      }
+      const compact = lines.findIndex((l) => l.change?.action === "compact")
+      assert.isAtLeast(compact, 0)
+      const c = lines[compact]!
+      // The messages dropped are the change's (the summary, new, is added beside the new messages).
+      assert.strictEqual(changes[compact]!.dropped.filter((e) => e.message !== undefined).length, c.change!.dropped)
+      const html = (yield* cli(["view"], text)).stdout
+      const detail = html.slice(html.indexOf(`id="call-${compact}"`), html.indexOf(`id="call-${compact + 1}"`))
+      assert.include(detail, `<h3>Dropped (${changes[compact]!.dropped.length})</h3>`)
+      assert.include(detail, `summarised ${c.change!.summary!.spanMessages} messages`)
+      assert.include(detail, `folded into the summary ${c.change!.summary!.id}`)
+    }))
+
+  it.effect("an entry whose text is </script><script>alert(1)</script> stays text in the page", () =>
+    Effect.gen(function*() {
+      const [first] = yield* sessionLines(1)
+      const line = JSON.parse(first!)
+      line.window[0].preview = attack
+      line.conversation = attack
+      const html = (yield* cli(["view"], JSON.stringify(line) + "\n")).stdout
+      assert.strictEqual(tags(html, "script"), 2)
+      assert.strictEqual(html.split("</script>").length - 1, 2)
+      assert.include(html, ViewPage.escapeHtml(attack))
+    }))
+
+  it.effect("a single line (no newline) is a session of one call", () =>
+    Effect.gen(function*() {
+      const [first] = yield* sessionLines(1)
+      const view = yield* cli(["view"], first!)
+      assert.strictEqual(view.code, 0, view.stderr)
+      assert.strictEqual(stat(view.stdout, "calls"), "1")
+    }))
+})
+
+layer(NodeServices.layer)("cupel view: bad input (exit 2, one line a problem on stderr, nothing on stdout)", (it) => {
+  const refused = (args: ReadonlyArray<string>, stdin: string, expected: string | RegExp) =>
+    Effect.gen(function*() {
+      const view = yield* cli(args, stdin)
+      assert.strictEqual(view.code, 2)
+      assert.strictEqual(view.stdout, "")
+      if (typeof expected === "string") assert.strictEqual(view.stderr, expected)
+      else assert.match(view.stderr, expected)
+    })
+
+  it.effect("JSON that is neither a run result nor call reports", () =>
+    refused(
+      ["view"],
+      `{"items": []}`,
+      `cupel view: invalid input (stdin): neither a \`cupel run\` result (a JSON object with "window" and "report") ` +
+        `nor call-report lines (JSON objects, one a line, with "format": "${CallReportLog.format}")`
+    ))
+
+  it.effect("empty input", () => refused(["view"], "  \n", /^cupel view: invalid input \(stdin\): empty: neither/))
+
+  it.effect("malformed JSON", () =>
+    refused(["view"], `{"window": [`, /^cupel view: invalid input \(stdin\): malformed JSON: [^\n]*$/))
+
+  it.effect("a run result that breaks the schema: the path of each problem", () =>
+    Effect.gen(function*() {
+      const { result } = yield* sampleRun
+      result.window[0].tokens = "many"
+      result.report.total_candidates = -0.5
+      const view = yield* cli(["view"], JSON.stringify(result))
+      assert.strictEqual(view.code, 2)
+      assert.strictEqual(view.stdout, "")
+      const lines = view.stderr.split("\n")
+      assert.strictEqual(lines.length, 2)
+      assert.match(lines[0]!, /^cupel view: invalid input \(stdin\): window\[0\]\.tokens: /)
+      assert.match(lines[1]!, /^cupel view: invalid input \(stdin\): report\.total_candidates: /)
+    }))
+
+  it.effect("a bad call-report line: its line number and fields", () =>
+    Effect.gen(function*() {
+      const [a, b] = yield* sessionLines(2)
+      const broken = JSON.stringify({ ...JSON.parse(b!), outcome: "maybe" })
+      yield* refused(["view"], `${a}\n${broken}\n`, /^cupel view: invalid input \(stdin\): line 2: outcome: [^\n]*$/)
+    }))
+
+  it.effect("an unreadable file", () =>
+    refused(["view", "/nonexistent/session.jsonl"], "", /^cupel view: invalid input \(\/nonexistent\/session\.jsonl\): cannot read: no such file or directory$/))
+
+  it.effect("an output file that cannot be written", () =>
+    Effect.gen(function*() {
+      const { text } = yield* sampleRun
+      yield* refused(["view", "--out", "/nonexistent/dir/page.html"], text, /^cupel view: cannot write \/nonexistent\/dir\/page\.html: /)
+    }))
+})
+
+describe("ViewPage", () => {
+  it("scriptJson: <, >, &, U+2028 and U+2029 as escapes, the same JSON when parsed", () => {
+    const value = { text: `${attack} & \u2028\u2029 <!-- -->` }
+    const json = ViewPage.scriptJson(value)
+    assert.notMatch(json, /[<>&\u2028\u2029]/)
+    assert.deepStrictEqual(JSON.parse(json), value)
+  })
+
+  it("escapeHtml: the five characters HTML reads as markup", () => {
+    assert.strictEqual(ViewPage.escapeHtml(`<a href="x">'&'</a>`), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;")
+  })
+})
+
+layer(NodeServices.layer)("cupel view: docs/cli.md", (it) => {
+  it.effect("the documented pipe runs: trains.json's result as a page, with the counts the doc gives", () =>
+    Effect.gen(function*() {
+      const command = docBlock("view-example:run")
+      const [runPart, viewPart] = command.split(" | ")
+      const input = yield* writeTemp("trains.json", docBlock("run-example:input"))
+      const runArgs = runPart!.split(" ").slice(1).map((a) => (a === "trains.json" ? input : a))
+      const run = yield* cli(runArgs)
+      assert.strictEqual(run.code, 0, run.stderr)
+      const out = `${input}.html`
+      const viewArgs = viewPart!.split(" ").slice(1).map((a) => (a === "trains.html" ? out : a))
+      const view = yield* cli(viewArgs, run.stdout)
+      assert.strictEqual(view.code, 0, view.stderr)
+      const fs = yield* FileSystem.FileSystem
+      const html = yield* fs.readFileString(out)
+      const counts = docBlock("view-example:counts").split("\n").map((line) => line.split(": "))
+      for (const [label, value] of counts) assert.strictEqual(stat(html, label!), value, label)
+    }).pipe(Effect.scoped))
+})
