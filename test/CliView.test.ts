@@ -5,6 +5,8 @@
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect, FileSystem } from "effect"
+import { existsSync, readFileSync } from "node:fs"
+import { fileURLToPath } from "node:url"
 import * as CallReportLog from "../src/ai/CallReportLog.ts"
 import * as ViewPage from "../src/cli/ViewPage.ts"
 import { cli, writeTemp } from "./support/cli.ts"
@@ -276,4 +278,15 @@ layer(NodeServices.layer)("cupel view: docs/cli.md", (it) => {
       const counts = docBlock("view-example:counts").split("\n").map((line) => line.split(": "))
       for (const [label, value] of counts) assert.strictEqual(stat(html, label!), value, label)
     }).pipe(Effect.scoped))
+})
+
+describe("cupel view: the picture", () => {
+  const root = fileURLToPath(new URL("..", import.meta.url))
+  it("README.md and docs/cli.md show the session's screenshot, and it is there", () => {
+    assert.include(readFileSync(`${root}README.md`, "utf8"), "](docs/images/cupel-view-session.png)")
+    assert.include(readFileSync(`${root}docs/cli.md`, "utf8"), "](images/cupel-view-session.png)")
+    const png = readFileSync(`${root}docs/images/cupel-view-session.png`)
+    assert.deepStrictEqual([...png.subarray(1, 4)], [0x50, 0x4e, 0x47])
+    assert.isTrue(existsSync(`${root}test/CliViewBrowser.test.ts`))
+  })
 })

@@ -96,7 +96,8 @@ td.text{max-width:520px;overflow-wrap:anywhere}
 .k4{background:${palette[4]}}.k5{background:${palette[5]}}.k6{background:${palette[6]}}.k7{background:${palette[7]}}
 .stack{position:relative;display:flex;height:28px;background:var(--track);border:1px solid var(--line);border-radius:4px;overflow:visible;margin:10px 0 26px}
 .stack>span{height:100%}
-.mark{position:absolute;top:-6px;bottom:-6px;width:2px;background:var(--fg)}
+.mark{position:absolute;top:-6px;bottom:-6px;width:0}
+.mark::before{content:"";position:absolute;top:0;bottom:0;left:-1px;width:2px;background:var(--fg)}
 .mark>em{position:absolute;top:100%;right:0;font-style:normal;font-size:.8rem;white-space:nowrap;color:var(--fg)}
 .meter{display:inline-block;width:120px;height:10px;background:var(--track);border-radius:2px;vertical-align:middle;margin-right:6px}
 .meter>span{display:block;height:100%;background:var(--accent);border-radius:2px}
@@ -113,6 +114,7 @@ a{color:var(--accent)}
 .detail{border:1px solid var(--line);border-radius:8px;padding:4px 16px 12px;margin-top:12px;background:var(--bg)}
 .tag{display:inline-block;border:1px solid var(--line);border-radius:10px;padding:0 8px;font-size:.85rem}
 .scroll{overflow-x:auto}
+.entries{padding-left:0;list-style:none;margin:4px 0}.entries li{white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 button.call{white-space:nowrap}
 #timeline{font-size:.9rem}#timeline th,#timeline td{padding:3px 6px}
 main.wide{max-width:1560px}
@@ -359,10 +361,10 @@ const entryLabel = (e: { readonly role?: string; readonly kind: string }): strin
 const entryList = (entries: ReadonlyArray<CallReportLog.WindowEntry>, none: string): string =>
   entries.length === 0
     ? `<p class="muted">${escapeHtml(none)}</p>`
-    : `<ul>${
+    : `<ul class="entries">${
       entries.map((e) =>
         `<li><span class="sw ${kindClass(e.kind)}"></span>${escapeHtml(entryLabel(e))}${
-          e.message === undefined ? "" : ` <span class="muted">(message ${e.message})</span>`
+          e.message === undefined ? "" : ` <span class="muted">#${e.message}</span>`
         }, ${count(e.tokens)} tokens: ${escapeHtml(line(e.preview, 110))}</li>`
       ).join("")
     }</ul>`
@@ -424,12 +426,12 @@ const callDetail = (
   const summary = summaryText(l)
   return `<section class="detail" id="call-${k}" aria-labelledby="call-${k}-h"${k === 0 ? "" : " hidden"}>` +
     `<h2 id="call-${k}-h">Call ${k + 1}</h2>` +
+    `<h3>Summarised</h3><p>${escapeHtml(summary ?? "No summary at this call.")}</p>` +
+    `<h3>Dropped (${change.dropped.length})</h3>${entryList(change.dropped, "Nothing dropped.")}` +
+    `<h3>Added (${change.added.length})</h3>${entryList(change.added, "Nothing new.")}` +
     `<h3>Tokens sent by kind</h3>` +
     stackedBar(kinds, Math.max(1, l.totalTokens, l.targetTokens), [["target", l.targetTokens]], `tokens sent by kind`) +
     kindTable(kinds, "Sent by kind", l.targetTokens) +
-    `<h3>Added (${change.added.length})</h3>${entryList(change.added, "Nothing new.")}` +
-    `<h3>Dropped (${change.dropped.length})</h3>${entryList(change.dropped, "Nothing dropped.")}` +
-    `<h3>Summarised</h3><p>${escapeHtml(summary ?? "No summary at this call.")}</p>` +
     `<h3>Figures</h3><table><caption>What was sent and how it went</caption><tbody>${
       callFigures(l).map(([name, value]) => `<tr><th scope="row">${escapeHtml(name)}</th><td>${escapeHtml(value)}</td></tr>`).join("")
     }</tbody></table>` +

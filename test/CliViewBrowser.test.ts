@@ -1,0 +1,243 @@
+/**
+ * `cupel view`'s pages in a real headless browser (Debian's chromium through playwright-core):
+ * they load without a console error or a request beyond the file, show the counts of what they
+ * were given, can be used with the keyboard, keep text contrast at 4.5:1 or more in the light and
+ * the dark scheme, and are drawn to a PNG.
+ *
+ * The screenshots go to a temporary folder; with `CUPEL_VIEW_SCREENSHOTS=docs/images` they are
+ * also written there (how README.md's picture is made).
+ */
+import { NodeServices } from "@effect/platform-node"
+import { assert, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import { pathToFileURL } from "node:url"
+import type { Browser, Page } from "playwright-core"
+import { afterAll, beforeAll } from "vitest"
+import * as CallReportLog from "../src/ai/CallReportLog.ts"
+import { describeWithChromium, launch } from "./support/chromium.ts"
+import { cli } from "./support/cli.ts"
+import * as ViewSession from "./support/viewSession.ts"
+
+const dir = mkdtempSync(join(tmpdir(), "cupel-view-"))
+
+/** Writes a page and returns its file URL. */
+const save = (name: string, html: string): string => {
+  const file = join(dir, name)
+  writeFileSync(file, html)
+  return pathToFileURL(file).href
+}
+
+/** A screenshot in the temporary folder, and in `CUPEL_VIEW_SCREENSHOTS` when it is set. */
+const screenshot = async (page: Page, name: string): Promise<Buffer> => {
+  const file = join(dir, name)
+  const png = await page.screenshot({ path: file })
+  const out = process.env["CUPEL_VIEW_SCREENSHOTS"]
+  if (out !== undefined && out !== "") {
+    mkdirSync(resolve(out), { recursive: true })
+    copyFileSync(file, join(resolve(out), name))
+  }
+  return png
+}
+
+interface Loaded {
+  readonly page: Page
+  /** Console errors and uncaught exceptions. */
+  readonly errors: Array<string>
+  /** Every URL the page asked for. */
+  readonly requests: Array<string>
+}
+
+const open = async (
+  browser: Browser,
+  url: string,
+  colorScheme: "light" | "dark" = "light",
+  viewport = { width: 1440, height: 900 }
+): Promise<Loaded> => {
+  const page = await browser.newPage({ colorScheme, viewport })
+  const errors: Array<string> = []
+  const requests: Array<string> = []
+  page.on("console", (message) => {
+    if (message.type() === "error" || message.type() === "warning") errors.push(message.text())
+  })
+  page.on("pageerror", (error) => errors.push(error.message))
+  page.on("request", (request) => requests.push(request.url()))
+  await page.goto(url, { waitUntil: "load" })
+  return { page, errors, requests }
+}
+
+/**
+ * Every visible text whose contrast with what is behind it (the nearest ancestor with a
+ * background colour) is under 4.5:1, computed from the computed styles (WCAG 2 relative
+ * luminance). Returns `text: ratio` for each.
+ */
+const lowContrast = (page: Page): Promise<Array<string>> =>
+  // Browser code, as text: this project's TypeScript has no DOM types.
+  page.evaluate<Array<string>>(`(() => {
+    const parse = (color) => {
+      const m = /rgba?\\(([^)]+)\\)/.exec(color)
+      if (m === null) return [0, 0, 0, 0]
+      const parts = m[1].split(/[,\\s/]+/).filter((p) => p !== "").map(Number)
+      return [parts[0] ?? 0, parts[1] ?? 0, parts[2] ?? 0, parts[3] ?? 1]
+    }
+    const luminance = ([r, g, b]) => {
+      const f = (c) => {
+        const s = c / 255
+        return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4
+      }
+      return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b)
+    }
+    const background = (element) => {
+      for (let e = element; e !== null; e = e.parentElement) {
+        const bg = parse(getComputedStyle(e).backgroundColor)
+        if (bg[3] > 0) return bg
+      }
+      return [255, 255, 255, 1]
+    }
+    const out = []
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT)
+    for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
+      const text = (node.textContent ?? "").trim()
+      const element = node.parentElement
+      if (text === "" || element === null || element.closest("[hidden]") !== null) continue
+      if (element.getClientRects().length === 0) continue
+      const style = getComputedStyle(element)
+      if (style.visibility === "hidden" || style.display === "none") continue
+      const fg = luminance(parse(style.color))
+      const bg = luminance(background(element))
+      const ratio = (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05)
+      if (ratio < 4.5) out.push(text.slice(0, 40) + ": " + ratio.toFixed(2))
+    }
+    return out
+  })()`)
+
+/** The page's figures by their labels (the counts at its top). */
+const stats = (page: Page): Promise<Record<string, string>> =>
+  page.evaluate<Record<string, string>>(`Object.fromEntries(
+    Array.from(document.querySelectorAll(".stats li")).map((li) => [
+      li.childNodes[1]?.textContent ?? "",
+      li.querySelector("b")?.textContent ?? ""
+    ])
+  )`)
+
+const onlyTheFile = (requests: ReadonlyArray<string>, url: string) =>
+  assert.deepStrictEqual(requests.filter((r) => r !== url && !r.startsWith("data:")), [])
+
+describeWithChromium("cupel view in a real browser", () => {
+  let browser: Browser
+  beforeAll(async () => {
+    browser = await launch()
+  }, 60_000)
+  afterAll(async () => {
+    await browser?.close()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it.effect("the contrast check finds grey on white (so that it can fail)", () =>
+    Effect.promise(async () => {
+      const url = save("grey.html", `<!doctype html><html lang="en"><body><p style="color:#aaa">faint</p><p>plain</p></body></html>`)
+      const { page } = await open(browser, url)
+      const low = await lowContrast(page)
+      assert.strictEqual(low.length, 1)
+      assert.match(low[0]!, /^faint: 2\.\d\d$/)
+      await page.close()
+    }))
+
+  it.effect("a run result: loads without errors or requests, shows the counts, contrast ≥ 4.5 light and dark, a screenshot", () =>
+    Effect.gen(function*() {
+      const sample = yield* cli(["demo", "--print-sample"])
+      const run = yield* cli(["run"], sample.stdout)
+      const result = JSON.parse(run.stdout)
+      const view = yield* cli(["view", "--budget", "700", "--max", "4096"], run.stdout)
+      assert.strictEqual(view.code, 0, view.stderr)
+      const url = save("run.html", view.stdout)
+      yield* Effect.promise(async () => {
+        for (const scheme of ["light", "dark"] as const) {
+          const { errors, page, requests } = await open(browser, url, scheme, { width: 1280, height: 1000 })
+          assert.deepStrictEqual(errors, [])
+          onlyTheFile(requests, url)
+          const shown = await stats(page)
+          assert.strictEqual(shown["in the window"], String(result.report.included.length))
+          assert.strictEqual(shown["left out"], String(result.report.excluded.length))
+          assert.strictEqual(await page.locator("#window tbody tr").count(), result.report.included.length)
+          assert.strictEqual(await page.locator("#excluded tbody tr").count(), result.report.excluded.length)
+          assert.strictEqual(await page.locator(".shape > span").count(), result.report.included.length)
+          assert.deepStrictEqual(await lowContrast(page), [], scheme)
+          const png = await screenshot(page, `cupel-view-run${scheme === "dark" ? "-dark" : ""}.png`)
+          assert.deepStrictEqual([...png.subarray(1, 4)], [0x50, 0x4e, 0x47])
+          await page.close()
+        }
+      })
+    }).pipe(Effect.provide(NodeServices.layer)), 120_000)
+
+  it.effect("a session made by WindowedLanguageModel: a row per call, the keyboard selects calls, contrast ≥ 4.5, a screenshot", () =>
+    Effect.gen(function*() {
+      const reports = yield* ViewSession.run({ steps: 24 })
+      const lines = reports.map((r) => CallReportLog.encode(r))
+      const view = yield* cli(["view"], lines.join("\n") + "\n")
+      assert.strictEqual(view.code, 0, view.stderr)
+      const url = save("session.html", view.stdout)
+      const compaction = reports.findIndex((r) => r.change?.summary?._tag === "written")
+      assert.isAbove(compaction, 0)
+      yield* Effect.promise(async () => {
+        const { errors, page, requests } = await open(browser, url)
+        assert.deepStrictEqual(errors, [])
+        onlyTheFile(requests, url)
+        const shown = await stats(page)
+        assert.strictEqual(shown["calls"], String(reports.length))
+        assert.strictEqual(shown["compactions"], String(reports.filter((r) => r.change?.action === "compact").length))
+        assert.strictEqual(await page.locator("#timeline tbody tr").count(), reports.length)
+        const visible = async () => {
+          const ids: Array<string> = []
+          for (const section of await page.locator("section.detail:not([hidden])").all()) {
+            ids.push((await section.getAttribute("id")) ?? "")
+          }
+          return ids
+        }
+        const focused = () => page.evaluate<string>(`document.activeElement?.textContent ?? ""`)
+        assert.deepStrictEqual(await visible(), ["call-0"])
+
+        // Tab reaches the first call; the arrow keys move the selection and the focus.
+        await page.keyboard.press("Tab")
+        assert.strictEqual(await focused(), "Call 1")
+        const outline = await page.evaluate<{ style: string; width: number }>(`(() => {
+          const style = getComputedStyle(document.activeElement)
+          return { style: style.outlineStyle, width: parseFloat(style.outlineWidth) }
+        })()`)
+        assert.notStrictEqual(outline.style, "none")
+        assert.isAtLeast(outline.width, 2)
+        for (let k = 0; k < compaction; k++) await page.keyboard.press("ArrowDown")
+        assert.strictEqual(await focused(), `Call ${compaction + 1}`)
+        assert.deepStrictEqual(await visible(), [`call-${compaction}`])
+        assert.strictEqual(
+          await page.locator("#selected").textContent(),
+          `Call ${compaction + 1} of ${reports.length} selected`
+        )
+        const detail = page.locator(`#call-${compaction}`)
+        assert.include(await detail.textContent(), `summarised ${reports[compaction]!.change!.summary!.spanMessages} messages`)
+        assert.deepStrictEqual(await lowContrast(page), [])
+        const png = await screenshot(page, "cupel-view-session.png")
+        assert.deepStrictEqual([...png.subarray(1, 4)], [0x50, 0x4e, 0x47])
+
+        await page.keyboard.press("End")
+        assert.deepStrictEqual(await visible(), [`call-${reports.length - 1}`])
+        await page.keyboard.press("Home")
+        assert.deepStrictEqual(await visible(), ["call-0"])
+        // Enter on a call's button selects it (a real button: Space and clicks too).
+        await page.locator("button.call", { hasText: /^Call 3$/ }).focus()
+        await page.keyboard.press("Enter")
+        assert.deepStrictEqual(await visible(), ["call-2"])
+        assert.strictEqual(await page.locator("button.call[aria-pressed=true]").textContent(), "Call 3")
+        await page.close()
+
+        const dark = await open(browser, url, "dark")
+        assert.deepStrictEqual(dark.errors, [])
+        assert.deepStrictEqual(await lowContrast(dark.page), [], "dark")
+        await dark.page.close()
+      })
+      // The picture is the page itself, not a stale copy.
+      assert.isAbove(readFileSync(join(dir, "cupel-view-session.png")).length, 10_000)
+    }).pipe(Effect.provide(NodeServices.layer)), 180_000)
+})
