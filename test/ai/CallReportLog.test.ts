@@ -5,7 +5,10 @@
 import { NodeFileSystem } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Array as Arr, DateTime, Effect, FileSystem, Layer, Logger, PubSub } from "effect"
-import type * as AiSdk from "../../src/adapters/AiSdk.ts"
+import { generateText, isStepCount, tool, wrapLanguageModel } from "ai"
+import { MockLanguageModelV4 } from "ai/test"
+import { z } from "zod"
+import * as AiSdk from "../../src/adapters/AiSdk.ts"
 import * as CallReportLog from "../../src/ai/CallReportLog.ts"
 import * as WindowedLanguageModel from "../../src/ai/WindowedLanguageModel.ts"
 import * as ViewSession from "../support/viewSession.ts"
@@ -170,4 +173,50 @@ describe("CallReportLog", () => {
       assert.strictEqual(logs.length, 1)
       assert.include(logs[0]!, "cannot write a call report to /nonexistent-dir/x/session.jsonl: ")
     }).pipe(Effect.provide(NodeFileSystem.layer)))
+
+  it("docs/ai-sdk.md: the adapter's onReport writes, through encode, the lines decodeLines (and cupel view) read", async () => {
+    let step = 0
+    const provider = new MockLanguageModelV4({
+      doGenerate: async () => {
+        step++
+        return {
+          content: step <= 6
+            ? [{ type: "tool-call", toolCallId: `call-${step}`, toolName: "search", input: JSON.stringify({ q: `topic ${step}` }) }]
+            : [{ type: "text", text: "done" }],
+          finishReason: { unified: step <= 6 ? "tool-calls" : "stop", raw: undefined },
+          usage: {
+            inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
+            outputTokens: { total: undefined, text: undefined, reasoning: undefined }
+          },
+          warnings: []
+        }
+      }
+    })
+    const written: Array<string> = []
+    const model = wrapLanguageModel({
+      model: provider,
+      middleware: AiSdk.middleware({
+        contextWindow: 1_200,
+        outputReserve: 300,
+        counter: (text) => Math.ceil(text.length / 4),
+        onReport: (report) => void written.push(CallReportLog.encode(report) + "\n")
+      })
+    })
+    await generateText({
+      model,
+      prompt: "Find out.",
+      tools: {
+        search: tool({
+          inputSchema: z.object({ q: z.string() }),
+          execute: async ({ q }) => `${q}: ${"found some text about it. ".repeat(30)}`
+        })
+      },
+      stopWhen: isStepCount(10)
+    })
+    assert.strictEqual(written.length, 7)
+    const lines = await Effect.runPromise(CallReportLog.decodeLines(written.join("")))
+    assert.deepStrictEqual([...new Set(lines.map((l) => l.method))], ["generate"])
+    assert.isTrue(lines.every((l) => l.reported === undefined && l.mode === "stable" && l.outcome === "answered"))
+    assert.isTrue(lines.some((l) => l.change?.action === "compact"))
+  })
 })
