@@ -237,6 +237,13 @@ layer(NodeServices.layer)("cupel view: bad input (exit 2, one line a problem on 
       yield* refused(["view"], `${a}\n${broken}\n`, /^cupel view: invalid input \(stdin\): line 2: outcome: [^\n]*$/)
     }))
 
+  it.effect("a negative --budget or --max", () =>
+    Effect.gen(function*() {
+      const { text } = yield* sampleRun
+      yield* refused(["view", "--budget", "-1"], text, "cupel view: --budget must be 0 or more tokens, got -1")
+      yield* refused(["view", "--max", "-7"], text, "cupel view: --max must be 0 or more tokens, got -7")
+    }))
+
   it.effect("an unreadable file", () =>
     refused(["view", "/nonexistent/session.jsonl"], "", /^cupel view: invalid input \(\/nonexistent\/session\.jsonl\): cannot read: no such file or directory$/))
 

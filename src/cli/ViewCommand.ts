@@ -112,6 +112,11 @@ export interface Config {
  * @category handlers
  */
 export const handler = Effect.fn("cli.view")(function*(config: Config) {
+  for (const [flag, value] of [["--budget", config.budget], ["--max", config.max]] as const) {
+    if (Option.isSome(value) && value.value < 0) {
+      return yield* RunInput.usage("view", `${flag} must be 0 or more tokens, got ${value.value}`)
+    }
+  }
   const { source, text } = yield* PlaceInput.readText(config.file, "view").pipe(
     Effect.catchTag("InputError", (error) =>
       RunInput.usage("view", ...error.problems.map((p) => `invalid input (${error.source}): ${p}`)))
