@@ -184,6 +184,17 @@ layer(NodeServices.layer)("cupel view: an agent session", (it) => {
       assert.include(html, ViewPage.escapeHtml(attack))
     }))
 
+  it.effect("tokens sent by kind count the call's tool definitions, drawn against the target with them; the time of each call", () =>
+    Effect.gen(function*() {
+      const [first] = yield* sessionLines(1)
+      const line = { ...JSON.parse(first!), toolTokens: 120, at: "2026-11-26T09:30:05.000Z" }
+      const html = (yield* cli(["view"], JSON.stringify(line))).stdout
+      const detail = html.slice(html.indexOf(`id="call-0"`))
+      assert.match(detail, /<th scope="row"><span class="sw k\d"><\/span>tool definitions<\/th><td class="n">1<\/td><td class="n">120<\/td>/)
+      assert.include(detail, `<em>target + tools ${(line.targetTokens + 120).toLocaleString("en-US")}</em>`)
+      assert.include(html, `<span class="muted">09:30:05</span>`)
+    }))
+
   it.effect("a single line (no newline) is a session of one call", () =>
     Effect.gen(function*() {
       const [first] = yield* sessionLines(1)

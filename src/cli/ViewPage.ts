@@ -319,6 +319,15 @@ const sessionReason = (reason: ExclusionReason): string =>
 
 const inclusionWords = (reason: InclusionReason): string => Render.inclusionWords(reason)
 
+/** The name the tool definitions a call sent go by, beside the kinds of its items. */
+const toolDefinitions = "tool definitions"
+
+/** What a call sent, by kind: its tool definitions (when it offered tools), then its window's items. */
+const sentByKind = (l: CallReportLog.Line): Array<KindTotal> => [
+  ...(l.toolTokens > 0 ? [{ kind: toolDefinitions, items: 1, tokens: l.toolTokens }] : []),
+  ...byKind(l.window)
+]
+
 /** An entry's identity across calls: its message, its summary, or its kind and text. */
 const identity = (entry: CallReportLog.WindowEntry): string =>
   entry.message !== undefined
@@ -422,7 +431,7 @@ const callDetail = (
   k: number,
   change: { readonly added: ReadonlyArray<CallReportLog.WindowEntry>; readonly dropped: ReadonlyArray<CallReportLog.WindowEntry> }
 ): string => {
-  const kinds = byKind(l.window)
+  const kinds = sentByKind(l)
   const summary = summaryText(l)
   return `<section class="detail" id="call-${k}" aria-labelledby="call-${k}-h"${k === 0 ? "" : " hidden"}>` +
     `<h2 id="call-${k}-h">Call ${k + 1}</h2>` +
@@ -430,8 +439,12 @@ const callDetail = (
     `<h3>Dropped (${change.dropped.length})</h3>${entryList(change.dropped, "Nothing dropped.")}` +
     `<h3>Added (${change.added.length})</h3>${entryList(change.added, "Nothing new.")}` +
     `<h3>Tokens sent by kind</h3>` +
-    stackedBar(kinds, Math.max(1, l.totalTokens, l.targetTokens), [["target", l.targetTokens]], `tokens sent by kind`) +
-    kindTable(kinds, "Sent by kind", l.targetTokens) +
+    // The prompt's target is what the tool definitions left of the window's: drawn with them.
+    stackedBar(kinds, Math.max(1, l.totalTokens + l.toolTokens, l.targetTokens + l.toolTokens), [[
+      l.toolTokens > 0 ? "target + tools" : "target",
+      l.targetTokens + l.toolTokens
+    ]], `tokens sent by kind`) +
+    kindTable(kinds, "Sent by kind", l.targetTokens + l.toolTokens) +
     `<h3>Figures</h3><table><caption>What was sent and how it went</caption><tbody>${
       callFigures(l).map(([name, value]) => `<tr><th scope="row">${escapeHtml(name)}</th><td>${escapeHtml(value)}</td></tr>`).join("")
     }</tbody></table>` +
@@ -514,8 +527,11 @@ export const sessionPage = (source: string, lines: ReadonlyArray<CallReportLog.L
     { read: 0, of: 0 }
   )
   const compactions = lines.filter((l) => l.change?.action === "compact").length
-  const allKinds = byKind(lines.flatMap((l) => l.window))
-  const scale = Math.max(1, ...lines.map((l) => Math.max(l.totalTokens, l.targetTokens)))
+  const allKinds = byKind(lines.flatMap((l) => [
+    ...(l.toolTokens > 0 ? [{ kind: toolDefinitions, tokens: l.toolTokens }] : []),
+    ...l.window
+  ]))
+  const scale = Math.max(1, ...lines.map((l) => Math.max(l.totalTokens + l.toolTokens, l.targetTokens)))
   const body = [
     `<header><h1>cupel view: an agent session</h1><p class="muted">from <code>${escapeHtml(source)}</code></p></header>`,
     stats([
@@ -534,13 +550,15 @@ export const sessionPage = (source: string, lines: ReadonlyArray<CallReportLog.L
     `<th scope="col" class="n">predicted cache read</th><th scope="col" class="n">reported cache read</th>` +
     `<th scope="col" class="n">added</th><th scope="col" class="n">dropped</th><th scope="col">summary</th></tr></thead><tbody>${
       lines.map((l, k) => {
-        const kinds = byKind(l.window)
+        const kinds = sentByKind(l)
         const c = perCall[k]!
         const s = l.change?.summary
         const what = l.change === undefined ? l.method : `${l.change.action}${l.change.fresh === undefined ? "" : ` (${l.change.fresh})`}`
         return `<tr aria-selected="${k === 0 ? "true" : "false"}"><th scope="row"><button type="button" class="call" aria-controls="call-${k}" aria-pressed="${
           k === 0 ? "true" : "false"
-        }">Call ${k + 1}</button></th><td>${escapeHtml(what)}${
+        }">Call ${k + 1}</button>${
+          l.at === undefined ? "" : `<br><span class="muted">${DateTime.formatIso(l.at).slice(11, 19)}</span>`
+        }</th><td>${escapeHtml(what)}${
           l.outcome === "answered" ? "" : ` <strong class="out">${escapeHtml(l.outcome)}</strong>`
         }</td><td><span class="minibar" role="img" aria-label="${
           escapeHtml(kinds.map((x) => `${x.kind} ${x.tokens}`).join(", "))
