@@ -4,7 +4,10 @@
  */
 import { NodeFileSystem } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Array as Arr, DateTime, Effect, FileSystem, Layer, Logger, PubSub } from "effect"
+import { Array as Arr, DateTime, Effect, FileSystem, Layer, Logger, PubSub, Stream } from "effect"
+import { LanguageModel, Prompt } from "effect/ai"
+import * as PromptWindow from "../../src/ai/PromptWindow.ts"
+import * as TokenCounter from "../../src/ai/TokenCounter.ts"
 import { generateText, isStepCount, tool, wrapLanguageModel } from "ai"
 import { MockLanguageModelV4 } from "ai/test"
 import { z } from "zod"
@@ -219,4 +222,36 @@ describe("CallReportLog", () => {
     assert.isTrue(lines.every((l) => l.reported === undefined && l.mode === "stable" && l.outcome === "answered"))
     assert.isTrue(lines.some((l) => l.change?.action === "compact"))
   })
+
+  it.effect("composed as docs/ai.md shows (layerFile over the model): every call's line is in the file when the program ends", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const dir = yield* fs.makeTempDirectoryScoped({ prefix: "cupel-log-" })
+      const path = `${dir}/session.jsonl`
+      const ProviderModel = Layer.effect(
+        LanguageModel.LanguageModel,
+        LanguageModel.make({
+          generateText: () => Effect.succeed([{ type: "text", text: "ok" }]),
+          streamText: () => Stream.empty
+        })
+      )
+      const counter = TokenCounter.make((m) => Math.ceil(PromptWindow.render(m).length / 4) + 4, 3)
+      const Model = WindowedLanguageModel.layer({ contextWindow: 4_000, outputReserve: 500 }).pipe(
+        Layer.provide([ProviderModel, counter])
+      )
+      const Logged = CallReportLog.layerFile(path).pipe(Layer.provideMerge(Model), Layer.provide(NodeFileSystem.layer))
+      yield* Effect.gen(function*() {
+        for (let turn = 1; turn <= 3; turn++) {
+          yield* LanguageModel.generateText({
+            prompt: Prompt.make([
+              { role: "system", content: "be brief" },
+              ...Array.from({ length: turn }, (_, i) => ({ role: "user" as const, content: `question ${i}` }))
+            ])
+          })
+        }
+      }).pipe(Effect.provide(Logged))
+      const lines = yield* CallReportLog.decodeLines(yield* fs.readFileString(path))
+      assert.deepStrictEqual(lines.map((l) => l.change?.action), ["fresh", "append", "append"])
+      assert.deepStrictEqual(lines.map((l) => l.window.length), [2, 3, 4])
+    }).pipe(Effect.scoped, Effect.provide(NodeFileSystem.layer)))
 })
