@@ -172,7 +172,7 @@ describeWithChromium("cupel view in a real browser", () => {
       })
     }).pipe(Effect.provide(NodeServices.layer)), 120_000)
 
-  it.effect("a session made by WindowedLanguageModel: a row per call, the keyboard selects calls, contrast ≥ 4.5, a screenshot", () =>
+  it.effect("a session made by WindowedLanguageModel: a row per call, the keyboard selects calls, readable without script, contrast ≥ 4.5, a screenshot", () =>
     Effect.gen(function*() {
       const reports = yield* ViewSession.run({ steps: 24 })
       const lines = reports.map((r) => CallReportLog.encode(r))
@@ -231,6 +231,12 @@ describeWithChromium("cupel view in a real browser", () => {
         assert.deepStrictEqual(await visible(), ["call-2"])
         assert.strictEqual(await page.locator("button.call[aria-pressed=true]").textContent(), "Call 3")
         await page.close()
+
+        // Without script, every call's details read in turn.
+        const noScript = await browser.newPage({ javaScriptEnabled: false })
+        await noScript.goto(url)
+        assert.strictEqual(await noScript.locator("section.detail:visible").count(), reports.length)
+        await noScript.close()
 
         const dark = await open(browser, url, "dark")
         assert.deepStrictEqual(dark.errors, [])

@@ -3,12 +3,12 @@
  * network, no fonts or images from elsewhere) for a `cupel run` result or for an agent session's
  * call-report lines (`CallReportLog`).
  *
- * Everything a person reads is written as HTML here, escaped; the session page's script only
- * shows the details of the call selected (they are written too, one hidden section per call), so
- * the page reads the same without script. The data the script needs — nothing but the calls'
- * count — and every text of the input go through {@link escapeHtml}; JSON placed in a `<script>`
- * goes through {@link scriptJson}, which writes `<`, `>`, `&`, U+2028 and U+2029 as escapes, so
- * no `</script>` in an item can end the script early.
+ * Everything a person reads is written as HTML here, escaped, the details of every call of a
+ * session included (one section per call); the session page's script only hides all but the
+ * call selected, so that without script the page still reads, every call in turn. Every text of
+ * the input goes through {@link escapeHtml}; JSON placed in a `<script>` (the script's only
+ * data is the calls' count) goes through {@link scriptJson}, which writes `<`, `>`, `&`, U+2028
+ * and U+2029 as escapes, so that no `</script>` can end the script early.
  *
  * @since 0.3.0
  */
@@ -18,7 +18,6 @@ import { stableWindowFilter } from "../ai/StableWindow.ts"
 import type { ContextItem } from "../ContextItem.ts"
 import * as ContextKind from "../ContextKind.ts"
 import type { ExclusionReason } from "../ExclusionReason.ts"
-import type { InclusionReason } from "../InclusionReason.ts"
 import type { PipelineResult } from "../PipelineResult.ts"
 import type { TraceEvent } from "../TraceEvent.ts"
 import * as Render from "./Render.ts"
@@ -106,8 +105,8 @@ td.text{max-width:520px;overflow-wrap:anywhere}
 .legend{display:flex;flex-wrap:wrap;gap:14px;margin:6px 0;padding:0;list-style:none}
 .out{color:var(--bad)}.in{color:var(--good)}
 button.call{font:inherit;color:var(--accent);background:none;border:1px solid transparent;border-radius:4px;padding:2px 6px;cursor:pointer;text-decoration:underline}
-tr[aria-selected="true"]{background:var(--sel)}
-tr[aria-selected="true"] button.call{font-weight:700;text-decoration:none;color:var(--fg)}
+tr.selected{background:var(--sel)}
+tr.selected button.call{font-weight:700;text-decoration:none;color:var(--fg)}
 a{color:var(--accent)}
 :focus-visible{outline:3px solid var(--focus);outline-offset:2px}
 .minibar{display:flex;width:120px;height:10px;background:var(--track);border-radius:2px;overflow:hidden}
@@ -317,8 +316,6 @@ const sessionReason = (reason: ExclusionReason): string =>
     ? `folded into the summary ${reason.summaryId}`
     : Render.humanReason(reason, [])
 
-const inclusionWords = (reason: InclusionReason): string => Render.inclusionWords(reason)
-
 /** The name the tool definitions a call sent go by, beside the kinds of its items. */
 const toolDefinitions = "tool definitions"
 
@@ -433,7 +430,7 @@ const callDetail = (
 ): string => {
   const kinds = sentByKind(l)
   const summary = summaryText(l)
-  return `<section class="detail" id="call-${k}" aria-labelledby="call-${k}-h"${k === 0 ? "" : " hidden"}>` +
+  return `<section class="detail" id="call-${k}" aria-labelledby="call-${k}-h">` +
     `<h2 id="call-${k}-h">Call ${k + 1}</h2>` +
     `<h3>Summarised</h3><p>${escapeHtml(summary ?? "No summary at this call.")}</p>` +
     `<h3>Dropped (${change.dropped.length})</h3>${entryList(change.dropped, "Nothing dropped.")}` +
@@ -453,7 +450,7 @@ const callDetail = (
       l.window.map((e, i) =>
         `<tr><td class="n">${i + 1}</td><td><span class="sw ${kindClass(e.kind)}"></span>${escapeHtml(entryLabel(e))}</td>` +
         `<td class="text">${escapeHtml(line(e.preview))}</td><td class="n">${count(e.tokens)}</td><td>${
-          escapeHtml(inclusionWords(e.reason))
+          escapeHtml(Render.inclusionWords(e.reason))
         }</td></tr>`
       ).join("")
     }</tbody></table></div>` +
@@ -484,12 +481,13 @@ const sessionScript = (calls: number): string =>
     buttons.forEach(function (b, i) {
       var on = i === k;
       b.setAttribute("aria-pressed", on ? "true" : "false");
-      b.closest("tr").setAttribute("aria-selected", on ? "true" : "false");
+      b.closest("tr").classList.toggle("selected", on);
       document.getElementById("call-" + i).hidden = !on;
     });
     status.textContent = "Call " + (k + 1) + " of " + data.calls + " selected";
     if (focus) buttons[k].focus();
   }
+  select(0, false);
   buttons.forEach(function (b, i) {
     b.addEventListener("click", function () { select(i, false); });
     b.addEventListener("keydown", function (e) {
@@ -554,9 +552,9 @@ export const sessionPage = (source: string, lines: ReadonlyArray<CallReportLog.L
         const c = perCall[k]!
         const s = l.change?.summary
         const what = l.change === undefined ? l.method : `${l.change.action}${l.change.fresh === undefined ? "" : ` (${l.change.fresh})`}`
-        return `<tr aria-selected="${k === 0 ? "true" : "false"}"><th scope="row"><button type="button" class="call" aria-controls="call-${k}" aria-pressed="${
-          k === 0 ? "true" : "false"
-        }">Call ${k + 1}</button>${
+        return `<tr><th scope="row"><button type="button" class="call" aria-controls="call-${k}" aria-pressed="false">Call ${
+          k + 1
+        }</button>${
           l.at === undefined ? "" : `<br><span class="muted">${DateTime.formatIso(l.at).slice(11, 19)}</span>`
         }</th><td>${escapeHtml(what)}${
           l.outcome === "answered" ? "" : ` <strong class="out">${escapeHtml(l.outcome)}</strong>`
@@ -574,7 +572,7 @@ export const sessionPage = (source: string, lines: ReadonlyArray<CallReportLog.L
       }).join("")
     }</tbody></table></div></section>`,
     `<div class="pane" role="region" aria-label="the selected call" tabindex="0">`,
-    `<p id="selected" class="muted" role="status" aria-live="polite">${lines.length === 0 ? "No calls." : `Call 1 of ${lines.length} selected`}</p>`,
+    `<p id="selected" class="muted" role="status" aria-live="polite"></p>`,
     lines.map((l, k) => callDetail(l, k, perCall[k]!)).join("\n"),
     `</div></div>`
   ].join("\n")
