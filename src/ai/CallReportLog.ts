@@ -29,7 +29,7 @@ import { InclusionReason } from "../InclusionReason.ts"
 import { describePlatformError, schemaProblems } from "../internal/conformanceMessages.ts"
 import type { PipelineResult } from "../PipelineResult.ts"
 import { TraceEvent } from "../TraceEvent.ts"
-import type * as CacheModel from "./CacheModel.ts"
+import * as CacheModel from "./CacheModel.ts"
 import type * as StableWindow from "./StableWindow.ts"
 import { WindowReports } from "./WindowedLanguageModel.ts"
 import type * as WindowStore from "./WindowStore.ts"
@@ -148,14 +148,7 @@ export const ChangeEntry = Schema.Struct({
  * @since 0.3.0
  * @category schemas
  */
-export const PredictionEntry = Schema.Struct({
-  totalTokens: Schema.Number,
-  cachedTokens: Schema.Number,
-  writtenTokens: Schema.Number,
-  uncachedTokens: Schema.Number,
-  cost: Schema.Number,
-  costWithoutCache: Schema.Number
-})
+export const PredictionEntry = Schema.Struct(CacheModel.Prediction.fields)
 
 /**
  * The input tokens the provider reported: the total, those read from its cache, written to it,

@@ -5,9 +5,9 @@
  * When it is not installed, {@link describeWithChromium} says so: CI (where `CI` is set) must
  * fail, elsewhere the block may skip, loudly — as the Redis tests do (redisServer.ts).
  */
-import { assert, describe, it } from "@effect/vitest"
 import { existsSync } from "node:fs"
 import { type Browser, chromium } from "playwright-core"
+import { describeWhenAvailable } from "./needs.ts"
 
 /** Where Debian's package puts the browser. */
 export const executablePath = process.env["CUPEL_CHROMIUM"] ?? "/usr/bin/chromium"
@@ -26,23 +26,8 @@ export const availability = (): { readonly available: true } | { readonly availa
  * `describe` for a block that needs the browser. Without it: under CI, a test that fails with
  * the reason; elsewhere the block is skipped and a warning says so, loudly.
  */
-export const describeWithChromium = (name: string, body: () => void): void => {
-  const found = availability()
-  if (found.available) {
-    describe(name, body)
-    return
-  }
-  if (process.env["CI"] !== undefined && process.env["CI"] !== "") {
-    describe(name, () => {
-      it("needs chromium", () => {
-        assert.fail(found.message)
-      })
-    })
-    return
-  }
-  console.warn(`\n!!!!!!!!!!\n!!! SKIPPED "${name}": ${found.message}\n!!!!!!!!!!\n`)
-  describe.skip(name, body)
-}
+export const describeWithChromium = (name: string, body: () => void): void =>
+  describeWhenAvailable(name, "chromium", availability(), body)
 
 /**
  * Starts the browser headless, sandbox off (containers run as root), with nothing that reaches

@@ -14,13 +14,13 @@
  * When `redis-server` is not installed, {@link availability} says so: CI (where `CI` is set)
  * must fail, elsewhere the Redis tests may skip, loudly (see {@link describeWithRedis}).
  */
-import { assert, describe, it } from "@effect/vitest"
 import { Data, Effect, type Scope } from "effect"
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
+import { describeWhenAvailable } from "./needs.ts"
 
 const HOST = "127.0.0.1"
 
@@ -62,23 +62,8 @@ export const availability = (): { readonly available: true } | {
  * `describe` for a block that needs a real Redis. Without `redis-server`: under CI, a test that
  * fails with the reason; elsewhere the block is skipped and a warning says so, loudly.
  */
-export const describeWithRedis = (name: string, body: () => void): void => {
-  const found = availability()
-  if (found.available) {
-    describe(name, body)
-    return
-  }
-  if (process.env["CI"] !== undefined && process.env["CI"] !== "") {
-    describe(name, () => {
-      it("needs redis-server", () => {
-        assert.fail(found.message)
-      })
-    })
-    return
-  }
-  console.warn(`\n!!!!!!!!!!\n!!! SKIPPED "${name}": ${found.message}\n!!!!!!!!!!\n`)
-  describe.skip(name, body)
-}
+export const describeWithRedis = (name: string, body: () => void): void =>
+  describeWhenAvailable(name, "redis-server", availability(), body)
 
 /** A port that was free a moment ago: the OS picks one, we let it go. */
 const freePort: Effect.Effect<number, RedisServerError> = Effect.callback((resume) => {
