@@ -1,5 +1,6 @@
 /**
- * WindowMetrics: the metrics `WindowedLanguageModel` updates once per model call (docs/observability.md).
+ * WindowMetrics: the metrics `WindowedLanguageModel` and the AI SDK adapter (`adapters/AiSdk`)
+ * update once per model call (docs/observability.md).
  *
  * They are Effect `Metric`s, so whatever exports the application's metrics exports them —
  * `Otlp.layerJson` (`effect/observability/Otlp`), the layer that exports the spans, sends them
@@ -16,23 +17,26 @@
  * | `cupel.window.cache.reported_read_tokens` | counter | `{token}` | the cache reads the provider reported, when it did |
  *
  * `cupel.window.calls` counts every call: `answered`, `failed` (the model failed), `interrupted`,
- * and `rejected` (the window failed it before the model was called: a prompt that cannot fit, an
- * invalid item, a failing strategy). The others count the calls the model answered only — what
- * a model actually received, and the compactions whose state the call advanced (rule S6: a call
- * that fails leaves the state as it was, and the next call compacts again).
+ * `rejected` (the window failed it before the model was called: a prompt that cannot fit, an
+ * invalid item, a failing strategy), and `sent` (the AI SDK adapter's `prepareStep`, which
+ * never sees the answer). The others count the calls the model answered (or, for a step, that
+ * were sent) only — what a model actually received, and the compactions whose state the call
+ * advanced (rule S6: a call that fails leaves the state as it was, and the next call compacts
+ * again).
  *
  * @since 0.3.0
  */
 import { Effect, Metric } from "effect"
 
 /**
- * How a call ended, for `cupel.window.calls`: the three outcomes of a `CallReport`, and
- * `rejected` for a call the window failed before the model was called.
+ * How a call ended, for `cupel.window.calls`: the three outcomes of a `CallReport`, `rejected`
+ * for a call the window failed before the model was called, and `sent` for a step the AI SDK
+ * adapter's `prepareStep` fitted (it does not see the answer).
  *
  * @since 0.3.0
  * @category models
  */
-export type Outcome = "answered" | "failed" | "interrupted" | "rejected"
+export type Outcome = "answered" | "failed" | "interrupted" | "rejected" | "sent"
 
 /**
  * One call's figures, as {@link record} takes them.
@@ -41,7 +45,12 @@ export type Outcome = "answered" | "failed" | "interrupted" | "rejected"
  * @category models
  */
 export interface CallFigures {
-  readonly method: "generateText" | "generateObject" | "streamText"
+  /**
+   * `WindowedLanguageModel`'s method, or the AI SDK adapter's call: `generate` (its
+   * `doGenerate`: `generateText` and `generateObject`), `stream` (`doStream`) or `step`
+   * (`prepareStep`).
+   */
+  readonly method: "generateText" | "generateObject" | "streamText" | "generate" | "stream" | "step"
   readonly mode: "stable" | "per-call"
   readonly outcome: Outcome
   /** The window's tokens (`PipelineResult.totalTokens`); absent for a rejected call. */
@@ -72,7 +81,7 @@ export const tokenBoundaries: ReadonlyArray<number> = Array.from({ length: 14 },
  * @category metrics
  */
 export const calls: Metric.Counter<number> = Metric.counter("cupel.window.calls", {
-  description: "Model calls through WindowedLanguageModel",
+  description: "Model calls through WindowedLanguageModel or the AI SDK adapter",
   attributes: { unit: "{call}" },
   incremental: true
 })
@@ -153,7 +162,7 @@ export const register: Effect.Effect<void> = Effect.asVoid(Effect.all([
   Metric.value(reportedReadTokens)
 ]))
 
-// One tagged counter per (method, mode, outcome): 24 at most, made once each.
+// One tagged counter per (method, mode, outcome): a few dozen at most, made once each.
 const tagged = new Map<string, Metric.Metric<number, unknown>>()
 const callsOf = (figures: CallFigures): Metric.Metric<number, unknown> => {
   const key = `${figures.method} ${figures.mode} ${figures.outcome}`
@@ -178,7 +187,7 @@ const callsOf = (figures: CallFigures): Metric.Metric<number, unknown> => {
 export const record = (figures: CallFigures): Effect.Effect<void> =>
   Effect.gen(function*() {
     yield* Metric.update(callsOf(figures), 1)
-    if (figures.outcome !== "answered") return
+    if (figures.outcome !== "answered" && figures.outcome !== "sent") return
     if (figures.sentTokens !== undefined) yield* Metric.update(tokensSent, figures.sentTokens)
     if (figures.droppedTokens !== undefined) yield* Metric.update(tokensDropped, figures.droppedTokens)
     if (figures.compacted === true) yield* Metric.update(compactions, 1)

@@ -32,6 +32,7 @@ import type { NoExcessProperties } from "effect/Types"
 import * as ContextBudget from "../ContextBudget.ts"
 import type { InvalidConfigError } from "../InvalidConfigError.ts"
 import { isSafeTotal } from "../internal/tokens.ts"
+import * as windowSpan from "../internal/windowSpan.ts"
 import * as OverflowNotifier from "../OverflowNotifier.ts"
 import type { OverflowStrategy } from "../OverflowStrategy.ts"
 import type { PipelineError } from "../Pipeline.ts"
@@ -638,37 +639,17 @@ export const layer = <SE = never, SR = never, ZE = never, ZR = never>(
         const change = plan?.change
         const prediction = plan?.prediction
         const counted = tools + fitted.result.totalTokens + overhead
-        let excludedTokens = 0
-        for (const excluded of report.excluded) excludedTokens += excluded.item.tokens
-        yield* Effect.annotateCurrentSpan({
-          // OpenTelemetry GenAI conventions (docs/design.md item 71): each method is a chat.
-          "gen_ai.operation.name": "chat",
-          ...(plan === undefined ? {} : { "gen_ai.conversation.id": plan.key }),
-          "cupel.window.predicted_input_tokens": counted,
-          "cupel.window.excluded_tokens": excludedTokens,
-          "cupel.window.method": method,
-          "cupel.window.mode": mode,
-          "cupel.window.candidates": report.totalCandidates,
-          "cupel.window.included": report.included.length,
-          "cupel.window.excluded": report.excluded.length,
-          "cupel.window.tokens": fitted.result.totalTokens,
-          "cupel.window.tool_tokens": tools,
-          "cupel.window.target_tokens": callBudget.targetTokens,
-          "cupel.window.calibration": ratio,
-          "cupel.window.tokens_over_budget": fitted.result.tokensOverBudget,
-          ...(plan === undefined || change === undefined || prediction === undefined ? {} : {
-            "cupel.window.conversation": plan.key,
-            "cupel.window.action": change.action,
-            "cupel.window.fresh": change.fresh ?? "",
-            "cupel.window.kept": change.kept,
-            "cupel.window.added": change.added,
-            "cupel.window.dropped": change.dropped,
-            "cupel.window.cache.predicted_read_tokens": prediction.cachedTokens,
-            "cupel.window.cache.predicted_write_tokens": prediction.writtenTokens,
-            "cupel.window.cache.predicted_cost": prediction.cost,
-            "cupel.window.cache.cost_without_cache": prediction.costWithoutCache
-          })
-        })
+        const figures: windowSpan.Fit = {
+          method,
+          mode,
+          result: fitted.result,
+          toolTokens: tools,
+          targetTokens: callBudget.targetTokens,
+          calibration: ratio,
+          predictedInputTokens: counted,
+          stable: plan
+        }
+        yield* Effect.annotateCurrentSpan(windowSpan.fitAttributes(figures))
         const committed = yield* Ref.make<WindowStore.WriteResult | undefined>(undefined)
         const reportedOfAnswer = (answer: Answer): StableWindow.Reported | undefined => {
           const total = answer.usage?.inputTokens.total
@@ -698,17 +679,7 @@ export const layer = <SE = never, SR = never, ZE = never, ZR = never>(
               const result = yield* Ref.get(committed)
               const usage = outcome._tag === "Answered" ? outcome.usage : undefined
               const callOutcome = outcome._tag === "Answered" ? "answered" : outcome._tag === "Failed" ? "failed" : "interrupted"
-              if (usage !== undefined) yield* Effect.annotateCurrentSpan(usageAttributes(usage))
-              yield* WindowMetrics.record({
-                method,
-                mode,
-                outcome: callOutcome,
-                sentTokens: fitted.result.totalTokens,
-                droppedTokens: excludedTokens,
-                compacted: change?.action === "compact",
-                predictedReadTokens: prediction?.cachedTokens,
-                reportedReadTokens: usage?.inputTokens.cacheRead
-              })
+              yield* windowSpan.end(figures, callOutcome, usage?.inputTokens)
               yield* PubSub.publish<CallReport>(reports, {
                 method,
                 prompt: fitted.prompt,
@@ -736,25 +707,11 @@ export const layer = <SE = never, SR = never, ZE = never, ZR = never>(
         Effect.onExit((exit) =>
           Exit.isSuccess(exit)
             ? Effect.void
-            : WindowMetrics.record({ method, mode, outcome: Exit.hasInterrupts(exit) ? "interrupted" : "rejected" })
+            : windowSpan.unfitted(method, mode, Exit.hasInterrupts(exit))
         )
       )
     return Context.make(LanguageModel.LanguageModel, wrap(inner, fit)).pipe(Context.add(WindowReports, reports))
   }))
-
-/**
- * The provider's input usage under the OpenTelemetry GenAI names, each only when reported:
- * `gen_ai.usage.input_tokens` (all input, cache reads and writes included),
- * `gen_ai.usage.cache_read.input_tokens` and `gen_ai.usage.cache_creation.input_tokens`.
- */
-const usageAttributes = (usage: Response.Usage): Record<string, number> => {
-  const input = usage.inputTokens
-  const attributes: Record<string, number> = {}
-  if (input.total !== undefined) attributes["gen_ai.usage.input_tokens"] = input.total
-  if (input.cacheRead !== undefined) attributes["gen_ai.usage.cache_read.input_tokens"] = input.cacheRead
-  if (input.cacheWrite !== undefined) attributes["gen_ai.usage.cache_creation.input_tokens"] = input.cacheWrite
-  return attributes
-}
 
 /** The input figures of a provider's usage; a usage that reports none is no report. */
 const reportedOf = (usage: Response.Usage): Reported | undefined => {

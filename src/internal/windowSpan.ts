@@ -1,0 +1,124 @@
+/**
+ * What the span `cupel.window` carries and what a call's end records, for both integrations
+ * that open it — `WindowedLanguageModel` (`effect/ai`) and the AI SDK adapter — so that the two
+ * write the same attributes under the same names and update the same metrics
+ * (docs/observability.md, docs/design.md item 71): the OpenTelemetry GenAI attributes, cupel's
+ * own figures beside them, and at the call's end the usage the provider reported and the
+ * `WindowMetrics`.
+ *
+ * @internal
+ */
+import { Effect } from "effect"
+import type * as CacheModel from "../ai/CacheModel.ts"
+import type * as StableWindow from "../ai/StableWindow.ts"
+import * as WindowMetrics from "../ai/WindowMetrics.ts"
+import type { PipelineResult } from "../PipelineResult.ts"
+
+/** A fitted call's figures, as the span's attributes and the metrics take them. */
+export interface Fit {
+  readonly method: WindowMetrics.CallFigures["method"]
+  readonly mode: WindowMetrics.CallFigures["mode"]
+  readonly result: PipelineResult
+  /** The tokens counted for the call's tool definitions. */
+  readonly toolTokens: number
+  /** The target the prompt was fitted to (the calibrated budget's). */
+  readonly targetTokens: number
+  /** The calibration the budget was corrected by (rule C7). */
+  readonly calibration: number
+  /** The request as counted: the window, the tool definitions, the request's overhead. */
+  readonly predictedInputTokens: number
+  /** Stable mode: the conversation's key, the change made to its window, the cache prediction. */
+  readonly stable: {
+    readonly key: string
+    readonly change: StableWindow.Change
+    readonly prediction: CacheModel.Prediction
+  } | undefined
+}
+
+/** The input tokens a provider reported, in the fields both integrations' usages share. */
+export interface InputUsage {
+  readonly total?: number | undefined
+  readonly cacheRead?: number | undefined
+  readonly cacheWrite?: number | undefined
+}
+
+/** The tokens of the candidates a call left out (the report's excluded items). */
+export const excludedTokens = (result: PipelineResult): number => {
+  let total = 0
+  for (const excluded of result.report.excluded) total += excluded.item.tokens
+  return total
+}
+
+/** The attributes written on `cupel.window` once the prompt is fitted. */
+export const fitAttributes = (fit: Fit): Record<string, unknown> => {
+  const report = fit.result.report
+  const stable = fit.stable
+  return {
+    // OpenTelemetry GenAI conventions (docs/design.md item 71): each method is a chat.
+    "gen_ai.operation.name": "chat",
+    ...(stable === undefined ? {} : { "gen_ai.conversation.id": stable.key }),
+    "cupel.window.predicted_input_tokens": fit.predictedInputTokens,
+    "cupel.window.excluded_tokens": excludedTokens(fit.result),
+    "cupel.window.method": fit.method,
+    "cupel.window.mode": fit.mode,
+    "cupel.window.candidates": report.totalCandidates,
+    "cupel.window.included": report.included.length,
+    "cupel.window.excluded": report.excluded.length,
+    "cupel.window.tokens": fit.result.totalTokens,
+    "cupel.window.tool_tokens": fit.toolTokens,
+    "cupel.window.target_tokens": fit.targetTokens,
+    "cupel.window.calibration": fit.calibration,
+    "cupel.window.tokens_over_budget": fit.result.tokensOverBudget,
+    ...(stable === undefined ? {} : {
+      "cupel.window.conversation": stable.key,
+      "cupel.window.action": stable.change.action,
+      "cupel.window.fresh": stable.change.fresh ?? "",
+      "cupel.window.kept": stable.change.kept,
+      "cupel.window.added": stable.change.added,
+      "cupel.window.dropped": stable.change.dropped,
+      "cupel.window.cache.predicted_read_tokens": stable.prediction.cachedTokens,
+      "cupel.window.cache.predicted_write_tokens": stable.prediction.writtenTokens,
+      "cupel.window.cache.predicted_cost": stable.prediction.cost,
+      "cupel.window.cache.cost_without_cache": stable.prediction.costWithoutCache
+    })
+  }
+}
+
+/**
+ * The provider's input usage under the OpenTelemetry GenAI names, each only when reported:
+ * `gen_ai.usage.input_tokens` (all input, cache reads and writes included),
+ * `gen_ai.usage.cache_read.input_tokens` and `gen_ai.usage.cache_creation.input_tokens`.
+ */
+export const usageAttributes = (input: InputUsage): Record<string, number> => {
+  const attributes: Record<string, number> = {}
+  if (input.total !== undefined) attributes["gen_ai.usage.input_tokens"] = input.total
+  if (input.cacheRead !== undefined) attributes["gen_ai.usage.cache_read.input_tokens"] = input.cacheRead
+  if (input.cacheWrite !== undefined) attributes["gen_ai.usage.cache_creation.input_tokens"] = input.cacheWrite
+  return attributes
+}
+
+/**
+ * A fitted call's end, once: the usage the provider reported (if it did) written on the
+ * current span — `cupel.window` — and the call counted in the `WindowMetrics`.
+ */
+export const end = (fit: Fit, outcome: WindowMetrics.Outcome, usage: InputUsage | undefined): Effect.Effect<void> =>
+  Effect.andThen(
+    usage === undefined ? Effect.void : Effect.annotateCurrentSpan(usageAttributes(usage)),
+    WindowMetrics.record({
+      method: fit.method,
+      mode: fit.mode,
+      outcome,
+      sentTokens: fit.result.totalTokens,
+      droppedTokens: excludedTokens(fit.result),
+      compacted: fit.stable?.change.action === "compact",
+      predictedReadTokens: fit.stable?.prediction.cachedTokens,
+      reportedReadTokens: usage?.cacheRead
+    })
+  )
+
+/** A call the window failed (`rejected`) or that was interrupted before the model was called. */
+export const unfitted = (
+  method: WindowMetrics.CallFigures["method"],
+  mode: WindowMetrics.CallFigures["mode"],
+  interrupted: boolean
+): Effect.Effect<void> => WindowMetrics.record({ method, mode, outcome: interrupted ? "interrupted" : "rejected" })
