@@ -17,7 +17,7 @@
  *
  * @since 0.3.0
  */
-import { Effect, Layer, ManagedRuntime, Ref, type Tracer } from "effect"
+import { Clock, Effect, Exit, Layer, ManagedRuntime, Ref, type Tracer } from "effect"
 import type { Instructions, LanguageModelMiddleware, ModelMessage } from "ai"
 import { Prompt } from "effect/ai"
 import * as ContextBudget from "../ContextBudget.ts"
@@ -36,8 +36,10 @@ import * as MemoryStore from "../ai/MemoryStore.ts"
 import * as PromptWindow from "../ai/PromptWindow.ts"
 import * as StableWindow from "../ai/StableWindow.ts"
 import * as TokenCounter from "../ai/TokenCounter.ts"
+import * as WindowMetrics from "../ai/WindowMetrics.ts"
 import type * as WindowStore from "../ai/WindowStore.ts"
 import { watchStream } from "../internal/watchStream.ts"
+import * as windowSpan from "../internal/windowSpan.ts"
 import type { Verbosity } from "../Verbosity.ts"
 import * as AiSdkPrompt from "./AiSdkPrompt.ts"
 
@@ -58,8 +60,13 @@ import * as AiSdkPrompt from "./AiSdkPrompt.ts"
  *   call: when its stream has ended, before the end reaches the caller);
  * - `verbosity` — the pipeline's trace tier (`Verbosity`): `"StageOnly"` (default),
  *   `"StageAndExclusions"` (a `cupel.exclusion` event per excluded message) or `"Full"`;
- * - `tracer` — the tracer of the `cupel.window` span each call's fitting runs in (with the
- *   pipeline's spans below it); without one, spans go to Effect's default tracer;
+ * - `telemetry` — a `ManagedRuntime` of the application's telemetry (e.g. of `Otlp.layerJson`
+ *   from `effect/observability`): each call's `cupel.window` span (the fit, and the call until
+ *   its usage is known), the pipeline's spans below it and the `WindowMetrics` go to its tracer
+ *   and its metric registry, so its exporter sends them. One runtime can serve every middleware
+ *   and `prepareStep`; dispose of it when the application ends, to flush what is left;
+ * - `tracer` — the tracer of the `cupel.window` span and the spans below it (before
+ *   `telemetry`'s); without either, spans go to Effect's default tracer;
  * - the strategies (`scorer`, `slicer`, `placer`, `notifier`), `overflowStrategy`,
  *   `deduplication`, and the stable window's options (`lowWatermark`, `writeOverhead`,
  *   `cacheRule`, `ttl`, `storeTimeout`), `startOn`, `shortenToolResults`, `maxConversations`
@@ -79,6 +86,8 @@ export interface Options extends PromptWindow.FitOptions {
   readonly countTools?: boolean | undefined
   readonly onReport?: ((report: Report) => void) | undefined
   readonly tracer?: Tracer.Tracer | undefined
+  /** @since 0.3.0 */
+  readonly telemetry?: ManagedRuntime.ManagedRuntime<never, unknown> | undefined
   /** @since 0.3.0 */
   readonly verbosity?: Verbosity | undefined
   readonly scorer?: Scorer.Definition | undefined
@@ -138,6 +147,10 @@ interface Fitting {
   readonly ratio: number
   /** The tokens counted for the request: tools, messages, the request's overhead. */
   readonly countedTokens: number
+  /** The call's figures, for its span and the metrics. */
+  readonly figures: windowSpan.Fit
+  /** The call's `cupel.window` span, open until the call ends. */
+  readonly span: Tracer.Span
 }
 
 /** A fitted call and what it sent. */
@@ -159,14 +172,18 @@ const makeCore = (options: CoreOptions) => {
       options.requestOverhead ?? 3,
       "AiSdk counter"
     )
+  // The application's telemetry (its tracer, its metric registry, its logger) under the
+  // window's own services: the spans and metrics of the calls go where the application's go.
+  const telemetry = options.telemetry === undefined ? Layer.empty : Layer.effectContext(options.telemetry.contextEffect)
   const runtime = ManagedRuntime.make(Layer.mergeAll(
     counterLayer,
     Scorer.layer(options.scorer ?? RecencyScorer.make()),
     Slicer.layer(options.slicer ?? FirstFitSlice.make()),
     options.placer ?? SectionedPlacer.conversation,
     options.notifier ?? OverflowNotifier.layerLog,
-    MemoryStore.layer({ maxEntries: options.maxConversations })
-  ))
+    MemoryStore.layer({ maxEntries: options.maxConversations }),
+    Layer.effectDiscard(WindowMetrics.register)
+  ).pipe(Layer.provideMerge(telemetry)))
   const mode = options.mode ?? "stable"
   const pipelineOptions = {
     startOn: options.startOn,
@@ -199,7 +216,7 @@ const makeCore = (options: CoreOptions) => {
   const perCallRatio = Ref.makeUnsafe(1)
 
   /** Fits a prompt beside tools (each counted once, as its text) and a fixed tool reserve. */
-  const fit = (
+  const fitIn = (
     prompt: Prompt.Prompt,
     call: {
       readonly type: Report["type"]
@@ -231,40 +248,57 @@ const makeCore = (options: CoreOptions) => {
       const ratio = plan?.ratio ?? (yield* Ref.get(perCallRatio))
       const callBudget = plan?.budget ?? StableWindow.calibrated(budget, ratio, toolTokens, overhead)
       const fitted = plan?.fitted ?? (yield* PromptWindow.fit(prompt, callBudget, pipelineOptions))
-      const report = fitted.result.report
-      yield* Effect.annotateCurrentSpan({
-        "cupel.window.method": call.type,
-        "cupel.window.mode": mode,
-        "cupel.window.candidates": report.totalCandidates,
-        "cupel.window.included": report.included.length,
-        "cupel.window.excluded": report.excluded.length,
-        "cupel.window.tokens": fitted.result.totalTokens,
-        "cupel.window.tool_tokens": toolTokens,
-        "cupel.window.target_tokens": callBudget.targetTokens,
-        "cupel.window.calibration": ratio,
-        ...(plan === undefined ? {} : {
-          "cupel.window.conversation": plan.key,
-          "cupel.window.action": plan.change.action,
-          "cupel.window.fresh": plan.change.fresh ?? "",
-          "cupel.window.kept": plan.change.kept,
-          "cupel.window.added": plan.change.added,
-          "cupel.window.dropped": plan.change.dropped,
-          "cupel.window.cache.predicted_read_tokens": plan.prediction.cachedTokens,
-          "cupel.window.cache.predicted_write_tokens": plan.prediction.writtenTokens,
-          "cupel.window.cache.predicted_cost": plan.prediction.cost,
-          "cupel.window.cache.cost_without_cache": plan.prediction.costWithoutCache
-        })
-      })
-      const fitting: Fitting = {
-        fitted,
-        plan,
+      const countedTokens = plan?.countedTokens ?? toolTokens + fitted.result.totalTokens + overhead
+      const figures: windowSpan.Fit = {
+        method: call.type,
+        mode,
+        result: fitted.result,
         toolTokens,
-        budget: callBudget,
-        ratio,
-        countedTokens: plan?.countedTokens ?? toolTokens + fitted.result.totalTokens + overhead
+        targetTokens: callBudget.targetTokens,
+        calibration: ratio,
+        predictedInputTokens: countedTokens,
+        stable: plan
       }
-      return fitting
-    }).pipe(Effect.withSpan("cupel.window"), traced)
+      yield* Effect.annotateCurrentSpan(windowSpan.fitAttributes(figures))
+      return { fitted, plan, toolTokens, budget: callBudget, ratio, countedTokens, figures }
+    })
+
+  /**
+   * Fits a prompt in a span `cupel.window` that stays open after the fit: the call's end
+   * ({@link finish}) writes the provider's usage on it and ends it, so that it spans the whole
+   * call. A call the window fails (or that is interrupted while fitted) ends it at once, and is
+   * counted as `rejected` (or `interrupted`).
+   */
+  const fit = (prompt: Prompt.Prompt, call: Parameters<typeof fitIn>[1]) =>
+    Effect.gen(function*() {
+      const span = yield* Effect.makeSpan("cupel.window")
+      const fitting = yield* fitIn(prompt, call).pipe(
+        Effect.withParentSpan(span),
+        Effect.onExit((exit) =>
+          Exit.isSuccess(exit)
+            ? Effect.void
+            : Effect.andThen(windowSpan.unfitted(call.type, mode, Exit.hasInterrupts(exit)), endSpan(span, exit))
+        )
+      )
+      const fitted: Fitting = { ...fitting, span }
+      return fitted
+    }).pipe(traced)
+
+  /**
+   * A call's end on its span and in the metrics (once per call): the usage the provider
+   * reported, when it did, written on `cupel.window`, the `WindowMetrics` updated, and the span
+   * ended with how the call ended.
+   */
+  const finish = (
+    call: Fitting,
+    outcome: Report["outcome"],
+    usage: windowSpan.InputUsage | undefined,
+    exit: Exit.Exit<unknown, unknown>
+  ) =>
+    windowSpan.end(call.figures, outcome, usage).pipe(
+      Effect.withParentSpan(call.span),
+      Effect.ensuring(endSpan(call.span, exit))
+    )
 
   /**
    * Records a call as sent (rule S6: only a call the model answered — or, for a step, that was
@@ -317,24 +351,45 @@ const makeCore = (options: CoreOptions) => {
   }
 
   /**
-   * Records a call's outcome and reports it: the state advances only for a call the model
-   * answered (or, for a step, that was sent).
+   * Records a call's outcome, reports it and ends its span: the state advances only for a call
+   * the model answered (or, for a step, that was sent).
    */
   const settle = <M>(
     call: Call<M>,
     outcome: Report["outcome"],
-    reported: StableWindow.Reported | undefined,
+    ended: Ended,
     onReport: ((report: Report<M>) => void) | undefined
   ) =>
     Effect.gen(function*() {
-      const committed = outcome === "answered" || outcome === "sent" ? yield* commit(call, reported) : undefined
-      yield* report(call, outcome, reported, committed, onReport)
-    })
+      const committed = outcome === "answered" || outcome === "sent" ? yield* commit(call, ended.reported) : undefined
+      yield* report(call, outcome, ended.reported, committed, onReport)
+    }).pipe(Effect.ensuring(finish(call, outcome, ended.usage, ended.exit)))
 
-  return { runtime, fit, commit, report, settle }
+  return { runtime, fit, commit, report, settle, finish }
 }
 
 const runOptions = (signal: AbortSignal | undefined) => signal === undefined ? undefined : { signal }
+
+/**
+ * How a call ended, as its settling takes it: the usage reported for calibration and the
+ * report, the usage for the span (the provider's input figures), and the span's exit.
+ */
+interface Ended {
+  readonly reported: StableWindow.Reported | undefined
+  readonly usage: windowSpan.InputUsage | undefined
+  readonly exit: Exit.Exit<unknown, unknown>
+}
+
+/** A call that did not end well: its span's exit (an interruption, or the error). */
+const unansweredEnd = (outcome: Report["outcome"], error: unknown): Ended => ({
+  reported: undefined,
+  usage: undefined,
+  exit: outcome === "interrupted" ? Exit.interrupt() : Exit.fail(error)
+})
+
+/** Ends a span now (the runtime's clock), with how its call ended. */
+const endSpan = (span: Tracer.Span, exit: Exit.Exit<unknown, unknown>) =>
+  Effect.flatMap(Clock.currentTimeNanos, (now) => Effect.sync(() => span.end(now, exit)))
 
 /** A provider's usage as a report for calibration (none without an input total). */
 const reportedOf = (
@@ -375,7 +430,7 @@ type StreamPart = StreamResult["stream"] extends ReadableStream<infer P> ? P : n
  * @category constructors
  */
 export const middleware = (options: Options): LanguageModelMiddleware => {
-  const { runtime, fit, commit, report, settle } = makeCore(options)
+  const { runtime, fit, commit, report, settle, finish } = makeCore(options)
   const pending = new WeakMap<AiSdkPrompt.CallOptions, Call<AiSdkPrompt.ProviderMessage>>()
   const countTools = options.countTools ?? true
   const memo = AiSdkPrompt.makeMessageMemo()
@@ -393,11 +448,15 @@ export const middleware = (options: Options): LanguageModelMiddleware => {
     let started = false
     let model: string | undefined
     let reported: StableWindow.Reported | undefined
+    let usage: windowSpan.InputUsage | undefined
     return watchStream<StreamPart>(stream, {
       chunk: (part) => {
         started = true
         if (part.type === "response-metadata") model = part.modelId ?? model
-        if (part.type === "finish") reported = reportedOf(part.usage, model)
+        if (part.type === "finish") {
+          reported = reportedOf(part.usage, model)
+          usage = part.usage.inputTokens
+        }
       },
       end: (end) => {
         const outcome: Report["outcome"] = end._tag === "Cancelled" || signal?.aborted === true
@@ -405,10 +464,15 @@ export const middleware = (options: Options): LanguageModelMiddleware => {
           : end._tag === "Closed" && started
           ? "answered"
           : "failed"
+        const exit = end._tag === "Closed"
+          ? Exit.void
+          : end._tag === "Errored"
+          ? Exit.fail(end.error)
+          : Exit.interrupt()
         return runtime.runPromise(Effect.gen(function*() {
           const committed = started ? yield* commit(call, reported) : undefined
           yield* report(call, outcome, reported, committed, onReport)
-        }))
+        }).pipe(Effect.ensuring(finish(call, outcome, usage, exit))))
       }
     })
   }
@@ -440,10 +504,15 @@ export const middleware = (options: Options): LanguageModelMiddleware => {
       try {
         result = await doGenerate()
       } catch (error) {
-        await runtime.runPromise(settle(call, unanswered(params.abortSignal), undefined, onReport))
+        const outcome = unanswered(params.abortSignal)
+        await runtime.runPromise(settle(call, outcome, unansweredEnd(outcome, error), onReport))
         throw error
       }
-      await runtime.runPromise(settle(call, "answered", reportedOf(result.usage, result.response?.modelId), onReport))
+      await runtime.runPromise(settle(call, "answered", {
+        reported: reportedOf(result.usage, result.response?.modelId),
+        usage: result.usage.inputTokens,
+        exit: Exit.void
+      }, onReport))
       return result
     },
     wrapStream: async ({ doStream, params }) => {
@@ -453,7 +522,8 @@ export const middleware = (options: Options): LanguageModelMiddleware => {
       try {
         result = await doStream()
       } catch (error) {
-        await runtime.runPromise(settle(call, unanswered(params.abortSignal), undefined, onReport))
+        const outcome = unanswered(params.abortSignal)
+        await runtime.runPromise(settle(call, outcome, unansweredEnd(outcome, error), onReport))
         throw error
       }
       return { ...result, stream: watch(result.stream, call, params.abortSignal) }
@@ -530,7 +600,9 @@ export const prepareStep = (options: PrepareStepOptions): (step: Step) => Promis
       key: options.conversationKey?.(step.messages)
     }))
     const prompt = converted.back(fitting.fitted.prompt)
-    await runtime.runPromise(settle({ ...fitting, type: "step", prompt }, "sent", undefined, options.onReport))
+    await runtime.runPromise(
+      settle({ ...fitting, type: "step", prompt }, "sent", { reported: undefined, usage: undefined, exit: Exit.void }, options.onReport)
+    )
     // The instructions go as the step's system prompt, as the SDK sends them.
     return { messages: prompt.filter((message) => !system.includes(message)) }
   }
