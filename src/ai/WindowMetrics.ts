@@ -147,8 +147,8 @@ export const reportedReadTokens: Metric.Counter<number> = Metric.counter("cupel.
 })
 
 /**
- * Registers the metrics that have no attributes of their own (`WindowedLanguageModel.layer` does,
- * when it is built), so that they are exported from the start — a count of 0 compactions is a
+ * Registers the metrics that have no attributes of their own (`WindowedLanguageModel.layer` does
+ * when it is built, the AI SDK adapter when its runtime is), so that they are exported from the start — a count of 0 compactions is a
  * figure, a missing series is not.
  *
  * @since 0.3.0
