@@ -442,7 +442,8 @@ export const middleware = (options: Options): LanguageModelMiddleware => {
    * ends — closed, failed or cancelled — in one write, as a generate call is: the window, with
    * the calibration of the finish part's usage when it came (rule C7). A stream that ends
    * before its first part leaves the state as it was. The record and the report are done
-   * before the end reaches the caller, so the next step of a tool loop sees them.
+   * before the end reaches the caller, so the next step of a tool loop sees them; then the
+   * call's `cupel.window` span gets the finish part's usage and ends (the metrics with it).
    */
   const watch = (stream: StreamResult["stream"], call: Call<AiSdkPrompt.ProviderMessage>, signal: AbortSignal | undefined) => {
     let started = false

@@ -8,7 +8,7 @@
 import { assert, describe, it, vi } from "@effect/vitest"
 import { generateText, simulateReadableStream, streamText, wrapLanguageModel } from "ai"
 import { MockLanguageModelV4 } from "ai/test"
-import { Effect, Layer, ManagedRuntime, Metric, type Tracer } from "effect"
+import { Effect, Layer, ManagedRuntime, Metric, Tracer } from "effect"
 import { Telemetry } from "../../examples/observability.ts"
 import * as AiSdk from "../../src/adapters/AiSdk.ts"
 import { attributesOf as otlpAttributes, metricsOf, receiver, spansOf } from "../support/otlpReceiver.ts"
@@ -284,6 +284,38 @@ describe("AiSdk: WindowMetrics through the telemetry option", () => {
     assert.isAbove(predicted, 0)
     assert.strictEqual(await counterValue(telemetry, "cupel.window.cache.predicted_read_tokens"), predicted)
     await telemetry.dispose()
+  })
+})
+
+describe("AiSdk: the telemetry option's runtime", () => {
+  it("the calls' spans go to the telemetry runtime's tracer; the tracer option, when given, takes precedence", async () => {
+    const fromTelemetry = recordSpans()
+    const own = recordSpans()
+    const telemetry = ManagedRuntime.make(Layer.succeed(Tracer.Tracer, fromTelemetry.tracer))
+    const options = { contextWindow: 1_000, outputReserve: 100, counter: quarter, telemetry }
+    await generateText({ model: wrapLanguageModel({ model: providerWith(noUsage), middleware: AiSdk.middleware(options) }), prompt: "hi" })
+    assert.strictEqual(windows(fromTelemetry.spans).length, 1)
+    await generateText({
+      model: wrapLanguageModel({ model: providerWith(noUsage), middleware: AiSdk.middleware({ ...options, tracer: own.tracer }) }),
+      prompt: "hi"
+    })
+    assert.strictEqual(windows(fromTelemetry.spans).length, 1)
+    assert.strictEqual(windows(own.spans).length, 1)
+    await telemetry.dispose()
+  })
+
+  it("a telemetry layer that fails to build rejects every call with its error, and the model is not called", async () => {
+    const telemetry = ManagedRuntime.make(Layer.effectDiscard(Effect.fail(new Error("no collector configured"))))
+    const provider = providerWith(noUsage)
+    const model = wrapLanguageModel({
+      model: provider,
+      middleware: AiSdk.middleware({ contextWindow: 1_000, outputReserve: 100, counter: quarter, telemetry })
+    })
+    for (let call = 0; call < 2; call++) {
+      const error = await generateText({ model, prompt: "hi", maxRetries: 0 }).then(() => undefined, (e: unknown) => e)
+      assert.strictEqual(error instanceof Error ? error.message : error, "no collector configured")
+    }
+    assert.strictEqual(provider.doGenerateCalls.length, 0)
   })
 })
 
