@@ -18,6 +18,7 @@ import * as ExclusionReason from "./ExclusionReason.ts"
 import type { IncludedItem } from "./IncludedItem.ts"
 import * as InclusionReason from "./InclusionReason.ts"
 import * as Groups from "./internal/groups.ts"
+import { annotateSliceIn, runSlicer } from "./internal/runSlicer.ts"
 import { annotateExclusions, annotateInclusions, CurrentVerbosity } from "./internal/stageTrace.ts"
 import { orderByScoreDescending } from "./internal/sortByScore.ts"
 import { withStageScratch } from "./internal/stageScratch.ts"
@@ -212,8 +213,7 @@ const runItems: (
 ) {
   const deduplication = options?.deduplication ?? true
   const overflowStrategy = options?.overflowStrategy ?? "Throw"
-  // Read once: at StageOnly, Slice and Place are handed no trace work at all (even an Effect
-  // that returns at once measurably slowed them).
+  // Read once, for the slice and place stages: at StageOnly they do no trace work at all.
   const verbosity = yield* CurrentVerbosity
   const events: Array<TraceEvent> = []
   const clock = yield* Clock.Clock
@@ -239,61 +239,44 @@ const runItems: (
   const kept = deduplicated.kept
   stageDone("Deduplicate", kept.length)
 
-  // 4. Sort: the kept items by score; its time counts towards Slice's event, as Sort has none.
-  const { scores: sortedScores, sorted, tokens: sortedTokens } = sortKept(scoreable, scores, kept)
+  // 4. Sort and 5. Slice, in the span `cupel.stage.slice`: Sort has no span of its own (the
+  // chapter) and its time counts towards Slice's event; the reasons of what the slicer left out
+  // are worked out there too, where their events go.
+  const sliced = yield* sliceStage({
+    scoreable,
+    scores,
+    kept,
+    budget,
+    pinnedTokens,
+    firstPinned: pinned.length > 0 ? pinned[0] : undefined,
+    verbosity
+  })
+  stageDone("Slice", sliced.selection.selected.length)
 
-  // 5. Slice
-  const effective = yield* Slice.effectiveBudget(budget, pinnedTokens)
-  // From StageAndExclusions up, the slicer's exclusions are worked out inside its span for
-  // their events (and again for the report below); at StageOnly nothing is.
-  const selection = yield* Slice.slice(
-    sorted,
-    effective,
-    { scores: sortedScores, tokens: sortedTokens },
-    verbosity === "StageOnly"
-      ? undefined
-      : sliceTrace(sorted, sortedTokens, budget, effective.targetTokens, pinned.length > 0 ? pinned[0] : undefined)
-  )
-  const selectedIndices = selection.selected
-  const selected = markSelected(sorted.length, selectedIndices)
-  stageDone("Slice", selectedIndices.length)
-
-  // 6. Place: the sliced items in sorted order (score descending), which Truncate walks.
-  const slicedList = slicedInOrder(sorted, selected, selectedIndices.length)
-  if (typeof slicedList === "number") return yield* new TokenTotalError({ what: "sliced items", count: slicedList })
-  const { sliced, slicedTokens } = slicedList
-  const placement = yield* Place.place({ pinned, scored: sliced, budget, overflowStrategy }).pipe(
-    Effect.tap(placeTrace(pinned.length + sliced.length, sliced, verbosity)),
-    Effect.tapCause(placeFailed(pinned.length + sliced.length)),
-    Effect.withSpan("cupel.stage.place")
-  )
-  stageDone("Place", placement.placed.length)
-
-  // The report.
-  const included = includedItems(placement.placed, sliced)
-  const excluded = excludedItems({
+  // 6. Place, in the span `cupel.stage.place`, which the report's lists are assembled in too
+  // (its event is Place's alone).
+  const placed = yield* placeStage({
+    pinned,
+    sliced: sliced.sliced,
+    budget,
+    overflowStrategy,
+    verbosity,
+    placed: (count) => stageDone("Place", count),
     negative: classified.negative,
     removed: deduplicated.removed,
     scoreable,
     scores,
-    sorted,
-    sortedTokens,
-    selected,
-    reasons: selection.reasons,
-    budget,
-    effectiveTarget: effective.targetTokens,
-    availableTokens: effective.targetTokens - slicedTokens,
-    firstPinned: pinned.length > 0 ? pinned[0] : undefined,
-    placementExcluded: placement.excluded
+    sliceRun: sliced.run
   })
+  const { placement } = placed
 
   const report = {
     events,
-    included,
-    excluded,
+    included: placed.included,
+    excluded: placed.excluded,
     totalCandidates: items.length,
     totalTokensConsidered: classified.totalTokens,
-    countRequirementShortfalls: selection.shortfalls ?? []
+    countRequirementShortfalls: sliced.selection.shortfalls ?? []
   }
   return {
     window: placement.placed,
@@ -304,57 +287,122 @@ const runItems: (
 })
 
 /*
- * The stage spans' trace, built by plain functions outside the run's generator, and used only
- * above StageOnly (docs/design.md item 69).
+ * The slice and place stages, as plain functions returning Effects outside the run's generator:
+ * their loops stay in plain functions, which V8 optimises better than a generator's.
  */
 
-/** Slice's exclusions as `cupel.exclusion` events (from StageAndExclusions up), in its span. */
-const sliceTrace = (
-  sorted: ReadonlyArray<Entry>,
-  sortedTokens: Float64Array,
-  budget: ContextBudget,
-  effectiveTarget: number,
-  firstPinned: ContextItem | undefined
-) =>
-(selection: Slicer.Selection): Effect.Effect<void> =>
-  annotateExclusions(sorted.length - selection.selected.length, (emit) => {
-    const selected = markSelected(sorted.length, selection.selected)
-    const list = slicedInOrder(sorted, selected, selection.selected.length)
-    if (typeof list === "number") return
-    const run = sliceExcludedRun({
-      sorted,
-      sortedTokens,
-      selected,
-      reasons: selection.reasons,
-      budget,
-      effectiveTarget,
-      availableTokens: effectiveTarget - list.slicedTokens,
-      firstPinned
-    })
-    for (const entry of run) emit(entry.item, entry.reason)
-  })
-
-/** Place's span: its counts, its exclusions (StageAndExclusions up) and the window (Full). */
-const placeTrace = (countIn: number, sliced: ReadonlyArray<ScoredItem>, verbosity: Verbosity) =>
-(result: PlaceResult): Effect.Effect<void> => {
-  const counts = Effect.annotateCurrentSpan({
-    "cupel.stage.name": "place",
-    "cupel.stage.item_count_in": countIn,
-    "cupel.stage.item_count_out": result.placed.length
-  })
-  return verbosity === "StageOnly" ? counts : counts.pipe(
-    Effect.andThen(annotateExclusions(result.excluded.length, (emit) => {
-      for (const entry of result.excluded) emit(entry.item, entry.reason)
-    })),
-    Effect.andThen(annotateInclusions((emit) => {
-      for (const entry of includedItems(result.placed, sliced)) emit(entry.item, entry.score)
-    }))
-  )
+/** What the slice stage hands on: the selection, the selected entries for Place, the slicer's exclusions for the report. */
+interface Sliced {
+  readonly selection: Slicer.Selection
+  readonly sliced: Array<ScoredItem>
+  readonly run: Array<ExcludedItem>
 }
 
-/** A failed Place is named and counted too. */
-const placeFailed = (countIn: number) => (): Effect.Effect<void> =>
-  Effect.annotateCurrentSpan({ "cupel.stage.name": "place", "cupel.stage.item_count_in": countIn })
+/**
+ * Sort and Slice in `cupel.stage.slice`: named and counted in first, then the sort, the
+ * effective budget, the slicer, the selected entries (whose total must stay a safe integer) and
+ * the slicer's exclusions with their reasons — and, from StageAndExclusions up, their events.
+ */
+const sliceStage = (input: {
+  readonly scoreable: ReadonlyArray<ContextItem>
+  readonly scores: ArrayLike<number>
+  readonly kept: ArrayLike<number>
+  readonly budget: ContextBudget
+  readonly pinnedTokens: number
+  readonly firstPinned: ContextItem | undefined
+  readonly verbosity: Verbosity
+}): Effect.Effect<Sliced, Slicer.SliceError | TokenTotalError, Slicer.Slicer> =>
+  annotateSliceIn(input.kept.length).pipe(
+    Effect.andThen(Effect.suspend(() => {
+      const { scores: sortedScores, sorted, tokens: sortedTokens } = sortKept(input.scoreable, input.scores, input.kept)
+      return Slice.effectiveBudget(input.budget, input.pinnedTokens).pipe(
+        Effect.flatMap((effective) =>
+          runSlicer(sorted, effective, { scores: sortedScores, tokens: sortedTokens }).pipe(
+            Effect.flatMap((selection) => {
+              const selected = markSelected(sorted.length, selection.selected)
+              const list = slicedInOrder(sorted, selected, selection.selected.length)
+              if (typeof list === "number") {
+                return Effect.fail(new TokenTotalError({ what: "sliced items", count: list }))
+              }
+              const run = sliceExcludedRun({
+                sorted,
+                sortedTokens,
+                selected,
+                reasons: selection.reasons,
+                budget: input.budget,
+                effectiveTarget: effective.targetTokens,
+                availableTokens: effective.targetTokens - list.slicedTokens,
+                firstPinned: input.firstPinned
+              })
+              const done: Sliced = { selection, sliced: list.sliced, run }
+              return input.verbosity === "StageOnly" ? Effect.succeed(done) : annotateExclusions(run.length, (emit) => {
+                for (const entry of run) emit(entry.item, entry.reason)
+              }).pipe(Effect.as(done))
+            })
+          )
+        )
+      )
+    })),
+    Effect.withSpan("cupel.stage.slice")
+  )
+
+/** What the place stage hands on: Place's result and the report's two lists. */
+interface Placed {
+  readonly placement: PlaceResult
+  readonly included: Array<IncludedItem>
+  readonly excluded: Array<ExcludedItem>
+}
+
+/**
+ * Place in `cupel.stage.place`: named and counted in first, then `Place.place` (its own span
+ * below), the count out, and the report's lists; from StageAndExclusions up Place's exclusions
+ * as events, and at Full the window's items.
+ */
+const placeStage = (input: {
+  readonly pinned: ReadonlyArray<ContextItem>
+  readonly sliced: ReadonlyArray<ScoredItem>
+  readonly budget: ContextBudget
+  readonly overflowStrategy: OverflowStrategy
+  readonly verbosity: Verbosity
+  /** Called once Place has answered, for the report's event. */
+  readonly placed: (count: number) => void
+  readonly negative: ReadonlyArray<ContextItem>
+  readonly removed: Deduplicate.Deduplicated["removed"]
+  readonly scoreable: ReadonlyArray<ContextItem>
+  readonly scores: ArrayLike<number>
+  readonly sliceRun: Array<ExcludedItem>
+}): Effect.Effect<Placed, Place.PlaceError, Placer.Placer | OverflowNotifier.OverflowNotifier> => {
+  const { pinned, sliced } = input
+  return Effect.annotateCurrentSpan({
+    "cupel.stage.name": "place",
+    "cupel.stage.item_count_in": pinned.length + sliced.length
+  }).pipe(
+    Effect.andThen(Place.place({ pinned, scored: sliced, budget: input.budget, overflowStrategy: input.overflowStrategy })),
+    Effect.flatMap((placement) => {
+      input.placed(placement.placed.length)
+      const included = includedItems(placement.placed, sliced)
+      const excluded = excludedItems({
+        negative: input.negative,
+        removed: input.removed,
+        scoreable: input.scoreable,
+        scores: input.scores,
+        sliceRun: input.sliceRun,
+        placementExcluded: placement.excluded
+      })
+      const done: Placed = { placement, included, excluded }
+      const count = Effect.annotateCurrentSpan("cupel.stage.item_count_out", placement.placed.length)
+      return (input.verbosity === "StageOnly" ? count : count.pipe(
+        Effect.andThen(annotateExclusions(placement.excluded.length, (emit) => {
+          for (const entry of placement.excluded) emit(entry.item, entry.reason)
+        })),
+        Effect.andThen(annotateInclusions((emit) => {
+          for (const entry of included) emit(entry.item, entry.score)
+        }))
+      )).pipe(Effect.as(done))
+    }),
+    Effect.withSpan("cupel.stage.place")
+  )
+}
 
 /**
  * The window with scores and reasons: pinned items at 1.0 (the score they are placed with),
@@ -472,17 +520,13 @@ const slicedInOrder = (
  * walks the sorted items) and Classify's (all 0). A run that is not (Deduplicate's, which is
  * in index order) is sorted stably on its own, and the runs are merged, ties to the earlier run:
  * a stable sort of the whole list, in linear time when only Slice excludes.
- *
- * An item the slicer left out is `PinnedOverride` when pinned items exist, it is larger than
- * the effective target and no larger than `targetTokens − outputReserve` (it would have fitted
- * but for the pinned items); otherwise `BudgetExceeded`. Those reasons are plain immutable data,
- * and equal ones are shared: one object per token count.
  */
-const excludedItems = (input: SliceRunInput & {
+const excludedItems = (input: {
   readonly negative: ReadonlyArray<ContextItem>
   readonly removed: Deduplicate.Deduplicated["removed"]
   readonly scoreable: ReadonlyArray<ContextItem>
   readonly scores: ArrayLike<number>
+  readonly sliceRun: Array<ExcludedItem>
   readonly placementExcluded: ReadonlyArray<ExcludedItem>
 }): Array<ExcludedItem> => {
   const { removed, scoreable, scores } = input
@@ -506,8 +550,8 @@ const excludedItems = (input: SliceRunInput & {
     runs.push(deduplicated)
   }
 
-  const sliceRun = sliceExcludedRun(input)
-  if (sliceRun.length > 0) runs.push(sliceRun)
+  // The slicer's run was worked out in the slice stage's span; the report may own it.
+  if (input.sliceRun.length > 0) runs.push(input.sliceRun)
   if (input.placementExcluded.length > 0) runs.push([...input.placementExcluded])
   return mergeRuns(runs)
 }
@@ -525,8 +569,13 @@ interface SliceRunInput {
 }
 
 /**
- * What the slicer left out, in sorted order, each with its reason (see {@link excludedItems}):
- * the run the report merges, worked out in the slice stage's span.
+ * What the slicer left out, in sorted order, each with its reason: the run the report merges
+ * ({@link excludedItems}), worked out in the slice stage's span.
+ *
+ * An item the slicer left out is `PinnedOverride` when pinned items exist, it is larger than
+ * the effective target and no larger than `targetTokens − outputReserve` (it would have fitted
+ * but for the pinned items); otherwise `BudgetExceeded`. Those reasons are plain immutable data,
+ * and equal ones are shared: one object per token count.
  */
 const sliceExcludedRun = (input: SliceRunInput): Array<ExcludedItem> => {
   const { selected, sorted, sortedTokens } = input

@@ -9,9 +9,10 @@
  */
 import { Effect } from "effect"
 import type { ContextBudget } from "./ContextBudget.ts"
+import { annotateSliceIn, runSlicer } from "./internal/runSlicer.ts"
 import { sumTokens } from "./internal/tokens.ts"
 import type { ScoredItem } from "./ScoredItem.ts"
-import * as Slicer from "./Slicer.ts"
+import type * as Slicer from "./Slicer.ts"
 import { TokenTotalError } from "./TokenTotalError.ts"
 
 /**
@@ -49,45 +50,18 @@ export const effectiveBudget = (
 /**
  * Slices the sorted items with the current slicer against `budget` (the effective budget),
  * passing `columns` (the items' scores and tokens as typed arrays, see `Slicer.Columns`) on to
- * it. Runs in the span `cupel.stage.slice`; `within`, when given, runs in that span too once the
- * slicer has answered (the pipeline's per-item trace events, `Verbosity`; since 0.3.0).
+ * it. Runs in the span `cupel.stage.slice`, named and counted in before the slicer runs, so
+ * that a failed slice's span says so too.
  *
  * @since 0.2.0
  * @category stages
  */
-export const slice: (
+export const slice = (
   sorted: ReadonlyArray<ScoredItem>,
   budget: Slicer.Budget,
-  columns?: Slicer.Columns | undefined,
-  within?: ((selection: Slicer.Selection) => Effect.Effect<void>) | undefined
-) => Effect.Effect<Slicer.Selection, Slicer.SliceError, Slicer.Slicer> = Effect.fn(
-  "cupel.stage.slice"
-)(function*(
-  sorted: ReadonlyArray<ScoredItem>,
-  budget: Slicer.Budget,
-  columns?: Slicer.Columns | undefined,
-  within?: ((selection: Slicer.Selection) => Effect.Effect<void>) | undefined
-) {
-  const slicer = yield* Slicer.Slicer
-  const selection = yield* slicer.slice(sorted, budget, columns).pipe(
-    // A failed slice is named and counted too; on success the span is annotated below, after
-    // the work (an Effect step before it measurably slowed the run).
-    Effect.tapCause(() =>
-      Effect.annotateCurrentSpan({
-        "cupel.stage.name": "slice",
-        "cupel.stage.item_count_in": sorted.length,
-        "cupel.slicer": slicer.name
-      })
-    )
+  columns?: Slicer.Columns | undefined
+): Effect.Effect<Slicer.Selection, Slicer.SliceError, Slicer.Slicer> =>
+  annotateSliceIn(sorted.length).pipe(
+    Effect.andThen(runSlicer(sorted, budget, columns)),
+    Effect.withSpan("cupel.stage.slice")
   )
-  yield* Effect.annotateCurrentSpan({
-    "cupel.stage.name": "slice",
-    "cupel.stage.item_count_in": sorted.length,
-    "cupel.stage.item_count_out": selection.selected.length,
-    "cupel.slicer": slicer.name,
-    "cupel.slice.target_tokens": budget.targetTokens,
-    "cupel.slice.max_tokens": budget.maxTokens
-  })
-  if (within !== undefined) yield* within(selection)
-  return selection
-})

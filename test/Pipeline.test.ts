@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, type Tracer } from "effect"
+import { Context, Effect, Fiber, Layer, Option, Tracer } from "effect"
 import { TestClock } from "effect/testing"
 import * as fc from "fast-check"
 import {
@@ -477,6 +477,34 @@ describe("Pipeline — tracing: verbosity tiers, failures, groups, the span tree
     }).pipe(Effect.withTracer(tracer))
   })
 
+  it.effect("failure case: the slice stage is named and counted in before its effective budget can fail (reserved slots past the safe integers)", () => {
+    const { spans, tracer } = recordSpans()
+    const reservedSlots = { A: Number.MAX_SAFE_INTEGER, B: 1 }
+    return Effect.gen(function*() {
+      const error = yield* Effect.flip(run([item("a", 1), item("b", 2)], { ...budget(10, 10), reservedSlots }))
+      assert.deepStrictEqual([error._tag, error._tag === "TokenTotalError" ? error.what : ""], ["TokenTotalError", "reserved slots"])
+      const slice = spans.find((s) => s.name === "cupel.stage.slice")
+      assert.isDefined(slice)
+      assert.deepInclude(attrs(slice!), { "cupel.stage.name": "slice", "cupel.stage.item_count_in": 2 })
+      assert.notProperty(attrs(slice!), "cupel.stage.item_count_out")
+      assert.strictEqual(slice!.status._tag, "Ended")
+    }).pipe(Effect.withTracer(tracer))
+  })
+
+  it.effect("failure case: Place's OverflowError leaves cupel.stage.place named and counted in, without a count out", () => {
+    const { spans, tracer } = recordSpans()
+    const takeAll = Slicer.layer(Slicer.make("take-all", (sorted) => sorted.map((s) => s.item)))
+    return Effect.gen(function*() {
+      const error = yield* Effect.flip(
+        Pipeline.run([item("a", 15), item("b", 15)], budget(20, 20)).pipe(Effect.provide(Layer.mergeAll(layers, takeAll)))
+      )
+      assert.strictEqual(error._tag, "OverflowError")
+      const place = spans.find((s) => s.name === "cupel.stage.place")!
+      assert.deepInclude(attrs(place), { "cupel.stage.name": "place", "cupel.stage.item_count_in": 2 })
+      assert.notProperty(attrs(place), "cupel.stage.item_count_out")
+    }).pipe(Effect.withTracer(tracer))
+  })
+
   it.effect("grouping case: the root span counts members as the report does; the stage spans count units as report.events do", () => {
     const { spans, tracer } = recordSpans()
     return Effect.gen(function*() {
@@ -498,6 +526,56 @@ describe("Pipeline — tracing: verbosity tiers, failures, groups, the span tree
       const classify = attrs(spans.find((s) => s.name === "cupel.stage.classify")!)
       assert.strictEqual(classify["cupel.stage.item_count_in"], 2)
       assert.strictEqual(classify["cupel.stage.item_count_out"], result.report.events[0]!.itemCount)
+    }).pipe(Effect.withTracer(tracer))
+  })
+
+  // Every read of a candidate's tokens, with the span current when it was read: the candidates'
+  // tokens are read by Sort (for its columns), the slicer, Place and the report's lists.
+  const watchedItems = (items: ReadonlyArray<ContextItem.ContextItem>) => {
+    const reads: Array<string> = []
+    for (const watched of items) {
+      const tokens = watched.tokens
+      Object.defineProperty(watched, "tokens", {
+        get() {
+          const fiber = Fiber.getCurrent()
+          const span = fiber === undefined ? Option.none() : Context.getOption(fiber.context, Tracer.ParentSpan)
+          reads.push(Option.isSome(span) && span.value._tag === "Span" ? span.value.name : "none")
+          return tokens
+        }
+      })
+    }
+    return reads
+  }
+
+  it.effect("Sort runs inside cupel.stage.slice: the sort's reads of the candidates happen there, none in the root span", () => {
+    const { spans, tracer } = recordSpans()
+    // A slicer that reads nothing: every read in the slice span is then Sort's or the pipeline's.
+    const takeFirst = Slicer.layer(Slicer.make("take-first", (sorted) => sorted.slice(0, 1).map((s) => s.item)))
+    const items = [item("a", 1, { priority: 1 }), item("b", 2, { priority: 2 }), item("c", 3, { priority: 3 })]
+    const reads = watchedItems(items)
+    return Effect.gen(function*() {
+      yield* Pipeline.run(items, budget(20, 20)).pipe(Effect.provide(Layer.mergeAll(layers, takeFirst)))
+      assert.isAtLeast(spans.length, 6)
+      // Sort reads each candidate's tokens once, in the slice stage's span.
+      assert.isAtLeast(reads.filter((name) => name === "cupel.stage.slice").length, items.length)
+      assert.notInclude(reads, "cupel.pipeline")
+      assert.notInclude(reads, "none")
+    }).pipe(Effect.withTracer(tracer))
+  })
+
+  it.effect("the report is assembled inside cupel.stage.place: no candidate is read in the root span, at any tier", () => {
+    const { tracer } = recordSpans()
+    return Effect.gen(function*() {
+      for (const verbosity of ["StageOnly", "StageAndExclusions", "Full"] as const) {
+        const items = mixed()
+        const reads = watchedItems(items)
+        const result = yield* run(items, budget(20, 20), { overflowStrategy: "Truncate", verbosity })
+        assert.isAbove(result.report.included.length, 0)
+        // The report's included list tells a zero-token item by its tokens: read in Place's span.
+        assert.include(reads, "cupel.stage.place", verbosity)
+        assert.notInclude(reads, "cupel.pipeline", verbosity)
+        assert.notInclude(reads, "none", verbosity)
+      }
     }).pipe(Effect.withTracer(tracer))
   })
 
