@@ -23,7 +23,8 @@
  * Per row, the stages' times: for the library, the medians of the report's own events
  * (Classify, Score, Deduplicate, Slice — which includes Sort, as Sort has no event — and Place),
  * Sort timed on its own on the same scores, and "report": the rest of the call (assembling the
- * report, the Effect runtime); for the transcription, timestamps taken between its stages.
+ * report's lists, the Effect runtime; the reasons of what the slicer left out are worked out in
+ * Slice's span and counted in its event); for the transcription, timestamps taken between its stages.
  *
  * Then, with `--expose-gc`, the heap per candidate of a library run: everything a call
  * allocates, what its result (window and report) keeps, and the difference. The issue's targets

@@ -7,6 +7,11 @@
  * million events: the figure says what that costs, not that it is advised (the chapter keeps
  * `Full` for development).
  *
+ * The tiers are timed in interleaved rounds (each round times every tier once, starting with a
+ * different one), 60 rounds at 10,000 candidates and 5 at a million, after 20 (or 1) warm-up
+ * calls each; the figures are medians, wall clock and CPU time, and each tier's difference from
+ * `StageOnly` with tracing off. `StageOnly` with tracing on is the cost of the spans themselves.
+ *
  * `npm run bench -- --bench=verbosity [--sizes=10000,1000000]`
  */
 import { Context, Effect, Layer, References, Scope, Tracer } from "effect"
@@ -60,26 +65,41 @@ const tasks: ReadonlyArray<Task> = [
   { label: "Full", verbosity: "Full", tracing: true }
 ]
 
-const median = (xs: Array<number>): number => {
+const median = (xs: ReadonlyArray<number>): number => {
   const sorted = [...xs].sort((a, b) => a - b)
   return sorted[Math.floor(sorted.length / 2)]!
 }
 
-const results: Array<{ n: number; task: string; medianMs: number; events: number }> = []
+interface Row {
+  readonly n: number
+  readonly task: string
+  readonly medianMs: number
+  readonly cpuMs: number
+  readonly overTracingOffMs: number
+  readonly events: number
+}
+const results: Array<Row> = []
 for (const n of sizes) {
   process.stderr.write(`N=${n}: generating candidates…\n`)
   const items: ReadonlyArray<ContextItem.ContextItem> = generateCandidates(n)
-  const iterations = n >= 1_000_000 ? 5 : 30
-  for (const task of tasks) {
+  const large = n >= 1_000_000
+  const rounds = large ? 5 : 60
+  const timed = tasks.map((task) => {
     const run = Effect.runSyncWith(built.pipe(Context.add(References.TracerEnabled, task.tracing)))
-    let events = 0
-    const once = (): number => {
-      const program = Pipeline.run(items, budget, { verbosity: task.verbosity })
+    const options = { verbosity: task.verbosity }
+    // Wall and CPU time of one call (the CPU time is the process's, every thread: the garbage
+    // collector's helpers count too); the program is built outside the timing.
+    const once = (): readonly [number, number] => {
+      const program = Pipeline.run(items, budget, options)
+      const cpu = process.cpuUsage()
       const started = performance.now()
       run(program)
-      return performance.now() - started
+      const wall = performance.now() - started
+      const used = process.cpuUsage(cpu)
+      return [wall, (used.user + used.system) / 1000]
     }
     // The events of one call, counted once, outside the timing, with a tracer that keeps its spans.
+    let events = 0
     if (task.tracing) {
       const spans: Array<Tracer.NativeSpan> = []
       const tracer = Tracer.make({
@@ -89,26 +109,52 @@ for (const n of sizes) {
           return span
         }
       })
-      run(Pipeline.run(items, budget, { verbosity: task.verbosity }).pipe(Effect.withTracer(tracer)))
+      run(Pipeline.run(items, budget, options).pipe(Effect.withTracer(tracer)))
       for (const span of spans) events += span.events.length
     }
-    for (let w = 0; w < (n >= 1_000_000 ? 1 : 10); w++) once()
-    const times: Array<number> = []
-    for (let i = 0; i < iterations; i++) times.push(once())
-    results.push({ n, task: task.label, medianMs: median(times), events })
-    process.stderr.write(`  ${task.label}: ${median(times).toFixed(2)} ms\n`)
+    return { task, once, events, wall: new Array<number>(), cpu: new Array<number>() }
+  })
+  for (let w = 0; w < (large ? 1 : 20); w++) for (const t of timed) t.once()
+  // Interleaved: every round times each tier once, starting with a different one each time, so
+  // that a busy moment of the machine, a collection or the JIT falls on all of them alike.
+  for (let r = 0; r < rounds; r++) {
+    for (let k = 0; k < timed.length; k++) {
+      const t = timed[(r + k) % timed.length]!
+      const [wall, cpu] = t.once()
+      t.wall.push(wall)
+      t.cpu.push(cpu)
+    }
+  }
+  const off = median(timed[0]!.wall)
+  for (const t of timed) {
+    const row = {
+      n,
+      task: t.task.label,
+      medianMs: median(t.wall),
+      cpuMs: median(t.cpu),
+      overTracingOffMs: median(t.wall) - off,
+      events: t.events
+    }
+    results.push(row)
+    process.stderr.write(`  ${row.task}: ${row.medianMs.toFixed(2)} ms (cpu ${row.cpuMs.toFixed(2)} ms)\n`)
   }
 }
 
+const ms = (x: number, width: number): string => `${x.toFixed(2).padStart(width)} ms`
 if (json) {
   process.stdout.write(JSON.stringify(results, null, 2) + "\n")
 } else {
-  process.stdout.write(`${"N".padStart(10)}  ${"tier".padEnd(24)} ${"median/call".padStart(12)}  ${"events".padStart(9)}\n`)
+  process.stdout.write(
+    `${"N".padStart(10)}  ${"tier".padEnd(24)} ${"median/call".padStart(12)}  ${"cpu/call".padStart(11)}  ${
+      "vs tracing off".padStart(14)
+    }  ${"events".padStart(9)}\n`
+  )
   for (const r of results) {
+    const over = r.task === tasks[0]!.label ? "" : `${r.overTracingOffMs >= 0 ? "+" : "−"}${ms(Math.abs(r.overTracingOffMs), 0)}`
     process.stdout.write(
-      `${r.n.toLocaleString("en").padStart(10)}  ${r.task.padEnd(24)} ${r.medianMs.toFixed(2).padStart(9)} ms  ${
-        r.events.toLocaleString("en").padStart(9)
-      }\n`
+      `${r.n.toLocaleString("en").padStart(10)}  ${r.task.padEnd(24)} ${ms(r.medianMs, 9)}  ${ms(r.cpuMs, 8)}  ${
+        over.padStart(14)
+      }  ${r.events.toLocaleString("en").padStart(9)}\n`
     )
   }
 }

@@ -104,8 +104,8 @@ export type Services = Scorer.Scorer | Slicer.Slicer | Placer.Placer | OverflowN
  *
  * The run is the span `cupel.pipeline`, each stage but Sort a child span `cupel.stage.<name>`
  * with `cupel.stage.item_count_in` / `_out` (spec `integrations/opentelemetry.md`), named and
- * counted even when the stage fails; Sort and the report's assembly run in the root span, and
- * `Place.place` has a span of its own below `cupel.stage.place`. The
+ * counted even when the stage fails; Sort runs inside `cupel.stage.slice`, the report's lists
+ * are assembled inside `cupel.stage.place`, and `Place.place` has a span of its own below it. The
  * root's counts are the report's (members of groups); the stage spans count what the stages
  * see (a group is one unit), like `report.events`. The `verbosity` option adds the chapter's
  * per-item events. Stage durations in the report are read from Effect's `Clock`. Inputs are
