@@ -7,10 +7,12 @@
  * million events: the figure says what that costs, not that it is advised (the chapter keeps
  * `Full` for development).
  *
- * The tiers are timed in interleaved rounds (each round times every tier once, starting with a
- * different one), 60 rounds at 10,000 candidates and 5 at a million, after 20 (or 1) warm-up
- * calls each; the figures are medians, wall clock and CPU time, and each tier's difference from
- * `StageOnly` with tracing off. `StageOnly` with tracing on is the cost of the spans themselves.
+ * The tiers are timed in rounds, each a block of consecutive calls per tier that opens with an
+ * untimed call (so that a tier's garbage is collected in its own calls), starting with a
+ * different tier each round: 6 rounds of 10 calls at 10,000 candidates, 2 of 3 at a million,
+ * after 20 (or 1) warm-up calls each. The figures are medians of wall clock and CPU time, and
+ * each tier's difference from `StageOnly` with tracing off: `StageOnly` with tracing on is the
+ * cost of the spans themselves.
  *
  * `npm run bench -- --bench=verbosity [--sizes=10000,1000000]`
  */
@@ -83,7 +85,8 @@ for (const n of sizes) {
   process.stderr.write(`N=${n}: generating candidates…\n`)
   const items: ReadonlyArray<ContextItem.ContextItem> = generateCandidates(n)
   const large = n >= 1_000_000
-  const rounds = large ? 5 : 60
+  const rounds = large ? 2 : 6
+  const block = large ? 3 : 10
   const timed = tasks.map((task) => {
     const run = Effect.runSyncWith(built.pipe(Context.add(References.TracerEnabled, task.tracing)))
     const options = { verbosity: task.verbosity }
@@ -115,14 +118,21 @@ for (const n of sizes) {
     return { task, once, events, wall: new Array<number>(), cpu: new Array<number>() }
   })
   for (let w = 0; w < (large ? 1 : 20); w++) for (const t of timed) t.once()
-  // Interleaved: every round times each tier once, starting with a different one each time, so
-  // that a busy moment of the machine, a collection or the JIT falls on all of them alike.
+  // Rounds of blocks: each round times every tier in a block of consecutive calls, starting
+  // with a different tier each round, so that a busy moment of the machine falls on all of them
+  // alike. A block opens with an untimed call, and its calls follow each other: a tier's
+  // garbage (a million events after Full) is collected during its own calls, not charged to the
+  // next tier's. (A full collection before every call instead would also take back the stages'
+  // kept buffers, and time their reallocation.)
   for (let r = 0; r < rounds; r++) {
     for (let k = 0; k < timed.length; k++) {
       const t = timed[(r + k) % timed.length]!
-      const [wall, cpu] = t.once()
-      t.wall.push(wall)
-      t.cpu.push(cpu)
+      t.once()
+      for (let c = 0; c < block; c++) {
+        const [wall, cpu] = t.once()
+        t.wall.push(wall)
+        t.cpu.push(cpu)
+      }
     }
   }
   const off = median(timed[0]!.wall)
