@@ -505,6 +505,46 @@ describe("Pipeline — tracing: verbosity tiers, failures, groups, the span tree
     }).pipe(Effect.withTracer(tracer))
   })
 
+  it.effect("before a stage's work: the slicer, when it runs, sees cupel.stage.slice named and counted in, and the placer cupel.stage.place", () => {
+    const { tracer } = recordSpans()
+    const seen: Array<[string, Record<string, unknown>]> = []
+    // The span current when the user's code runs, and its attributes at that moment.
+    const snapshot = (up: number) => {
+      const fiber = Fiber.getCurrent()
+      let span: Tracer.AnySpan | undefined = fiber === undefined
+        ? undefined
+        : Option.getOrUndefined(Context.getOption(fiber.context, Tracer.ParentSpan))
+      for (let k = 0; k < up && span !== undefined && span._tag === "Span"; k++) span = Option.getOrUndefined(span.parent)
+      if (span !== undefined && span._tag === "Span" && span instanceof Tracer.NativeSpan) {
+        seen.push([span.name, Object.fromEntries(span.attributes)])
+      }
+    }
+    const watching = Layer.mergeAll(
+      Slicer.layer({
+        name: "watching",
+        slice: (sorted) => Effect.sync(() => snapshot(0)).pipe(Effect.as({ selected: sorted.map((_, k) => k) }))
+      }),
+      // The placer runs in Place.place's span, below cupel.stage.place.
+      Placer.fromOrder("watching", (items) => {
+        snapshot(1)
+        return items.map((_, i) => i)
+      })
+    )
+    return Effect.gen(function*() {
+      yield* Pipeline.run([item("a", 1), item("b", 2), item("p", 1, { pinned: true })], budget(20, 20)).pipe(
+        Effect.provide(Layer.mergeAll(layers, watching))
+      )
+      const slice = seen.find(([name]) => name === "cupel.stage.slice")
+      const place = seen.find(([name]) => name === "cupel.stage.place")
+      assert.isDefined(slice)
+      assert.isDefined(place)
+      assert.deepInclude(slice![1], { "cupel.stage.name": "slice", "cupel.stage.item_count_in": 2, "cupel.slicer": "watching" })
+      assert.notProperty(slice![1], "cupel.stage.item_count_out")
+      assert.deepInclude(place![1], { "cupel.stage.name": "place", "cupel.stage.item_count_in": 3 })
+      assert.notProperty(place![1], "cupel.stage.item_count_out")
+    }).pipe(Effect.withTracer(tracer))
+  })
+
   it.effect("grouping case: the root span counts members as the report does; the stage spans count units as report.events do", () => {
     const { spans, tracer } = recordSpans()
     return Effect.gen(function*() {
