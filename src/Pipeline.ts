@@ -500,6 +500,18 @@ const slicedInOrder = (
   count: number
 ): { readonly sliced: Array<ScoredItem>; readonly slicedTokens: number } | number => {
   const sliced = new Array<ScoredItem>(count)
+  const slicedTokens = fillSliced(sorted, selected, sliced)
+  return slicedTokens < 0 ? -slicedTokens : { sliced, slicedTokens }
+}
+
+/**
+ * {@link slicedInOrder}'s loop: fills `sliced` and returns the total, or, past the safe
+ * integers, minus the count added. A function of its own that ends by returning a number: V8
+ * compiles a hot loop on-stack during its first call, before the code after it has run, and
+ * that code, when it needs type feedback (building the result object did), then deoptimised on
+ * every later call until the whole function was optimised (docs/design.md item 69).
+ */
+const fillSliced = (sorted: ReadonlyArray<Entry>, selected: Uint8Array, sliced: Array<ScoredItem>): number => {
   let slicedTokens = 0
   for (let k = 0, s = 0; k < sorted.length; k++) {
     if (selected[k] === 1) {
@@ -507,10 +519,10 @@ const slicedInOrder = (
       // A plain ScoredItem for Place and the placer: the entry itself carries `reason`.
       sliced[s++] = { item: entry.item, score: entry.score }
       slicedTokens += entry.item.tokens
-      if (!isSafeTotal(slicedTokens)) return s
+      if (!isSafeTotal(slicedTokens)) return -s
     }
   }
-  return { sliced, slicedTokens }
+  return slicedTokens
 }
 
 /**
