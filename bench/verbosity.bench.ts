@@ -7,8 +7,8 @@
  * million events: the figure says what that costs, not that it is advised (the chapter keeps
  * `Full` for development).
  *
- * The tiers are timed in rounds, each a block of consecutive calls per tier that opens with an
- * untimed call (so that a tier's garbage is collected in its own calls), starting with a
+ * The tiers are timed in rounds, each a block of consecutive calls per tier that opens with a
+ * full collection and an untimed call (so that no tier pays for another's garbage), starting with a
  * different tier each round: 6 rounds of 10 calls at 10,000 candidates, 2 of 3 at a million,
  * after 20 (or 1) warm-up calls each. The figures are medians of wall clock and CPU time, and
  * each tier's difference from `StageOnly` with tracing off: `StageOnly` with tracing on is the
@@ -120,13 +120,15 @@ for (const n of sizes) {
   for (let w = 0; w < (large ? 1 : 20); w++) for (const t of timed) t.once()
   // Rounds of blocks: each round times every tier in a block of consecutive calls, starting
   // with a different tier each round, so that a busy moment of the machine falls on all of them
-  // alike. A block opens with an untimed call, and its calls follow each other: a tier's
-  // garbage (a million events after Full) is collected during its own calls, not charged to the
-  // next tier's. (A full collection before every call instead would also take back the stages'
-  // kept buffers, and time their reallocation.)
+  // alike. A block opens with a full collection and an untimed call, and its calls follow each
+  // other: a tier's garbage (a million events after Full) is not charged to the next tier's
+  // calls. (A full collection before every call instead would time the heap growing back.)
   for (let r = 0; r < rounds; r++) {
     for (let k = 0; k < timed.length; k++) {
       const t = timed[(r + k) % timed.length]!
+      // A full collection first (the bench runs with --expose-gc): the tier before may have left
+      // a million events' spans to collect, which would otherwise fall in this tier's calls.
+      globalThis.gc?.()
       t.once()
       for (let c = 0; c < block; c++) {
         const [wall, cpu] = t.once()
