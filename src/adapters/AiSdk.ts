@@ -17,7 +17,7 @@
  *
  * @since 0.3.0
  */
-import { Clock, Effect, Exit, Layer, ManagedRuntime, Ref, type Tracer } from "effect"
+import { Clock, Effect, Exit, Layer, ManagedRuntime, Predicate, Ref, type Tracer } from "effect"
 import type { Instructions, LanguageModelMiddleware, ModelMessage } from "ai"
 import { Prompt } from "effect/ai"
 import * as ContextBudget from "../ContextBudget.ts"
@@ -57,7 +57,8 @@ import * as AiSdkPrompt from "./AiSdkPrompt.ts"
  * - `countTools` — count the call's function tools against the window (default `true`), each
  *   as the JSON of its name, description and input schema;
  * - `onReport` — called with each call's {@link Report} when the call has ended (a streamed
- *   call: when its stream has ended, before the end reaches the caller);
+ *   call: when its stream has ended, before the end reaches the caller); a promise it returns
+ *   is awaited, and one that throws or rejects is logged;
  * - `verbosity` — the pipeline's trace tier (`Verbosity`): `"StageOnly"` (default),
  *   `"StageAndExclusions"` (a `cupel.exclusion` event per excluded message) or `"Full"`;
  * - `telemetry` — a `ManagedRuntime` of the application's telemetry (e.g. of `Otlp.layerJson`
@@ -318,7 +319,7 @@ const makeCore = (options: CoreOptions) => {
       : Ref.set(perCallRatio, StableWindow.ratioOf(reported, call.countedTokens)).pipe(Effect.as(undefined))
   }
 
-  /** Hands a call's {@link Report} to `onReport`; a callback that throws is logged. */
+  /** Hands a call's {@link Report} to `onReport`; a callback that throws or rejects is logged. */
   const report = <M>(
     call: Call<M>,
     outcome: Report["outcome"],
@@ -344,8 +345,10 @@ const makeCore = (options: CoreOptions) => {
       reported: reported === undefined ? undefined : { inputTokens: reported.inputTokens },
       committed
     }
-    // A callback that throws must not fail a call the model has answered.
-    return Effect.try(() => onReport(value)).pipe(
+    // A callback that throws or rejects must not fail a call the model has answered; a promise
+    // it returns is awaited (the report is made before the call ends), and never left unhandled.
+    return Effect.try((): unknown => onReport(value)).pipe(
+      Effect.flatMap((out) => Predicate.isPromiseLike(out) ? Effect.tryPromise(() => Promise.resolve(out)) : Effect.void),
       Effect.catchCause((cause) => Effect.logWarning("AiSdk: onReport threw", cause))
     )
   }

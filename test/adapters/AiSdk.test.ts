@@ -302,6 +302,45 @@ describe("AiSdk middleware", () => {
     assert.strictEqual(result.text, "done")
   })
 
+  it("an async onReport is awaited before the call resolves, and one that rejects is logged: no unhandled rejection, the call goes on", async () => {
+    const unhandled: Array<unknown> = []
+    const onUnhandled = (reason: unknown) => unhandled.push(reason)
+    process.on("unhandledRejection", onUnhandled)
+    try {
+      const finished: Array<string> = []
+      const slow = wrapLanguageModel({
+        model: toolCaller(0),
+        middleware: AiSdk.middleware({
+          contextWindow: 1_000,
+          outputReserve: 100,
+          counter: quarter,
+          onReport: async (report) => {
+            await new Promise((resolve) => setTimeout(resolve, 10))
+            finished.push(report.outcome)
+          }
+        })
+      })
+      assert.strictEqual((await generateText({ model: slow, prompt: "hi" })).text, "done")
+      assert.deepStrictEqual(finished, ["answered"])
+      const failing = wrapLanguageModel({
+        model: toolCaller(0),
+        middleware: AiSdk.middleware({
+          contextWindow: 1_000,
+          outputReserve: 100,
+          counter: quarter,
+          onReport: async () => {
+            throw new Error("the report store is down")
+          }
+        })
+      })
+      assert.strictEqual((await generateText({ model: failing, prompt: "hi" })).text, "done")
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      assert.deepStrictEqual(unhandled, [])
+    } finally {
+      process.off("unhandledRejection", onUnhandled)
+    }
+  })
+
   it("each call's fitting runs in a cupel.window span with the stable window's attributes", async () => {
     const recorder = recordSpans()
     const model = wrapLanguageModel({
