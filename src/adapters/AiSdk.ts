@@ -294,9 +294,10 @@ const makeCore = (options: CoreOptions) => {
     call: Fitting,
     outcome: Report["outcome"],
     usage: windowSpan.InputUsage | undefined,
-    exit: Exit.Exit<unknown, unknown>
+    exit: Exit.Exit<unknown, unknown>,
+    committed: WindowStore.WriteResult | undefined
   ) =>
-    windowSpan.end(call.figures, outcome, usage).pipe(
+    windowSpan.end(call.figures, outcome, usage, committed).pipe(
       Effect.withParentSpan(call.span),
       Effect.ensuring(endSpan(call.span, exit))
     )
@@ -363,10 +364,14 @@ const makeCore = (options: CoreOptions) => {
     ended: Ended,
     onReport: ((report: Report<M>) => void) | undefined
   ) =>
-    Effect.gen(function*() {
-      const committed = outcome === "answered" || outcome === "sent" ? yield* commit(call, ended.reported) : undefined
-      yield* report(call, outcome, ended.reported, committed, onReport)
-    }).pipe(Effect.ensuring(finish(call, outcome, ended.usage, ended.exit)))
+    Effect.suspend(() => {
+      // What the commit did, for the metrics at the call's end (a compaction counts if written).
+      let committed: WindowStore.WriteResult | undefined
+      return Effect.gen(function*() {
+        committed = outcome === "answered" || outcome === "sent" ? yield* commit(call, ended.reported) : undefined
+        yield* report(call, outcome, ended.reported, committed, onReport)
+      }).pipe(Effect.ensuring(Effect.suspend(() => finish(call, outcome, ended.usage, ended.exit, committed))))
+    })
 
   return { runtime, fit, commit, report, settle, finish }
 }
@@ -473,10 +478,11 @@ export const middleware = (options: Options): LanguageModelMiddleware => {
           : end._tag === "Errored"
           ? Exit.fail(end.error)
           : Exit.interrupt()
+        let committed: WindowStore.WriteResult | undefined
         return runtime.runPromise(Effect.gen(function*() {
-          const committed = started ? yield* commit(call, reported) : undefined
+          committed = started ? yield* commit(call, reported) : undefined
           yield* report(call, outcome, reported, committed, onReport)
-        }).pipe(Effect.ensuring(finish(call, outcome, usage, exit))))
+        }).pipe(Effect.ensuring(Effect.suspend(() => finish(call, outcome, usage, exit, committed)))))
       }
     })
   }

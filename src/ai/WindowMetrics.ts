@@ -19,10 +19,12 @@
  * `cupel.window.calls` counts every call: `answered`, `failed` (the model failed), `interrupted`,
  * `rejected` (the window failed it before the model was called: a prompt that cannot fit, an
  * invalid item, a failing strategy), and `sent` (the AI SDK adapter's `prepareStep`, which
- * never sees the answer). The others count the calls the model answered (or, for a step, that
- * were sent) only — what a model actually received, and the compactions whose state the call
- * advanced (rule S6: a call that fails leaves the state as it was, and the next call compacts
- * again).
+ * never sees the answer). The token and cache metrics count the calls the model answered (or,
+ * for a step, that were sent) only. `cupel.window.compactions` counts the compactions whose
+ * state was written, whatever the call's outcome: a call that fails before the model answered
+ * leaves the state as it was (rule S6) and the next call compacts again, while a stream that
+ * fails or is cancelled after its first part has written its window, and the next call starts
+ * from it.
  *
  * @since 0.3.0
  */
@@ -57,7 +59,10 @@ export interface CallFigures {
   readonly sentTokens?: number | undefined
   /** The tokens of the candidates left out (the report's excluded items). */
   readonly droppedTokens?: number | undefined
-  /** Stable mode: the call compacted the conversation's window. */
+  /**
+   * Stable mode: the call compacted the conversation's window and that state was written —
+   * counted whatever the outcome (a stream that fails after its first part wrote it).
+   */
   readonly compacted?: boolean | undefined
   /** Stable mode: the tokens the `cacheRule` predicts read from the cache. */
   readonly predictedReadTokens?: number | undefined
@@ -111,7 +116,7 @@ export const tokensDropped: Metric.Histogram<number> = Metric.histogram("cupel.w
 })
 
 /**
- * Stable-mode compactions of answered calls.
+ * Stable-mode compactions whose state was written.
  *
  * @since 0.3.0
  * @category metrics
@@ -187,10 +192,11 @@ const callsOf = (figures: CallFigures): Metric.Metric<number, unknown> => {
 export const record = (figures: CallFigures): Effect.Effect<void> =>
   Effect.gen(function*() {
     yield* Metric.update(callsOf(figures), 1)
+    // A compaction is counted when its state was written: once, as the next call starts from it.
+    if (figures.compacted === true) yield* Metric.update(compactions, 1)
     if (figures.outcome !== "answered" && figures.outcome !== "sent") return
     if (figures.sentTokens !== undefined) yield* Metric.update(tokensSent, figures.sentTokens)
     if (figures.droppedTokens !== undefined) yield* Metric.update(tokensDropped, figures.droppedTokens)
-    if (figures.compacted === true) yield* Metric.update(compactions, 1)
     if (figures.predictedReadTokens !== undefined) yield* Metric.update(predictedReadTokens, figures.predictedReadTokens)
     if (figures.reportedReadTokens !== undefined) yield* Metric.update(reportedReadTokens, figures.reportedReadTokens)
   })

@@ -679,7 +679,7 @@ export const layer = <SE = never, SR = never, ZE = never, ZR = never>(
               const result = yield* Ref.get(committed)
               const usage = outcome._tag === "Answered" ? outcome.usage : undefined
               const callOutcome = outcome._tag === "Answered" ? "answered" : outcome._tag === "Failed" ? "failed" : "interrupted"
-              yield* windowSpan.end(figures, callOutcome, usage?.inputTokens)
+              yield* windowSpan.end(figures, callOutcome, usage?.inputTokens, result)
               yield* PubSub.publish<CallReport>(reports, {
                 method,
                 prompt: fitted.prompt,

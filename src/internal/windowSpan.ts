@@ -12,6 +12,7 @@ import { Effect } from "effect"
 import type * as CacheModel from "../ai/CacheModel.ts"
 import type * as StableWindow from "../ai/StableWindow.ts"
 import * as WindowMetrics from "../ai/WindowMetrics.ts"
+import type * as WindowStore from "../ai/WindowStore.ts"
 import type { PipelineResult } from "../PipelineResult.ts"
 
 /** A fitted call's figures, as the span's attributes and the metrics take them. */
@@ -99,9 +100,17 @@ export const usageAttributes = (input: InputUsage): Record<string, number> => {
 
 /**
  * A fitted call's end, once: the usage the provider reported (if it did) written on the
- * current span — `cupel.window` — and the call counted in the `WindowMetrics`.
+ * current span — `cupel.window` — and the call counted in the `WindowMetrics`. `committed` is
+ * what became of the call's state: its compaction counts when the state was written, whatever
+ * the outcome (a stream that fails after its first part has advanced the state, and the next
+ * call does not compact again).
  */
-export const end = (fit: Fit, outcome: WindowMetrics.Outcome, usage: InputUsage | undefined): Effect.Effect<void> =>
+export const end = (
+  fit: Fit,
+  outcome: WindowMetrics.Outcome,
+  usage: InputUsage | undefined,
+  committed: WindowStore.WriteResult | undefined
+): Effect.Effect<void> =>
   Effect.andThen(
     usage === undefined ? Effect.void : Effect.annotateCurrentSpan(usageAttributes(usage)),
     WindowMetrics.record({
@@ -110,7 +119,7 @@ export const end = (fit: Fit, outcome: WindowMetrics.Outcome, usage: InputUsage 
       outcome,
       sentTokens: fit.result.totalTokens,
       droppedTokens: excludedTokens(fit.result),
-      compacted: fit.stable?.change.action === "compact",
+      compacted: fit.stable?.change.action === "compact" && committed === "written",
       predictedReadTokens: fit.stable?.prediction.cachedTokens,
       reportedReadTokens: usage?.cacheRead
     })

@@ -287,6 +287,40 @@ describe("AiSdk: WindowMetrics through the telemetry option", () => {
   })
 })
 
+describe("AiSdk: compactions count the states written", () => {
+  it("cupel.window.compactions counts a compaction whose state was written by a stream cancelled after its first part (S6: the next call does not compact again)", async () => {
+    const telemetry = metricsRuntime()
+    const reports: Array<AiSdk.Report> = []
+    const provider = new MockLanguageModelV4({
+      doStream: async () => ({
+        stream: new ReadableStream<StreamPart>({
+          start(controller) {
+            for (const part of answer(noUsage).slice(0, 2)) controller.enqueue(part)
+          }
+        })
+      })
+    })
+    const model = wrapLanguageModel({
+      model: provider,
+      middleware: AiSdk.middleware({ contextWindow: 4_000, outputReserve: 500, counter: quarter, telemetry, onReport: (r) => reports.push(r) })
+    })
+    // Each stream is cancelled by its reader after its first part: the window it sent is written.
+    const prompt: Array<{ role: "user" | "assistant"; content: Array<{ type: "text"; text: string }> }> = []
+    for (let turn = 0; turn < 80; turn++) {
+      prompt.push({ role: turn % 2 === 0 ? "user" : "assistant", content: [{ type: "text", text: `turn ${turn} ${"word ".repeat(80)}` }] })
+      if (turn % 2 !== 0) continue
+      const reader = (await model.doStream({ prompt })).stream.getReader()
+      await reader.read()
+      await reader.cancel("stop")
+    }
+    const written = reports.filter((r) => r.change?.action === "compact" && r.committed === "written").length
+    assert.isAtLeast(written, 1)
+    assert.isTrue(reports.every((r) => r.outcome === "interrupted"))
+    assert.strictEqual(await counterValue(telemetry, "cupel.window.compactions"), written)
+    await telemetry.dispose()
+  })
+})
+
 describe("AiSdk: the telemetry option's runtime", () => {
   it("the calls' spans go to the telemetry runtime's tracer; the tracer option, when given, takes precedence", async () => {
     const fromTelemetry = recordSpans()

@@ -254,6 +254,29 @@ describe("WindowMetrics", () => {
       assert.strictEqual(yield* counterValue("cupel.window.compactions"), compactions)
     }).pipe(Effect.scoped)))
 
+  it.effect("cupel.window.compactions counts a compaction whose state was written by a stream that failed after its first part (S6: the next call does not compact again)", () =>
+    withRegistry(Effect.gen(function*() {
+      const broken = yield* LanguageModel.make({
+        generateText: () => Effect.die("unused"),
+        streamText: () =>
+          Stream.concat(
+            Stream.make<Array<Response.StreamPartEncoded>>({ type: "text-start", id: "t" }),
+            Stream.die("the connection dropped")
+          )
+      })
+      const context = yield* build(broken)
+      const reports = yield* PubSub.subscribe(Context.get(context, WindowedLanguageModel.WindowReports))
+      let written = 0
+      for (let turns = 1; turns <= 40; turns++) {
+        yield* Effect.exit(call("streamText", history(turns)).pipe(Effect.provide(context)))
+        const report = yield* PubSub.take(reports)
+        assert.strictEqual(report.outcome, "failed")
+        if (report.change?.action === "compact" && report.committed === "written") written++
+      }
+      assert.isAtLeast(written, 2)
+      assert.strictEqual(yield* counterValue("cupel.window.compactions"), written)
+    }).pipe(Effect.scoped)))
+
   it.effect("cupel.window.cache.predicted_read_tokens adds up the predictions; .reported_read_tokens the provider's cache reads", () =>
     withRegistry(Effect.gen(function*() {
       // A provider that bills what the counter counts (no calibration), 100 of it from its cache.
