@@ -19,7 +19,7 @@
  */
 import { Clock, Effect, Exit, Layer, ManagedRuntime, Predicate, Ref, type Tracer } from "effect"
 import type { Instructions, LanguageModelMiddleware, ModelMessage } from "ai"
-import { Prompt } from "effect/ai"
+import { AiError, Prompt } from "effect/ai"
 import * as ContextBudget from "../ContextBudget.ts"
 import type { OverflowStrategy } from "../OverflowStrategy.ts"
 import * as OverflowNotifier from "../OverflowNotifier.ts"
@@ -38,6 +38,7 @@ import * as StableWindow from "../ai/StableWindow.ts"
 import * as TokenCounter from "../ai/TokenCounter.ts"
 import * as WindowMetrics from "../ai/WindowMetrics.ts"
 import type * as WindowStore from "../ai/WindowStore.ts"
+import { describeThrown } from "../internal/describeThrown.ts"
 import { watchStream } from "../internal/watchStream.ts"
 import * as windowSpan from "../internal/windowSpan.ts"
 import type { Verbosity } from "../Verbosity.ts"
@@ -53,7 +54,8 @@ import * as AiSdkPrompt from "./AiSdkPrompt.ts"
  *   install `gpt-tokenizer`);
  * - `mode` — `"stable"` (default: windows stable across calls) or `"per-call"`;
  * - `conversationKey` — the key of a call's conversation (rule S1; default: a hash of the
- *   prompt's opening, up to its first user message);
+ *   prompt's opening, up to its first user message); one that throws rejects the call with an
+ *   `AiError` naming it;
  * - `countTools` — count the call's function tools against the window (default `true`), each
  *   as the JSON of its name, description and input schema;
  * - `onReport` — called with each call's {@link Report} when the call has ended (a streamed
@@ -223,10 +225,22 @@ const makeCore = (options: CoreOptions) => {
       readonly type: Report["type"]
       readonly toolTexts: ReadonlyArray<string>
       readonly toolReserve: number
-      readonly key: string | undefined
+      /** The caller's `conversationKey`, applied to the call's prompt. */
+      readonly key: (() => string) | undefined
     }
   ) =>
     Effect.gen(function*() {
+      const keyOf = call.key
+      // The caller's function: a throw rejects the call (counted, its span ended) as an AiError.
+      const key = keyOf === undefined ? undefined : yield* Effect.try({
+        try: keyOf,
+        catch: (cause) =>
+          AiError.make({
+            module: "effect-cupel/adapters/AiSdk",
+            method: "conversationKey",
+            reason: new AiError.UnknownError({ description: `the conversationKey function threw: ${describeThrown(cause)}` })
+          })
+      })
       const tokenCounter = yield* TokenCounter.TokenCounter
       let toolTokens = call.toolReserve
       for (const text of call.toolTexts) {
@@ -244,7 +258,7 @@ const makeCore = (options: CoreOptions) => {
         outputReserve: options.outputReserve
       })
       const plan = mode === "stable"
-        ? yield* Effect.flatMap(stable, (window) => window.fit(prompt, budget, { key: call.key, toolTokens, requestOverhead: overhead }))
+        ? yield* Effect.flatMap(stable, (window) => window.fit(prompt, budget, { key, toolTokens, requestOverhead: overhead }))
         : undefined
       const ratio = plan?.ratio ?? (yield* Ref.get(perCallRatio))
       const callBudget = plan?.budget ?? StableWindow.calibrated(budget, ratio, toolTokens, overhead)
@@ -498,8 +512,14 @@ export const middleware = (options: Options): LanguageModelMiddleware => {
             : []
         )
         : []
+      const conversationKey = options.conversationKey
       const fitting = await runtime.runPromise(
-        fit(converted.prompt, { type, toolTexts, toolReserve: 0, key: options.conversationKey?.(params.prompt) }),
+        fit(converted.prompt, {
+          type,
+          toolTexts,
+          toolReserve: 0,
+          key: conversationKey === undefined ? undefined : () => conversationKey(params.prompt)
+        }),
         runOptions(params.abortSignal)
       )
       const prompt = converted.back(fitting.fitted.prompt)
@@ -603,11 +623,12 @@ export const prepareStep = (options: PrepareStepOptions): (step: Step) => Promis
     const system = systemMessages(step.instructions)
     const all = [...system, ...step.messages]
     const converted = AiSdkPrompt.convertModelMessages(all, memo)
+    const conversationKey = options.conversationKey
     const fitting = await runtime.runPromise(fit(converted.prompt, {
       type: "step",
       toolTexts: [],
       toolReserve: options.toolTokens ?? 0,
-      key: options.conversationKey?.(step.messages)
+      key: conversationKey === undefined ? undefined : () => conversationKey(step.messages)
     }))
     const prompt = converted.back(fitting.fitted.prompt)
     await runtime.runPromise(

@@ -287,6 +287,41 @@ describe("AiSdk: WindowMetrics through the telemetry option", () => {
   })
 })
 
+describe("AiSdk: a conversationKey that throws", () => {
+  it("a conversationKey that throws rejects the call with an AiError naming it, ends cupel.window as a failure and counts the call rejected; the model is not called (middleware and prepareStep)", async () => {
+    const telemetry = metricsRuntime()
+    const { spans, tracer } = recordSpans()
+    const provider = providerWith(noUsage)
+    const conversationKey = () => {
+      throw new Error("no session id")
+    }
+    const options = { contextWindow: 1_000, outputReserve: 100, counter: quarter, telemetry, tracer, conversationKey }
+    const model = wrapLanguageModel({ model: provider, middleware: AiSdk.middleware(options) })
+    const fromMiddleware: unknown = await generateText({ model, prompt: "hi", maxRetries: 0 }).then(
+      () => assert.fail("answered"),
+      (error: unknown) => error
+    )
+    const fromStep: unknown = await AiSdk.prepareStep(options)({ messages: [{ role: "user", content: "hi" }] }).then(
+      () => assert.fail("fitted"),
+      (error: unknown) => error
+    )
+    for (const error of [fromMiddleware, fromStep]) {
+      assert.instanceOf(error, Error)
+      assert.strictEqual(error instanceof Error && "_tag" in error ? error._tag : undefined, "AiError")
+      assert.include(error instanceof Error ? error.message : "", "conversationKey")
+      assert.include(error instanceof Error ? error.message : "", "no session id")
+    }
+    assert.strictEqual(provider.doGenerateCalls.length, 0)
+    const ended = windows(spans)
+    assert.strictEqual(ended.length, 2)
+    for (const span of ended) {
+      assert.isTrue(span.status._tag === "Ended" && span.status.exit._tag === "Failure")
+    }
+    assert.strictEqual(await counterValue(telemetry, "cupel.window.calls", callsBy("rejected")), 2)
+    await telemetry.dispose()
+  })
+})
+
 describe("AiSdk: compactions count the states written", () => {
   it("cupel.window.compactions counts a compaction whose state was written by a stream cancelled after its first part (S6: the next call does not compact again)", async () => {
     const telemetry = metricsRuntime()
