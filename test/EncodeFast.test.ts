@@ -61,8 +61,14 @@ describe("the fast path for encoding one item", () => {
   })
 
   it("answers for every valid item in the forms a JSON file holds", () => {
+    // But one: metadata with an own `__proto__` key is left to the schema by design (fastEncode.ts;
+    // the next test holds the schema's output for it), and fc.string() makes that key now and then.
+    const commonForm = validItem.filter((input) => {
+      const metadata = input["metadata"]
+      return typeof metadata !== "object" || metadata === null || !Object.hasOwn(metadata, "__proto__")
+    })
     fc.assert(
-      fc.property(validItem, (input) => {
+      fc.property(commonForm, (input) => {
         const decoded = decodeItem(input)
         assert.isTrue(Exit.isSuccess(decoded))
         if (Exit.isSuccess(decoded)) assert.isDefined(FastEncode.item(decoded.value))
