@@ -16,8 +16,7 @@
  * @since 0.3.0
  */
 import { Clock, Duration, Effect, Option, Ref } from "effect"
-import type { AiError } from "effect/ai"
-import { Prompt } from "effect/ai"
+import { AiError, Prompt } from "effect/ai"
 import { KeyValueStore } from "effect/persistence"
 import type { ContextBudget } from "../ContextBudget.ts"
 import { ContextBudget as Budget } from "../ContextBudget.ts"
@@ -27,6 +26,7 @@ import type { ExcludedItem } from "../ExcludedItem.ts"
 import type { IncludedItem } from "../IncludedItem.ts"
 import * as InclusionReason from "../InclusionReason.ts"
 import { InvalidConfigError } from "../InvalidConfigError.ts"
+import { describeThrown } from "../internal/describeThrown.ts"
 import * as Hash from "../internal/hash.ts"
 import type * as Pipeline from "../Pipeline.ts"
 import type { PipelineResult } from "../PipelineResult.ts"
@@ -52,7 +52,7 @@ import * as WindowSummary from "./WindowSummary.ts"
  * - `cacheRule` — the provider's cache rule for predictions and the default watermark (default
  *   `CacheModel.Anthropic5m`);
  * - `conversationKey` — the key of a call without a `ConversationKey` in context (default
- *   `ConversationKey.fromOpening`);
+ *   `ConversationKey.fromOpening`); a throw fails the call with an `AiError` naming it;
  * - `ttl` — how long a conversation's state lives after its last call (default one hour);
  * - `storeTimeout` — how long a store operation may take (default 1 second);
  * - `settings` — text naming whatever else shapes the windows (the layer's strategies): a state
@@ -371,10 +371,22 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
       const made = yield* PromptWindow.toCandidates(prompt, { ...options, itemCache })
       const messages = made.messages
       const n = messages.length
+      const keyOf = options.conversationKey
       const key = call?.key ?? (yield* ConversationKey.ConversationKey) ??
-        (options.conversationKey === undefined
+        (keyOf === undefined
           ? ConversationKey.fromOpening(messages, hashOf)
-          : options.conversationKey(Prompt.fromMessages(messages)))
+          // The caller's function: a throw is the call's typed failure, naming it, not a defect.
+          : yield* Effect.try({
+            try: () => keyOf(Prompt.fromMessages(messages)),
+            catch: (cause) =>
+              AiError.make({
+                module: "effect-cupel/ai/StableWindow",
+                method: "conversationKey",
+                reason: new AiError.UnknownError({
+                  description: `the conversationKey function threw: ${describeThrown(cause)}`
+                })
+              })
+          }))
       const now = yield* Clock.currentTimeMillis
       const toolTokens = call?.toolTokens ?? 0
       const found = yield* store.read(key)

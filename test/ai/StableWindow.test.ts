@@ -88,6 +88,18 @@ describe("windows across calls", () => {
       assert.strictEqual(byContext.plan.key, "ticket-42")
     }).pipe(Effect.provide(layers)))
 
+  it.effect("S1 a conversationKey option that throws fails the call with an AiError naming it, not a defect", () =>
+    Effect.gen(function*() {
+      const window = yield* StableWindow.make({
+        conversationKey: () => {
+          throw new TypeError("no ticket id")
+        }
+      })
+      const error = yield* Effect.flip(window.fit(Prompt.fromMessages(conversation(1)), budget(10_000), {}))
+      assert.strictEqual(error._tag, "AiError")
+      assert.include(error.message, "the conversationKey function threw: TypeError: no ticket id")
+    }).pipe(Effect.provide(layers)))
+
   it.effect("S2 the state is small and holds no message text", () =>
     Effect.gen(function*() {
       const window = yield* StableWindow.make({})
