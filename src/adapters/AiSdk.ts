@@ -162,6 +162,9 @@ type Call<M> = Fitting & { readonly type: Report["type"]; readonly prompt: Reado
 /** The options the window itself takes: all but the SDK-facing ones. */
 type CoreOptions = Omit<Options, "conversationKey" | "onReport" | "countTools">
 
+/** How many tool texts a middleware keeps the counts of before it starts over. */
+const toolCountLimit = 1_000
+
 /**
  * The window of one middleware or `prepareStep` instance: its runtime (counter, strategies,
  * in-memory store), its stable window, and the fitting and settling of a call.
@@ -214,6 +217,8 @@ const makeCore = (options: CoreOptions) => {
   const tracer = options.tracer
   const traced = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     tracer === undefined ? effect : Effect.withTracer(effect, tracer)
+  // Tools counted once each, by their text; bounded, since a server whose tool descriptions
+  // change per call (a date, a user's name) would otherwise grow it for ever.
   const toolCounts = new Map<string, number>()
   // Per-call mode has no conversations: its calibration is the instance's (rule C7).
   const perCallRatio = Ref.makeUnsafe(1)
@@ -247,6 +252,7 @@ const makeCore = (options: CoreOptions) => {
         let n = toolCounts.get(text)
         if (n === undefined) {
           n = yield* tokenCounter.count(Prompt.makeMessage("system", { content: text }))
+          if (toolCounts.size >= toolCountLimit) toolCounts.clear()
           toolCounts.set(text, n)
         }
         toolTokens += n

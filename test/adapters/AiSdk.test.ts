@@ -579,6 +579,37 @@ describe("AiSdkPrompt: the message memo", () => {
   })
 })
 
+describe("AiSdk middleware: tool counts", () => {
+  it("each tool text is counted once, and the counts kept are bounded (1,000 texts, then it starts over)", async () => {
+    const counted: Array<string> = []
+    const middleware = AiSdk.middleware({
+      contextWindow: 100_000,
+      outputReserve: 0,
+      mode: "per-call",
+      counter: (text) => (text.includes("\"name\":\"t") && counted.push(text), quarter(text))
+    })
+    const transform = middleware.transformParams!
+    const model = new MockLanguageModelV4()
+    const call = (tool: number) =>
+      transform({
+        type: "generate",
+        model,
+        params: {
+          prompt: [{ role: "user", content: [{ type: "text", text: "hi" }] }],
+          tools: [{ type: "function", name: `t${tool}`, description: "d", inputSchema: { type: "object" } }]
+        }
+      })
+    await call(0)
+    await call(0)
+    assert.strictEqual(counted.length, 1)
+    for (let k = 1; k <= 1_000; k++) await call(k)
+    assert.strictEqual(counted.length, 1_001)
+    await call(0)
+    // Started over at the limit: the first text was counted again, not kept for ever.
+    assert.strictEqual(counted.length, 1_002)
+  })
+})
+
 describe("AiSdk.prepareStep", () => {
   it("fits each step's ModelMessages in a generateText tool loop: within the window beside the instructions and the tool reserve, no orphaned tool part, the user message kept, appends extend", async () => {
     const provider = toolCaller(8)
