@@ -196,6 +196,32 @@ layer(NodeServices.layer)("cupel view: an agent session", (it) => {
       assert.include(html, `<span class="muted">09:30:05</span>`)
     }))
 
+  it.effect("an item's text cut to one line keeps whole characters: no emoji split into a replacement character", () =>
+    Effect.gen(function*() {
+      const { result } = yield* sampleRun
+      // 89 characters, then emoji: the cut at 89 would fall between an emoji's two UTF-16 halves.
+      const content = `${"a".repeat(88)}${"\u{1F642}".repeat(40)}`
+      result.window[0].content = content
+      result.report.included[0].item.content = content
+      const html = (yield* cli(["view"], JSON.stringify(result))).stdout
+      assert.notInclude(html, "\uFFFD")
+      assert.notMatch(html, /[\uD800-\uDBFF](?![\uDC00-\uDFFF])/)
+      assert.include(html, `${"a".repeat(88)}…`)
+    }))
+
+  it.effect("control characters in the input are shown as escapes, never written raw into the page", () =>
+    Effect.gen(function*() {
+      const { result } = yield* sampleRun
+      const content = "before\u0000NUL \u001b[31mred\u0007 \u009b after"
+      result.window[0].content = content
+      result.report.included[0].item.content = content
+      result.report.included[0].item.kind = "Kind\u0001"
+      const html = (yield* cli(["view"], JSON.stringify(result))).stdout
+      assert.notMatch(html, /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/)
+      assert.include(html, "before\\u0000NUL \\u001b[31mred\\u0007 \\u009b after")
+      assert.include(html, "Kind\\u0001")
+    }))
+
   it.effect("a single line (no newline) is a session of one call", () =>
     Effect.gen(function*() {
       const [first] = yield* sessionLines(1)

@@ -22,14 +22,21 @@ import type { PipelineResult } from "../PipelineResult.ts"
 import type { TraceEvent } from "../TraceEvent.ts"
 import * as Render from "./Render.ts"
 
+// C0 controls but tab, line feed and carriage return (HTML's whitespace), DEL, the C1 controls.
+const control = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g
+
 /**
- * `&`, `<`, `>`, `"` and `'` as character references: text safe in an element or an attribute.
+ * `&`, `<`, `>`, `"` and `'` as character references: text safe in an element or an attribute;
+ * and control characters as `\u` escapes (`\u0000`, `\u001b`), as `cupel explain` shows them.
  *
  * @since 0.3.0
  * @category escaping
  */
 export const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (c) => c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : c === '"' ? "&quot;" : "&#39;")
+    // Control characters (a NUL, an ANSI escape) are no text a page can show: HTML calls them
+    // parse errors and browsers draw nothing or a box. Written as `cupel explain` writes them.
+    .replace(control, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
 
 /**
  * `JSON.stringify(value)` safe inside `<script type="application/json">`: `<`, `>`, `&`, U+2028
@@ -51,10 +58,21 @@ const percent = (x: number): string => `${(Number.isFinite(x) ? x * 100 : 0).toF
 /** A width or height for CSS, from a share clamped to [0, 1]. */
 const share = (x: number): string => `${(Math.min(1, Math.max(0, Number.isFinite(x) ? x : 0)) * 100).toFixed(2)}%`
 
-/** The text of an item, one line, whitespace collapsed, cut to `width` characters. */
+const segmenter = new Intl.Segmenter()
+
+/**
+ * The text of an item, one line, whitespace collapsed, cut to `width` characters at a grapheme's
+ * end (a cut inside an emoji's UTF-16 pair would leave half of it, drawn as U+FFFD).
+ */
 const line = (text: string, width = 90): string => {
   const flat = text.replace(/\s+/g, " ").trim()
-  return flat.length <= width ? flat : `${flat.slice(0, width - 1)}…`
+  if (flat.length <= width) return flat
+  let out = ""
+  for (const { segment } of segmenter.segment(flat)) {
+    if (out.length + segment.length > width - 1) break
+    out += segment
+  }
+  return `${out}…`
 }
 
 // Colours of the kinds; each is a fill (bars, swatches) with text never written on it, and reads
