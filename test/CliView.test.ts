@@ -275,6 +275,35 @@ layer(NodeServices.layer)("cupel view: bad input (exit 2, one line a problem on 
       yield* refused(["view"], `${a}\n${broken}\n`, /^cupel view: invalid input \(stdin\): line 2: outcome: [^\n]*$/)
     }))
 
+  it.effect("a bad call-report line: one line per problem on stderr, each with the line number", () =>
+    Effect.gen(function*() {
+      const [a, b] = yield* sessionLines(2)
+      const broken = JSON.stringify({ ...JSON.parse(b!), outcome: "maybe", mode: "sometimes" })
+      const view = yield* cli(["view"], `${a}\n${broken}\n`)
+      assert.strictEqual(view.code, 2)
+      const lines = view.stderr.split("\n")
+      assert.strictEqual(lines.length, 2)
+      for (const l of lines) assert.match(l, /^cupel view: invalid input \(stdin\): line 2: (outcome|mode): /)
+    }))
+
+  it.effect("a line of a session that is not a call report: one problem saying so, not every field it lacks", () =>
+    Effect.gen(function*() {
+      const [a] = yield* sessionLines(1)
+      const { text } = yield* sampleRun
+      const runLine = JSON.stringify(JSON.parse(text))
+      yield* refused(
+        ["view"],
+        `${a}\n${runLine}\n`,
+        `cupel view: invalid input (stdin): line 2: not a call report (its "format" is missing; a call report's is "${CallReportLog.format}")`
+      )
+      const other = JSON.stringify({ ...JSON.parse(a!), format: "cupel.call-report.v9" })
+      yield* refused(
+        ["view"],
+        `${a}\n${other}\n`,
+        `cupel view: invalid input (stdin): line 2: not a call report (its "format" is "cupel.call-report.v9"; a call report's is "${CallReportLog.format}")`
+      )
+    }))
+
   it.effect("a negative --budget or --max", () =>
     Effect.gen(function*() {
       const { text } = yield* sampleRun

@@ -27,6 +27,8 @@ import { ExclusionReason } from "../ExclusionReason.ts"
 import type { IncludedItem } from "../IncludedItem.ts"
 import { InclusionReason } from "../InclusionReason.ts"
 import { describePlatformError, schemaProblems } from "../internal/conformanceMessages.ts"
+import { describeValue } from "../internal/describeThrown.ts"
+import { isRecord } from "../internal/fastDecode.ts"
 import type { PipelineResult } from "../PipelineResult.ts"
 import { TraceEvent } from "../TraceEvent.ts"
 import * as CacheModel from "./CacheModel.ts"
@@ -391,6 +393,15 @@ export class LineError extends Schema.TaggedError<LineError>()("LineError", {
 
 const decodeLine = Schema.decodeUnknownEffect(Line, { errors: "all" })
 
+/** Why a parsed line is not a call report at all (no object, no or another `format`), if it is not. */
+const notACallReport = (value: unknown): string | undefined => {
+  if (!isRecord(value)) return `not a call report (a JSON object with "format": "${format}")`
+  const got = value["format"]
+  if (got === format) return undefined
+  const its = got === undefined ? `its "format" is missing` : `its "format" is ${describeValue(got)}`
+  return `not a call report (${its}; a call report's is "${format}")`
+}
+
 /**
  * The lines of a log: one JSON object per line, blank lines ignored. Fails at the first line
  * that is not JSON or not a call report, with its line number and every problem with that line.
@@ -414,6 +425,10 @@ export const decodeLines = (text: string): Effect.Effect<ReadonlyArray<Line>, Li
           problems: [`malformed JSON: ${cause instanceof Error ? cause.message : String(cause)}`]
         })
       }
+      // A line of some other log (a run result, a newer format) is one problem, not every
+      // field it lacks.
+      const problem = notACallReport(value)
+      if (problem !== undefined) return yield* new LineError({ line: i + 1, problems: [problem] })
       out.push(
         yield* decodeLine(value).pipe(
           Effect.mapError((error) => new LineError({ line: i + 1, problems: schemaProblems(error) }))

@@ -63,10 +63,12 @@ const firstLine = (text: string): unknown => {
 export const decode = (source: string, text: string): Effect.Effect<Input, PlaceInput.InputError> =>
   Effect.gen(function*() {
     const fail = (...problems: ReadonlyArray<string>) => Effect.fail(new PlaceInput.InputError({ source, problems }))
+    // One line per problem, as for a run result, each with the line it is on.
+    const lineProblems = (error: CallReportLog.LineError) => fail(...error.problems.map((p) => `line ${error.line}: ${p}`))
     if (text.trim() === "") return yield* fail(`empty: ${unrecognised}`)
     const first = firstLine(text)
     if (isRecord(first) && first["format"] === CallReportLog.format) {
-      const lines = yield* CallReportLog.decodeLines(text).pipe(Effect.catch((error) => fail(error.message)))
+      const lines = yield* CallReportLog.decodeLines(text).pipe(Effect.catch(lineProblems))
       return { _tag: "Session", lines } as const
     }
     const value = yield* PlaceInput.parseJson(source, text)
@@ -75,9 +77,7 @@ export const decode = (source: string, text: string): Effect.Effect<Input, Place
       return { _tag: "Run", result } as const
     }
     if (isRecord(value) && value["format"] === CallReportLog.format) {
-      const lines = yield* CallReportLog.decodeLines(JSON.stringify(value)).pipe(
-        Effect.catch((error) => fail(error.message))
-      )
+      const lines = yield* CallReportLog.decodeLines(JSON.stringify(value)).pipe(Effect.catch(lineProblems))
       return { _tag: "Session", lines } as const
     }
     return yield* fail(unrecognised)
