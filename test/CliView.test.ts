@@ -173,6 +173,32 @@ layer(NodeServices.layer)("cupel view: an agent session", (it) => {
       assert.include(detail, `folded into the summary ${c.change!.summary!.id}`)
     }))
 
+  it.effect("a log of several conversations: each timeline row says which conversation its call is of", () =>
+    Effect.gen(function*() {
+      const lines = yield* sessionLines(3)
+      const other = lines.map((l) => JSON.stringify({ ...JSON.parse(l), conversation: "other <b>" }))
+      const interleaved = lines.flatMap((l, k) => [l, other[k]!])
+      const view = yield* cli(["view"], interleaved.join("\n"))
+      assert.strictEqual(view.code, 0, view.stderr)
+      const html = view.stdout
+      assert.strictEqual(stat(html, "conversations"), "2")
+      const table = /<table id="timeline">[\s\S]*?<\/table>/.exec(html)![0]
+      assert.include(table, `<th scope="col" class="n">conversation</th>`)
+      const rows = /<tbody>([\s\S]*?)<\/tbody>/.exec(table)![1]!.split("</tr>").slice(0, -1)
+      assert.strictEqual(rows.length, 6)
+      const first = JSON.parse(lines[0]!).conversation
+      rows.forEach((row, k) => {
+        const key = k % 2 === 0 ? first : "other <b>"
+        assert.include(row, `<td class="n" title="${ViewPage.escapeHtml(key)}">${(k % 2) + 1}</td>`, `row ${k + 1}`)
+      })
+    }))
+
+  it.effect("a log of one conversation has no conversation column", () =>
+    Effect.gen(function*() {
+      const html = (yield* cli(["view"], (yield* sessionLines(2)).join("\n"))).stdout
+      assert.notInclude(/<table id="timeline">[\s\S]*?<\/table>/.exec(html)![0], ">conversation</th>")
+    }))
+
   it.effect("an entry whose text is </script><script>alert(1)</script> stays text in the page", () =>
     Effect.gen(function*() {
       const [first] = yield* sessionLines(1)

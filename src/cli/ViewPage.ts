@@ -529,7 +529,15 @@ const sessionScript = (calls: number): string =>
  */
 export const sessionPage = (source: string, lines: ReadonlyArray<CallReportLog.Line>): string => {
   const perCall = changes(lines)
-  const conversations = new Set(lines.map((l) => l.conversation ?? "")).size
+  // Each conversation's number, in order of first appearance: with more than one, the timeline
+  // says which each call is of (their calls interleave, and added/dropped are per conversation).
+  const numbers = new Map<string, number>()
+  for (const l of lines) {
+    const key = l.conversation ?? ""
+    if (!numbers.has(key)) numbers.set(key, numbers.size + 1)
+  }
+  const conversations = numbers.size
+  const several = conversations > 1
   const sent = lines.reduce((sum, l) => sum + l.totalTokens, 0)
   const predicted = lines.reduce(
     (acc, l) => l.prediction === undefined ? acc : { read: acc.read + l.prediction.cachedTokens, of: acc.of + l.prediction.totalTokens },
@@ -562,7 +570,7 @@ export const sessionPage = (source: string, lines: ReadonlyArray<CallReportLog.L
     `<p class="muted">One row per call. Select a call (Tab to its button, then Enter; the arrow keys move between calls) to see what it sent, added, dropped and summarised.</p>`,
     legend(allKinds),
     `<div class="scroll"><table id="timeline"><caption>${lines.length} calls; cache reads as a share of the request</caption><thead><tr>` +
-    `<th scope="col">call</th><th scope="col">change</th><th scope="col">tokens sent by kind</th><th scope="col" class="n">sent</th>` +
+    `<th scope="col">call</th>${several ? `<th scope="col" class="n">conversation</th>` : ""}<th scope="col">change</th><th scope="col">tokens sent by kind</th><th scope="col" class="n">sent</th>` +
     `<th scope="col" class="n">predicted cache read</th><th scope="col" class="n">reported cache read</th>` +
     `<th scope="col" class="n">added</th><th scope="col" class="n">dropped</th><th scope="col">summary</th></tr></thead><tbody>${
       lines.map((l, k) => {
@@ -574,7 +582,11 @@ export const sessionPage = (source: string, lines: ReadonlyArray<CallReportLog.L
           k + 1
         }</button>${
           l.at === undefined ? "" : `<br><span class="muted">${DateTime.formatIso(l.at).slice(11, 19)}</span>`
-        }</th><td>${escapeHtml(what)}${
+        }</th>${
+          several
+            ? `<td class="n" title="${escapeHtml(l.conversation ?? "")}">${numbers.get(l.conversation ?? "") ?? ""}</td>`
+            : ""
+        }<td>${escapeHtml(what)}${
           l.outcome === "answered" ? "" : ` <strong class="out">${escapeHtml(l.outcome)}</strong>`
         }</td><td><span class="minibar" role="img" aria-label="${
           escapeHtml(kinds.map((x) => `${x.kind} ${x.tokens}`).join(", "))
