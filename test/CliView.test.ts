@@ -173,6 +173,22 @@ layer(NodeServices.layer)("cupel view: an agent session", (it) => {
       assert.include(detail, `folded into the summary ${c.change!.summary!.id}`)
     }))
 
+  it.effect("added and dropped count entries that look alike one by one: two documents with the same text, one dropped", () =>
+    Effect.gen(function*() {
+      const [first] = yield* sessionLines(1)
+      const line = JSON.parse(first!)
+      const doc = { kind: "Document", tokens: 40, pinned: false, preview: "// Copyright Acme. Licensed under MIT.", reason: { reason: "Scored", score: 0.5 } }
+      const before = { ...line, window: [...line.window, doc, doc] }
+      const after = { ...line, window: [...line.window, doc] }
+      const lines = yield* CallReportLog.decodeLines([before, after].map((l) => JSON.stringify(l)).join("\n"))
+      const [, second] = ViewPage.changes(lines)
+      assert.strictEqual(second!.dropped.length, 1)
+      assert.strictEqual(second!.added.length, 0)
+      const [, third] = ViewPage.changes([lines[1]!, lines[0]!])
+      assert.strictEqual(third!.added.length, 1)
+      assert.strictEqual(third!.dropped.length, 0)
+    }))
+
   it.effect("a log of several conversations: each timeline row says which conversation its call is of", () =>
     Effect.gen(function*() {
       const lines = yield* sessionLines(3)

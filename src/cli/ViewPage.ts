@@ -354,7 +354,8 @@ const identity = (entry: CallReportLog.WindowEntry): string =>
 /**
  * What each call changed in its conversation's window: the entries it sends that the
  * conversation's previous call did not (`added`; all of them at a conversation's first call),
- * and those that call sent and this one does not (`dropped`).
+ * and those that call sent and this one does not (`dropped`); entries that look alike (the same
+ * kind and text, no message index) are matched one by one.
  *
  * @since 0.3.0
  * @category rendering
@@ -368,12 +369,27 @@ export const changes = (lines: ReadonlyArray<CallReportLog.Line>): Array<{
     const key = line.conversation ?? ""
     const previous = last.get(key)
     last.set(key, line)
-    const before = new Set((previous?.window ?? []).map(identity))
-    const now = new Set(line.window.map(identity))
-    return {
-      added: line.window.filter((e) => !before.has(identity(e))),
-      dropped: (previous?.window ?? []).filter((e) => !now.has(identity(e)))
-    }
+    const earlier = previous?.window ?? []
+    return { added: beyond(line.window, earlier), dropped: beyond(earlier, line.window) }
+  })
+}
+
+/**
+ * The entries of `these` that `those` has no counterpart for, matched one by one (as a multiset):
+ * two documents with the same kind and text, one of them gone, are one dropped, not none.
+ */
+const beyond = (
+  these: ReadonlyArray<CallReportLog.WindowEntry>,
+  those: ReadonlyArray<CallReportLog.WindowEntry>
+): Array<CallReportLog.WindowEntry> => {
+  const left = new Map<string, number>()
+  for (const e of those) left.set(identity(e), (left.get(identity(e)) ?? 0) + 1)
+  return these.filter((e) => {
+    const key = identity(e)
+    const n = left.get(key) ?? 0
+    if (n === 0) return true
+    left.set(key, n - 1)
+    return false
   })
 }
 
