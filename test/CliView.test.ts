@@ -353,6 +353,12 @@ layer(NodeServices.layer)("cupel view: bad input (exit 2, one line a problem on 
       yield* refused(["view", "--max", "-7"], text, "cupel view: --max must be 0 or more tokens, got -7")
     }))
 
+  it.effect("a --budget over --max, refused as cupel run refuses it", () =>
+    Effect.gen(function*() {
+      const { text } = yield* sampleRun
+      yield* refused(["view", "--budget", "9000", "--max", "4096"], text, "cupel view: --budget (9000) must not exceed --max (4096)")
+    }))
+
   it.effect("an unreadable file", () =>
     refused(["view", "/nonexistent/session.jsonl"], "", /^cupel view: invalid input \(\/nonexistent\/session\.jsonl\): cannot read: no such file or directory$/))
 

@@ -117,6 +117,9 @@ export const handler = Effect.fn("cli.view")(function*(config: Config) {
       return yield* RunInput.usage("view", `${flag} must be 0 or more tokens, got ${value.value}`)
     }
   }
+  if (Option.isSome(config.budget) && Option.isSome(config.max) && config.budget.value > config.max.value) {
+    return yield* RunInput.usage("view", `--budget (${config.budget.value}) must not exceed --max (${config.max.value})`)
+  }
   const { source, text } = yield* PlaceInput.readText(config.file, "view").pipe(
     Effect.catchTag("InputError", (error) =>
       RunInput.usage("view", ...error.problems.map((p) => `invalid input (${error.source}): ${p}`)))
