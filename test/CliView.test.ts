@@ -238,6 +238,17 @@ layer(NodeServices.layer)("cupel view: an agent session", (it) => {
       assert.include(html, `<span class="muted">09:30:05</span>`)
     }))
 
+  it.effect("tokens sent, in the counts and the timeline, count the tool definitions, as tokens sent by kind do", () =>
+    Effect.gen(function*() {
+      const [a, b] = yield* sessionLines(2)
+      const lines = [a!, b!].map((l) => ({ ...JSON.parse(l), toolTokens: 120 }))
+      const html = (yield* cli(["view"], lines.map((l) => JSON.stringify(l)).join("\n"))).stdout
+      const sent = lines.map((l) => l.totalTokens + 120)
+      assert.strictEqual(stat(html, "tokens sent"), (sent[0]! + sent[1]!).toLocaleString("en-US"))
+      const rows = /<table id="timeline">[\s\S]*?<tbody>([\s\S]*?)<\/tbody>/.exec(html)![1]!.split("</tr>").slice(0, -1)
+      rows.forEach((row, k) => assert.include(row, `<td class="n">${sent[k]!.toLocaleString("en-US")}</td>`, `call ${k + 1}`))
+    }))
+
   it.effect("an item's text cut to one line keeps whole characters: no emoji split into a replacement character", () =>
     Effect.gen(function*() {
       const { result } = yield* sampleRun

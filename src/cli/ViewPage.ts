@@ -554,7 +554,8 @@ export const sessionPage = (source: string, lines: ReadonlyArray<CallReportLog.L
   }
   const conversations = numbers.size
   const several = conversations > 1
-  const sent = lines.reduce((sum, l) => sum + l.totalTokens, 0)
+  // What a call sent is its window and its tool definitions, as its bar and table by kind draw it.
+  const sent = lines.reduce((sum, l) => sum + l.totalTokens + l.toolTokens, 0)
   const predicted = lines.reduce(
     (acc, l) => l.prediction === undefined ? acc : { read: acc.read + l.prediction.cachedTokens, of: acc.of + l.prediction.totalTokens },
     { read: 0, of: 0 }
@@ -608,7 +609,7 @@ export const sessionPage = (source: string, lines: ReadonlyArray<CallReportLog.L
           escapeHtml(kinds.map((x) => `${x.kind} ${x.tokens}`).join(", "))
         }">${
           kinds.map((x) => `<span class="${kindClass(x.kind)}" style="width:${share(x.tokens / scale)}"></span>`).join("")
-        }</span></td><td class="n">${count(l.totalTokens)}</td><td class="n">${
+        }</span></td><td class="n">${count(l.totalTokens + l.toolTokens)}</td><td class="n">${
           l.prediction === undefined ? "—" : ratio(l.prediction.cachedTokens, l.prediction.totalTokens)
         }</td><td class="n">${
           l.reported?.cacheRead === undefined ? "—" : ratio(l.reported.cacheRead, l.reported.total ?? 0)
