@@ -404,7 +404,8 @@ const notACallReport = (value: unknown): string | undefined => {
 
 /**
  * The lines of a log: one JSON object per line, blank lines ignored. Fails at the first line
- * that is not JSON or not a call report, with its line number and every problem with that line.
+ * that is not JSON or not a call report, with its line number and every problem with that line
+ * (one, when its `format` is missing or another: it is some other JSON, not a broken report).
  *
  * @since 0.3.0
  * @category decoding
