@@ -275,6 +275,15 @@ layer(NodeServices.layer)("cupel view: an agent session", (it) => {
       assert.include(html, "Kind\\u0001")
     }))
 
+  it.effect("a session whose last line was cut off mid-write: the calls before it, and one line on stderr saying so", () =>
+    Effect.gen(function*() {
+      const lines = yield* sessionLines(3)
+      const view = yield* cli(["view"], `${lines.join("\n")}\n${lines[0]!.slice(0, 50)}`)
+      assert.strictEqual(view.code, 0)
+      assert.strictEqual(stat(view.stdout, "calls"), "3")
+      assert.strictEqual(view.stderr, "cupel view: stdin: line 4 is cut off (a write that did not finish); shown without it")
+    }))
+
   it.effect("a single line (no newline) is a session of one call", () =>
     Effect.gen(function*() {
       const [first] = yield* sessionLines(1)

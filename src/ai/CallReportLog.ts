@@ -411,9 +411,55 @@ const notACallReport = (value: unknown): string | undefined => {
  * @category decoding
  */
 export const decodeLines = (text: string): Effect.Effect<ReadonlyArray<Line>, LineError> =>
+  Effect.map(decodeRows(text.split("\n")), ({ lines }) => lines)
+
+/**
+ * A log read back as a log being written may be: {@link decodeLines}, except that a last line
+ * cut off mid-write (no newline after it, and not JSON: the writer was stopped) is left out,
+ * its number given as `cutOff`, instead of failing the whole log. A bad line anywhere else, or a
+ * last line that is whole JSON but no call report, fails as in `decodeLines`.
+ *
+ * @since 0.3.0
+ * @category decoding
+ */
+export const decodeLog = (text: string): Effect.Effect<Log, LineError> =>
+  Effect.suspend((): Effect.Effect<Log, LineError> => {
+    const rows = text.split("\n")
+    const last = rows.length - 1
+    // A complete log ends with a newline (the writers end every line with one), so its last row
+    // is empty; a non-empty last row that is not JSON is a write that did not finish.
+    if (rows[last]!.trim() !== "" && !isJson(rows[last]!)) {
+      return Effect.map(decodeRows(rows.slice(0, last)), ({ lines }) => ({ lines, cutOff: last + 1 }))
+    }
+    return Effect.map(decodeRows(rows), ({ lines }) => ({ lines, cutOff: undefined }))
+  })
+
+/**
+ * A log as {@link decodeLog} reads it: its lines, and the number of a last line left out because
+ * it was cut off mid-write.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Log {
+  readonly lines: ReadonlyArray<Line>
+  readonly cutOff: number | undefined
+}
+
+/** Whether a row parses as JSON. */
+const isJson = (row: string): boolean => {
+  try {
+    JSON.parse(row)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** The rows of a log, decoded; the first bad one fails with its number (1-based) and problems. */
+const decodeRows = (rows: ReadonlyArray<string>): Effect.Effect<{ readonly lines: ReadonlyArray<Line> }, LineError> =>
   Effect.gen(function*() {
     const out: Array<Line> = []
-    const rows = text.split("\n")
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i]!.trim()
       if (row === "") continue
@@ -436,7 +482,7 @@ export const decodeLines = (text: string): Effect.Effect<ReadonlyArray<Line>, Li
         )
       )
     }
-    return out
+    return { lines: out }
   })
 
 /**

@@ -32,7 +32,12 @@ import * as ViewPage from "./ViewPage.ts"
  */
 export type Input =
   | { readonly _tag: "Run"; readonly result: PipelineResult.PipelineResult }
-  | { readonly _tag: "Session"; readonly lines: ReadonlyArray<CallReportLog.Line> }
+  | {
+    readonly _tag: "Session"
+    readonly lines: ReadonlyArray<CallReportLog.Line>
+    /** The number of a last line left out because it was cut off mid-write. */
+    readonly cutOff?: number | undefined
+  }
 
 const decodeResult = Schema.decodeUnknownEffect(PipelineResult.PipelineResult, { errors: "all" })
 
@@ -68,8 +73,10 @@ export const decode = (source: string, text: string): Effect.Effect<Input, Place
     if (text.trim() === "") return yield* fail(`empty: ${unrecognised}`)
     const first = firstLine(text)
     if (isRecord(first) && first["format"] === CallReportLog.format) {
-      const lines = yield* CallReportLog.decodeLines(text).pipe(Effect.catch(lineProblems))
-      return { _tag: "Session", lines } as const
+      // A log an agent is still writing, or was stopped while writing, ends with a cut-off line:
+      // the page shows the calls before it, and says so.
+      const { lines, cutOff } = yield* CallReportLog.decodeLog(text).pipe(Effect.catch(lineProblems))
+      return { _tag: "Session", lines, cutOff } as const
     }
     const value = yield* PlaceInput.parseJson(source, text)
     if (isRecord(value) && "window" in value && "report" in value) {
@@ -128,6 +135,9 @@ export const handler = Effect.fn("cli.view")(function*(config: Config) {
     Effect.catchTag("InputError", (error) =>
       RunInput.usage("view", ...error.problems.map((p) => `invalid input (${error.source}): ${p}`)))
   )
+  if (input._tag === "Session" && input.cutOff !== undefined) {
+    yield* Console.error(`cupel view: ${source}: line ${input.cutOff} is cut off (a write that did not finish); shown without it`)
+  }
   const html = render(source, input, {
     targetTokens: Option.getOrUndefined(config.budget),
     maxTokens: Option.getOrUndefined(config.max)

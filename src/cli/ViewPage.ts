@@ -217,7 +217,7 @@ const meter = (x: number, label: string): string =>
 const stageTable = (events: ReadonlyArray<TraceEvent>): string => {
   if (events.length === 0) return `<p class="muted">No stage ran (an appending call sends the previous window and the new messages).</p>`
   const total = events.reduce((sum, e) => sum + e.durationMs, 0)
-  const longest = Math.max(...events.map((e) => e.durationMs), 0)
+  const longest = events.reduce((most, e) => Math.max(most, e.durationMs), 0)
   return `<table><caption>Each stage, the items it passed on and how long it took</caption><thead><tr><th scope="col">stage</th>` +
     `<th scope="col" class="n">items</th><th scope="col">time</th><th scope="col">note</th></tr></thead><tbody>${
       events.map((e) =>
@@ -572,7 +572,9 @@ export const sessionPage = (source: string, lines: ReadonlyArray<CallReportLog.L
     ...(l.toolTokens > 0 ? [{ kind: toolDefinitions, tokens: l.toolTokens }] : []),
     ...l.window
   ]))
-  const scale = Math.max(1, ...lines.map((l) => Math.max(l.totalTokens + l.toolTokens, l.targetTokens)))
+  // A loop, not Math.max(...spread): a spread of some 125,000 calls overflows the stack.
+  let scale = 1
+  for (const l of lines) scale = Math.max(scale, l.totalTokens + l.toolTokens, l.targetTokens)
   const body = [
     `<header><h1>cupel view: an agent session</h1><p class="muted">from <code>${escapeHtml(source)}</code></p></header>`,
     stats([

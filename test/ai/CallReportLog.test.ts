@@ -111,6 +111,30 @@ describe("CallReportLog", () => {
       assert.match(error.message, /^line 2: malformed JSON: /)
     }))
 
+  it.effect("decodeLog: a last line cut off mid-write (no newline, not JSON) is left out and named; the rest decode", () =>
+    Effect.gen(function*() {
+      const lines = (yield* ViewSession.run({ steps: 3 })).map((r) => CallReportLog.encode(r))
+      const whole = `${lines.join("\n")}\n`
+      const cut = `${whole}${lines[0]!.slice(0, 40)}`
+      const log = yield* CallReportLog.decodeLog(cut)
+      assert.strictEqual(log.cutOff, lines.length + 1)
+      assert.strictEqual(log.lines.length, lines.length)
+      const complete = yield* CallReportLog.decodeLog(whole)
+      assert.deepStrictEqual([complete.cutOff, complete.lines.length], [undefined, lines.length])
+    }))
+
+  it.effect("decodeLog: a bad line that is not the last, or a last one followed by a newline, still fails with its number", () =>
+    Effect.gen(function*() {
+      const [a] = (yield* ViewSession.run({ steps: 1 })).map((r) => CallReportLog.encode(r))
+      const middle = yield* Effect.flip(CallReportLog.decodeLog(`${a}\n{"format": \n${a}`))
+      assert.strictEqual(middle.line, 2)
+      const ended = yield* Effect.flip(CallReportLog.decodeLog(`${a}\n{"format": \n`))
+      assert.strictEqual(ended.line, 2)
+      // decodeLines stays strict: a cut-off last line is an error there.
+      const strict = yield* Effect.flip(CallReportLog.decodeLines(`${a}\n{"format": `))
+      assert.strictEqual(strict.line, 2)
+    }))
+
   it.effect("layerWrite writes one line per call, in order, the queued ones too when its scope closes", () =>
     Effect.gen(function*() {
       const reports = yield* ViewSession.run({ steps: 6 })
