@@ -373,6 +373,14 @@ layer(NodeServices.layer)("cupel view: bad input (exit 2, one line a problem on 
       yield* refused(["view", "--max", "-7"], text, "cupel view: --max must be 0 or more tokens, got -7")
     }))
 
+  it.effect("--budget or --max with a session, refused rather than ignored", () =>
+    Effect.gen(function*() {
+      const lines = yield* sessionLines(2)
+      const message = "cupel view: --budget and --max are for a run result; a session's calls carry their own budgets"
+      yield* refused(["view", "--budget", "100"], `${lines.join("\n")}\n`, message)
+      yield* refused(["view", "--max", "100"], `${lines.join("\n")}\n`, message)
+    }))
+
   it.effect("a --budget over --max, refused as cupel run refuses it", () =>
     Effect.gen(function*() {
       const { text } = yield* sampleRun

@@ -135,6 +135,10 @@ export const handler = Effect.fn("cli.view")(function*(config: Config) {
     Effect.catchTag("InputError", (error) =>
       RunInput.usage("view", ...error.problems.map((p) => `invalid input (${error.source}): ${p}`)))
   )
+  if (input._tag === "Session" && (Option.isSome(config.budget) || Option.isSome(config.max))) {
+    // Ignoring them would draw a page other than the one asked for.
+    return yield* RunInput.usage("view", "--budget and --max are for a run result; a session's calls carry their own budgets")
+  }
   if (input._tag === "Session" && input.cutOff !== undefined) {
     yield* Console.error(`cupel view: ${source}: line ${input.cutOff} is cut off (a write that did not finish); shown without it`)
   }
