@@ -567,8 +567,9 @@ console.log("30 streamed turns; at most " + Math.max(...billed.slice(1)) + " of 
 
   const help = cliCommands.get("npx cupel --help") ?? cupel(["--help"])
   if (!cliCommands.has("npx cupel --help")) fail("README.md's install:cli commands do not run npx cupel --help")
-  const commands = ["demo", "run", "place", "conformance"].filter((c) => new RegExp(`^  ${c}\\s`, "m").test(help.stdout))
-  if (help.status !== 0 || commands.length !== 4) fail(`npx cupel --help (exit ${help.status}):\n${help.stdout}${help.stderr}`)
+  const listed = ["demo", "run", "place", "conformance", "view"]
+  const commands = listed.filter((c) => new RegExp(`^  ${c}\\s`, "m").test(help.stdout))
+  if (help.status !== 0 || commands.length !== listed.length) fail(`npx cupel --help (exit ${help.status}):\n${help.stdout}${help.stderr}`)
   else ok(`npx cupel --help lists ${commands.join(", ")}`)
   const version = cupel(["--version"])
   if (version.status !== 0 || !version.stdout.includes(library.version)) fail(`npx cupel --version: ${version.stdout}${version.stderr}`)
@@ -584,6 +585,12 @@ console.log("30 streamed turns; at most " + Math.max(...billed.slice(1)) + " of 
   if (sample.status !== 0 || ran.status !== 0 || !Array.isArray(window) || window.length === 0) {
     fail(`npx cupel demo --print-sample | npx cupel run (exit ${sample.status}, ${ran.status}):\n${ran.stderr}`)
   } else ok(`npx cupel demo --print-sample | npx cupel run: a window of ${window.length} items`)
+  // The page of that run, from the installed CLI: one self-contained file, nothing fetched.
+  const viewed = cupel(["view", "--budget", "700"], ran.stdout)
+  const assets = /\b(?:src|href)="(?:https?:)?\/\//.test(viewed.stdout)
+  if (viewed.status !== 0 || !viewed.stdout.startsWith("<!doctype html>") || assets) {
+    fail(`npx cupel run | npx cupel view (exit ${viewed.status}):\n${viewed.stderr}`)
+  } else ok(`npx cupel run | npx cupel view: an offline page of ${Math.round(viewed.stdout.length / 1024)} KiB`)
   // --count-tokens loads gpt-tokenizer from the library's code: the CLI package's dependency must
   // be where the installed library finds it.
   let uncounted
