@@ -35,6 +35,7 @@ import * as ConversationKey from "./ConversationKey.ts"
 import * as PromptWindow from "./PromptWindow.ts"
 import type { TokenCounter } from "./TokenCounter.ts"
 import * as Summarizer from "./Summarizer.ts"
+import type * as ToolDefinitions from "./ToolDefinitions.ts"
 import * as WindowState from "./WindowState.ts"
 import * as WindowStore from "./WindowStore.ts"
 import * as WindowSummary from "./WindowSummary.ts"
@@ -152,6 +153,11 @@ export interface Call {
   readonly toolTokens?: number | undefined
   /** The tokens a request costs besides its messages (`TokenCounter.requestOverhead`), for calibration. */
   readonly requestOverhead?: number | undefined
+  /**
+   * The call's tool definitions, in order (since 0.3.0): a compaction's summary request sends
+   * them with the conversation's last request, when that request had tools of the same count.
+   */
+  readonly tools?: ReadonlyArray<ToolDefinitions.AnyTool> | undefined
 }
 
 /**
@@ -486,6 +492,9 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
               inWindow,
               previous: oldSummary?.state,
               context,
+              // The last request's tools, as far as they are known: this call's, when the state
+              // says that request's tools counted the same (the check the cache model makes).
+              tools: state !== undefined && state.toolTokens === toolTokens ? call?.tools ?? [] : [],
               maxTokens: Math.min(reserve, budget.targetTokens - fitted.result.totalTokens)
             })
             summaryOutcome = written.outcome

@@ -25,12 +25,13 @@
  * @since 0.3.0
  */
 import { Context, Duration, Effect, Layer, Option, Schema } from "effect"
-import type { Response } from "effect/ai"
-import { LanguageModel, Prompt } from "effect/ai"
+import type { Response, Toolkit } from "effect/ai"
+import { AiError, LanguageModel, Prompt } from "effect/ai"
 import { InvalidConfigError } from "../InvalidConfigError.ts"
 import { describeThrown } from "../internal/describeThrown.ts"
 import * as PromptWindow from "./PromptWindow.ts"
 import { TokenCounter } from "./TokenCounter.ts"
+import * as ToolDefinitions from "./ToolDefinitions.ts"
 
 /**
  * What to summarise.
@@ -44,6 +45,11 @@ import { TokenCounter } from "./TokenCounter.ts"
  * - `context` — the conversation's last request as it was sent (the window, system prompt
  *   first). A `LanguageModel` summariser sends it unchanged as its request's prefix, so that the
  *   provider can read it from its cache; `[]` for none.
+ * - `tools` — the tool definitions that request offered, in its order (absent or `[]` for
+ *   none). Providers put the tools first in what they cache (Anthropic: tools, then system,
+ *   then messages; OpenAI likewise), so a request with the context but without its tools
+ *   misses the cache: a `LanguageModel` summariser sends them with the context, with tool
+ *   choice `"none"`. A summariser of your own may ignore them.
  * - `maxTokens` — the summary's own budget: its text, counted as one user message by the
  *   `TokenCounter`, may cost at most this many tokens.
  *
@@ -54,6 +60,7 @@ export interface SummaryRequest {
   readonly span: ReadonlyArray<Prompt.Message>
   readonly previous?: string | undefined
   readonly context: ReadonlyArray<Prompt.Message>
+  readonly tools?: ReadonlyArray<ToolDefinitions.AnyTool> | undefined
   readonly maxTokens: number
 }
 
@@ -494,9 +501,24 @@ export const layerLanguageModel = (
           const budget = options.contextWindow - (options.outputReserve ?? maxTokens) - counter.requestOverhead
           const message = (previous: string | undefined, messages: ReadonlyArray<Prompt.Message>) =>
             userText(instructionText(instruction, maxTokens, previous, messages))
-          const ask = (prompt: ReadonlyArray<Prompt.Message>, where: string) =>
+          const tools = request.tools ?? []
+          const generate = (prompt: ReadonlyArray<Prompt.Message>, withTools: boolean) =>
+            withTools && tools.length > 0
+              // The context's tools, so that the request's prefix is the one the provider
+              // cached; tool choice "none", so that the answer is text, not a tool call.
+              ? Effect.map(
+                model.generateText({
+                  prompt: Prompt.fromMessages(prompt),
+                  toolkit: definitionsOnly(tools),
+                  toolChoice: "none",
+                  disableToolCallResolution: true
+                }),
+                answerOf
+              )
+              : Effect.map(model.generateText({ prompt: Prompt.fromMessages(prompt) }), answerOf)
+          const ask = (prompt: ReadonlyArray<Prompt.Message>, where: string, withTools: boolean) =>
             Effect.gen(function*() {
-              const response = yield* model.generateText({ prompt: Prompt.fromMessages(prompt) }).pipe(
+              const response = yield* generate(prompt, withTools).pipe(
                 Effect.catch((error) => fail("failed", `the model failed${where}: ${error.message}`))
               )
               const reason = response.finishReason
@@ -514,14 +536,18 @@ export const layerLanguageModel = (
           if (context.length > 0) {
             let contextTokens = 0
             for (const [i, m] of context.entries()) contextTokens += yield* countOf(counter, m, `context message ${i}`, fail)
+            // The tools are part of the prefix: they take room in the summariser's window too.
+            for (const tool of tools) {
+              contextTokens += yield* countOf(counter, ToolDefinitions.message(tool), `the tool "${tool.name}"`, fail)
+            }
             if (contextTokens + wholeTokens <= budget) {
-              const done = yield* ask([...context, whole], "")
+              const done = yield* ask([...context, whole], "", true)
               return { text: done.text, tokens: done.tokens, chunks: 1, withContext: true, ...usageField(done.usage) }
             }
           }
           // 2. The message alone.
           if (wholeTokens <= budget) {
-            const done = yield* ask([whole], "")
+            const done = yield* ask([whole], "", false)
             return { text: done.text, tokens: done.tokens, chunks: 1, withContext: false, ...usageField(done.usage) }
           }
           // 3. In chunks, oldest first, the summary so far folded into each.
@@ -578,7 +604,7 @@ export const layerLanguageModel = (
                 }, more than the ${budget} the summariser's window leaves`
               )
             }
-            const done = yield* ask([chunkMessage], where)
+            const done = yield* ask([chunkMessage], where, false)
             chunks++
             usage = addUsage(usage, done.usage)
             running = done.text
@@ -594,6 +620,31 @@ export const layerLanguageModel = (
       return Summarizer.of({ name, summarize: checked(name, timeout, counter, write) })
     })
   )
+
+/** What a summary reads of a model's answer. */
+const answerOf = (response: {
+  readonly text: string
+  readonly finishReason: Response.FinishReason
+  readonly usage: Response.Usage
+}) => ({ text: response.text, finishReason: response.finishReason, usage: response.usage })
+
+/**
+ * A toolkit of the tools' definitions alone, in their order. Its handler never runs a tool: the
+ * request asks for text (tool choice "none", no resolution), and a tool call the model makes
+ * anyway — or an approved call the context carries — fails the request rather than running the
+ * conversation's tools again.
+ */
+const definitionsOnly = (tools: ReadonlyArray<ToolDefinitions.AnyTool>): Toolkit.WithHandler<{}> => ({
+  // Typed as no tools: the request needs none of their schemas' services, and returns no
+  // tool results; the provider reads the definitions from the toolkit's `tools` as they are.
+  tools: Object.fromEntries(tools.map((tool) => [tool.name, tool])),
+  handle: (name) =>
+    Effect.fail(AiError.make({
+      module: "effect-cupel/ai/Summarizer",
+      method: "generateText",
+      reason: new AiError.UnknownError({ description: `a summary request does not run tools, asked for "${String(name)}"` })
+    }))
+})
 
 const usageField = (usage: SummaryUsage | undefined): { readonly usage?: SummaryUsage } =>
   usage === undefined ? {} : { usage }

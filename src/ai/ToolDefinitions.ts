@@ -18,6 +18,14 @@ import { Predicate } from "effect"
 import { Prompt, Tool } from "effect/ai"
 
 /**
+ * A tool of any kind a toolkit holds: user-defined, dynamic or provider-defined.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type AnyTool = Tool.Any | Tool.AnyDynamic | Tool.AnyProviderDefined
+
+/**
  * The tools of a request's `toolkit` option: a `Toolkit`, or the toolkit with handlers that
  * `yield* MyToolkit` gives. Any other value (no toolkit, or a toolkit still to be made by an
  * Effect) has no tools this module can read: the result is empty.

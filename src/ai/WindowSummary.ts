@@ -27,6 +27,7 @@ import type { PipelineResult } from "../PipelineResult.ts"
 import type * as PromptWindow from "./PromptWindow.ts"
 import * as Summarizer from "./Summarizer.ts"
 import { TokenCounter } from "./TokenCounter.ts"
+import type * as ToolDefinitions from "./ToolDefinitions.ts"
 import * as WindowState from "./WindowState.ts"
 
 /**
@@ -133,6 +134,7 @@ export const summarize = (input: {
   readonly inWindow: ReadonlySet<number>
   readonly previous: WindowState.SummaryState | undefined
   readonly context: ReadonlyArray<Prompt.Message>
+  readonly tools?: ReadonlyArray<ToolDefinitions.AnyTool> | undefined
   readonly maxTokens: number
 }): Effect.Effect<
   { readonly summary: WindowState.SummaryState | undefined; readonly outcome: Outcome },
@@ -162,6 +164,7 @@ export const summarize = (input: {
       span,
       previous: previous?.text,
       context: input.context,
+      tools: input.tools ?? [],
       maxTokens
     }))
     if (Result.isFailure(result)) {

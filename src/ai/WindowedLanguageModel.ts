@@ -630,7 +630,11 @@ export const layer = <SE = never, SR = never, ZE = never, ZR = never>(
         const overhead = counter.requestOverhead
         const plan = stable === undefined
           ? undefined
-          : yield* stable.fit(prompt, layerBudget, { toolTokens: tools, requestOverhead: overhead })
+          : yield* stable.fit(prompt, layerBudget, {
+            toolTokens: tools,
+            requestOverhead: overhead,
+            tools: ToolDefinitions.toolsOf(toolkit)
+          })
         // Per-call mode has no conversations: its calibration is the layer's (rule C7).
         const ratio = plan?.ratio ?? (yield* Ref.get(perCallRatio))
         const callBudget = plan?.budget ?? StableWindow.calibrated(layerBudget, ratio, tools, overhead)

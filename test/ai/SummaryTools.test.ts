@@ -1,0 +1,186 @@
+/**
+ * The summary request's tools (docs/ai.md, "Compaction with summaries"): providers cache the
+ * tool definitions first (Anthropic: tools, then system, then messages; OpenAI likewise), so a
+ * `LanguageModel` summariser sends the conversation's last request with the tools it had, and
+ * tool choice "none" — else its whole input misses the cache whenever the agent has tools.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer, Ref, Schema, Stream } from "effect"
+import { LanguageModel, Prompt, type Response, Tool, Toolkit } from "effect/ai"
+import * as PromptWindow from "../../src/ai/PromptWindow.ts"
+import * as Summarizer from "../../src/ai/Summarizer.ts"
+import * as TokenCounter from "../../src/ai/TokenCounter.ts"
+import * as ToolDefinitions from "../../src/ai/ToolDefinitions.ts"
+import * as WindowedLanguageModel from "../../src/ai/WindowedLanguageModel.ts"
+
+const countOf = (m: Prompt.Message) => Math.ceil(PromptWindow.render(m).length / 4) + 4
+const counter = TokenCounter.make(countOf, 3)
+
+const Search = Tool.make("Search", {
+  description: "Search the knowledge base",
+  parameters: Schema.Struct({ query: Schema.String }),
+  success: Schema.String
+})
+const OpenTicket = Tool.make("OpenTicket", {
+  description: "Open a support ticket",
+  parameters: Schema.Struct({ title: Schema.String }),
+  success: Schema.String
+})
+const toolkit = Toolkit.make(Search, OpenTicket)
+const handlers = toolkit.toLayer({
+  Search: ({ query }) => Effect.succeed(`results for ${query}`),
+  OpenTicket: ({ title }) => Effect.succeed(`ticket: ${title}`)
+})
+
+/** What a model was asked: the prompt, the names of the tools offered (in order) and the tool choice. */
+interface Asked {
+  readonly prompt: Prompt.Prompt
+  readonly tools: ReadonlyArray<string>
+  readonly toolChoice: unknown
+}
+
+/** A model that records what it is asked and answers every request with `answer`. */
+const recording = (answer = "A summary.") =>
+  Effect.gen(function*() {
+    const asked = yield* Ref.make<ReadonlyArray<Asked>>([])
+    const model = yield* LanguageModel.make({
+      generateText: (options) =>
+        Effect.as(
+          Ref.update(asked, (all) => [
+            ...all,
+            { prompt: options.prompt, tools: options.tools.map((t) => t.name), toolChoice: options.toolChoice }
+          ]),
+          [{ type: "text", text: answer }] satisfies Array<Response.PartEncoded>
+        ),
+      streamText: () => Stream.empty
+    })
+    return { model, asked }
+  })
+
+const user = (text: string): Prompt.Message => Prompt.userMessage({ content: [Prompt.textPart({ text })] })
+const assistant = (text: string): Prompt.Message => Prompt.assistantMessage({ content: [Prompt.textPart({ text })] })
+const context: ReadonlyArray<Prompt.Message> = [
+  Prompt.systemMessage({ content: "You are a support agent." }),
+  user("My export fails with error 42."),
+  assistant("Your target folder is read-only; make it writable."),
+  user("Done, now it works.")
+]
+const span = context.slice(1, 3)
+const definitions = ToolDefinitions.toolsOf(toolkit)
+
+const getSummarizer = Effect.gen(function*() {
+  return yield* Summarizer.Summarizer
+})
+
+const summariser = (options: Partial<Summarizer.LanguageModelOptions> = {}) =>
+  Effect.gen(function*() {
+    const { model, asked } = yield* recording()
+    const summarizer = yield* Effect.provide(
+      getSummarizer,
+      Summarizer.layerLanguageModel({ contextWindow: 100_000, ...options }).pipe(
+        Layer.provide([Layer.succeed(LanguageModel.LanguageModel, model), counter])
+      )
+    )
+    return { summarizer, asked }
+  })
+
+describe("the summary request's tools", () => {
+  it.effect("with the context's tools, the summary request sends the same tools, in order, with tool choice none, the context as its prefix", () =>
+    Effect.gen(function*() {
+      const { summarizer, asked } = yield* summariser()
+      const summary = yield* summarizer.summarize({ span, context, tools: definitions, maxTokens: 200 })
+      assert.isTrue(summary.withContext)
+      const [request] = yield* Ref.get(asked)
+      assert.deepStrictEqual(request!.tools, ["Search", "OpenTicket"])
+      assert.strictEqual(request!.toolChoice, "none")
+      assert.deepStrictEqual(request!.prompt.content.slice(0, context.length), [...context])
+      assert.strictEqual(request!.prompt.content.length, context.length + 1)
+    }))
+
+  it.effect("without tools the summary request offers none, as before", () =>
+    Effect.gen(function*() {
+      const { summarizer, asked } = yield* summariser()
+      yield* summarizer.summarize({ span, context, maxTokens: 200 })
+      yield* summarizer.summarize({ span, context, tools: [], maxTokens: 200 })
+      for (const request of yield* Ref.get(asked)) {
+        assert.deepStrictEqual(request.tools, [])
+        assert.deepStrictEqual(request.prompt.content.slice(0, context.length), [...context])
+      }
+    }))
+
+  it.effect("the window guard counts the tools with the context: when they do not fit, the message goes alone, without tools", () =>
+    Effect.gen(function*() {
+      const message = user(Summarizer.instructionText(Summarizer.defaultInstruction, 100, undefined, span))
+      const contextTokens = context.reduce((sum, m) => sum + countOf(m), 0)
+      const toolTokens = definitions.reduce((sum, t) => sum + countOf(ToolDefinitions.message(t)), 0)
+      // Room for the context and the message (less the reserve of 100 and the request's 3), not for the tools too.
+      const contextWindow = countOf(message) + 100 + 3 + contextTokens + toolTokens - 1
+      const narrow = yield* summariser({ contextWindow })
+      const alone = yield* narrow.summarizer.summarize({ span, context, tools: definitions, maxTokens: 100 })
+      assert.isFalse(alone.withContext)
+      const [request] = yield* Ref.get(narrow.asked)
+      assert.strictEqual(request!.prompt.content.length, 1)
+      assert.deepStrictEqual(request!.tools, [])
+      // One token more and the context goes with its tools.
+      const wider = yield* summariser({ contextWindow: contextWindow + 1 })
+      assert.isTrue((yield* wider.summarizer.summarize({ span, context, tools: definitions, maxTokens: 100 })).withContext)
+      assert.deepStrictEqual((yield* Ref.get(wider.asked))[0]!.tools, ["Search", "OpenTicket"])
+    }))
+})
+
+describe("the summary request's tools, through WindowedLanguageModel", () => {
+  /**
+   * An agent over a windowed model whose summariser asks the same provider model: every call
+   * offers `tools` (or none); returns what the provider was asked, the agent's calls and the
+   * summariser's apart (the summariser's end with the instruction).
+   */
+  const run = (withTools: boolean) =>
+    Effect.scoped(Effect.gen(function*() {
+      const { model, asked } = yield* recording("Short answer.")
+      const provider = Layer.succeed(LanguageModel.LanguageModel, model)
+      const windowed = yield* Layer.build(
+        WindowedLanguageModel.layer({
+          contextWindow: 1_200,
+          outputReserve: 100,
+          summarizer: Summarizer.layerLanguageModel({ contextWindow: 100_000 }).pipe(Layer.provide([provider, counter]))
+        }).pipe(Layer.provide([provider, counter]))
+      )
+      const tools = yield* Effect.provide(Effect.gen(function*() {
+        return yield* toolkit
+      }), handlers)
+      let history: Array<Prompt.Message> = [Prompt.systemMessage({ content: "You are a support agent." })]
+      for (let turn = 0; turn < 40; turn++) {
+        history = [...history, user(`question ${turn}: ${"why does the export fail again ".repeat(6)}`)]
+        const prompt = Prompt.fromMessages(history)
+        const answer = yield* (withTools
+          ? Effect.map(LanguageModel.generateText({ prompt, toolkit: tools }), (r) => r.text)
+          : Effect.map(LanguageModel.generateText({ prompt }), (r) => r.text)).pipe(
+            Effect.provide(Layer.succeedContext(windowed))
+          )
+        history = [...history, assistant(`${answer} ${"because the folder is read-only ".repeat(6)}`)]
+      }
+      const all = yield* Ref.get(asked)
+      const isSummary = (a: Asked) => PromptWindow.render(a.prompt.content.at(-1)!).startsWith(Summarizer.defaultInstruction)
+      const index = all.findIndex(isSummary)
+      assert.isAbove(index, 0, "a compaction asked for a summary")
+      return { summary: all[index]!, last: all[index - 1]! }
+    }))
+
+  it.effect("with a toolkit on the agent's calls, the summariser's request has the last request's tools, tool choice none, and begins with its messages", () =>
+    Effect.gen(function*() {
+      const { summary, last } = yield* run(true)
+      assert.deepStrictEqual(last.tools, ["Search", "OpenTicket"])
+      assert.deepStrictEqual(summary.tools, last.tools)
+      assert.strictEqual(summary.toolChoice, "none")
+      assert.deepStrictEqual(summary.prompt.content.slice(0, last.prompt.content.length), [...last.prompt.content])
+      assert.strictEqual(summary.prompt.content.length, last.prompt.content.length + 1)
+    }))
+
+  it.effect("without tools on the agent's calls, the summariser's request offers none and still begins with the last request", () =>
+    Effect.gen(function*() {
+      const { summary, last } = yield* run(false)
+      assert.deepStrictEqual(summary.tools, [])
+      assert.deepStrictEqual(summary.prompt.content.slice(0, last.prompt.content.length), [...last.prompt.content])
+    }))
+})
+
