@@ -271,7 +271,13 @@ interface TimeoutOptions {
  * - `instruction` — what the appended message asks (default {@link defaultInstruction});
  * - `timeout` — how long a summary may take, all its requests together (default
  *   {@link defaultTimeout});
- * - `name` — the summariser's name in its errors (default `"LanguageModel"`).
+ * - `name` — the summariser's name in its errors (default `"LanguageModel"`);
+ * - `toolChoice` — the tool choice of a request that sends the context's tools (default
+ *   `"auto"`, effect/ai's default, the agent's own unless it set another): the same choice keeps
+ *   the request's prefix the one the provider cached. `"none"` forbids tool calls, but
+ *   effect/ai's Anthropic and Amazon Bedrock providers then leave the tools out of the request
+ *   (a cache miss there), and Anthropic keys its message cache on the tool choice too. Either
+ *   way no tool runs: an answer that is a tool call and no text fails the summary (`failed`).
  *
  * @since 0.3.0
  * @category models
@@ -281,6 +287,7 @@ export interface LanguageModelOptions extends TimeoutOptions {
   readonly outputReserve?: number | undefined
   readonly instruction?: string | undefined
   readonly name?: string | undefined
+  readonly toolChoice?: "auto" | "none" | undefined
 }
 
 const checkOptions = (
@@ -494,6 +501,14 @@ export const layerLanguageModel = (
       const model = yield* LanguageModel.LanguageModel
       const counter = yield* TokenCounter
       const instruction = options.instruction ?? defaultInstruction
+      const toolChoice = options.toolChoice ?? "auto"
+      if (toolChoice !== "auto" && toolChoice !== "none") {
+        return yield* new InvalidConfigError({
+          component: "Summarizer.layerLanguageModel",
+          path: "toolChoice",
+          rule: `must be "auto" or "none", got ${String(toolChoice)}`
+        })
+      }
 
       const write = (request: SummaryRequest, fail: Failer): Effect.Effect<Summary, SummarizerError> =>
         Effect.gen(function*() {
@@ -505,12 +520,12 @@ export const layerLanguageModel = (
           const generate = (prompt: ReadonlyArray<Prompt.Message>, withTools: boolean) =>
             withTools && tools.length > 0
               // The context's tools, so that the request's prefix is the one the provider
-              // cached; tool choice "none", so that the answer is text, not a tool call.
+              // cached; no tool is run (the answer must be text).
               ? Effect.map(
                 model.generateText({
                   prompt: Prompt.fromMessages(prompt),
                   toolkit: definitionsOnly(tools),
-                  toolChoice: "none",
+                  toolChoice,
                   disableToolCallResolution: true
                 }),
                 answerOf
@@ -521,6 +536,12 @@ export const layerLanguageModel = (
               const response = yield* generate(prompt, withTools).pipe(
                 Effect.catch((error) => fail("failed", `the model failed${where}: ${error.message}`))
               )
+              if (response.text.trim().length === 0 && response.toolCalls.length > 0) {
+                return yield* fail(
+                  "failed",
+                  `the model called ${response.toolCalls.map((name) => `"${name}"`).join(", ")}${where} instead of answering in text`
+                )
+              }
               const reason = response.finishReason
               if (reason === "error") return yield* fail("failed", `the model's answer${where} finished with an error`)
               if (reason === "length") {
@@ -626,7 +647,13 @@ const answerOf = (response: {
   readonly text: string
   readonly finishReason: Response.FinishReason
   readonly usage: Response.Usage
-}) => ({ text: response.text, finishReason: response.finishReason, usage: response.usage })
+  readonly toolCalls: ReadonlyArray<{ readonly name: string }>
+}) => ({
+  text: response.text,
+  finishReason: response.finishReason,
+  usage: response.usage,
+  toolCalls: response.toolCalls.map((call) => call.name)
+})
 
 /**
  * A toolkit of the tools' definitions alone, in their order. Its handler never runs a tool: the

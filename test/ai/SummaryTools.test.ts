@@ -1,8 +1,9 @@
 /**
  * The summary request's tools (docs/ai.md, "Compaction with summaries"): providers cache the
  * tool definitions first (Anthropic: tools, then system, then messages; OpenAI likewise), so a
- * `LanguageModel` summariser sends the conversation's last request with the tools it had, and
- * tool choice "none" — else its whole input misses the cache whenever the agent has tools.
+ * `LanguageModel` summariser sends the conversation's last request with the tools it had, with
+ * the agent's tool choice ("auto") unless told "none", and runs no tool — else its whole input
+ * misses the cache whenever the agent has tools.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Ref, Schema, Stream } from "effect"
@@ -40,7 +41,7 @@ interface Asked {
 }
 
 /** A model that records what it is asked and answers every request with `answer`. */
-const recording = (answer = "A summary.") =>
+const recording = (answer: string | Array<Response.PartEncoded> = "A summary.") =>
   Effect.gen(function*() {
     const asked = yield* Ref.make<ReadonlyArray<Asked>>([])
     const model = yield* LanguageModel.make({
@@ -50,7 +51,7 @@ const recording = (answer = "A summary.") =>
             ...all,
             { prompt: options.prompt, tools: options.tools.map((t) => t.name), toolChoice: options.toolChoice }
           ]),
-          [{ type: "text", text: answer }] satisfies Array<Response.PartEncoded>
+          typeof answer === "string" ? [{ type: "text", text: answer }] satisfies Array<Response.PartEncoded> : answer
         ),
       streamText: () => Stream.empty
     })
@@ -72,9 +73,9 @@ const getSummarizer = Effect.gen(function*() {
   return yield* Summarizer.Summarizer
 })
 
-const summariser = (options: Partial<Summarizer.LanguageModelOptions> = {}) =>
+const summariser = (options: Partial<Summarizer.LanguageModelOptions> = {}, answer?: Array<Response.PartEncoded>) =>
   Effect.gen(function*() {
-    const { model, asked } = yield* recording()
+    const { model, asked } = yield* recording(answer)
     const summarizer = yield* Effect.provide(
       getSummarizer,
       Summarizer.layerLanguageModel({ contextWindow: 100_000, ...options }).pipe(
@@ -85,16 +86,41 @@ const summariser = (options: Partial<Summarizer.LanguageModelOptions> = {}) =>
   })
 
 describe("the summary request's tools", () => {
-  it.effect("with the context's tools, the summary request sends the same tools, in order, with tool choice none, the context as its prefix", () =>
+  it.effect("with the context's tools, the summary request sends the same tools, in order, with the agent's tool choice (auto), the context as its prefix", () =>
     Effect.gen(function*() {
       const { summarizer, asked } = yield* summariser()
       const summary = yield* summarizer.summarize({ span, context, tools: definitions, maxTokens: 200 })
       assert.isTrue(summary.withContext)
       const [request] = yield* Ref.get(asked)
       assert.deepStrictEqual(request!.tools, ["Search", "OpenTicket"])
-      assert.strictEqual(request!.toolChoice, "none")
+      assert.strictEqual(request!.toolChoice, "auto")
       assert.deepStrictEqual(request!.prompt.content.slice(0, context.length), [...context])
       assert.strictEqual(request!.prompt.content.length, context.length + 1)
+    }))
+
+  it.effect("the toolChoice option none sends the same tools with tool choice none", () =>
+    Effect.gen(function*() {
+      const { summarizer, asked } = yield* summariser({ toolChoice: "none" })
+      yield* summarizer.summarize({ span, context, tools: definitions, maxTokens: 200 })
+      const [request] = yield* Ref.get(asked)
+      assert.deepStrictEqual(request!.tools, ["Search", "OpenTicket"])
+      assert.strictEqual(request!.toolChoice, "none")
+    }))
+
+  it.effect("a summary request runs no tool: an answer that is a tool call and no text fails the summary, naming the tool", () =>
+    Effect.gen(function*() {
+      const { summarizer } = yield* summariser({}, [{ type: "tool-call", id: "t1", name: "OpenTicket", params: { title: "x" } }])
+      const e = yield* Effect.flip(summarizer.summarize({ span, context, tools: definitions, maxTokens: 200 }))
+      assert.strictEqual(e.reason, "failed")
+      assert.include(e.detail, "the model called \"OpenTicket\" instead of answering in text")
+    }))
+
+  it.effect("a toolChoice option other than auto or none fails the layer", () =>
+    Effect.gen(function*() {
+      // A value outside the type, as a JavaScript caller may pass it.
+      const e = yield* Effect.flip(summariser({ toolChoice: JSON.parse("\"required\"") }))
+      assert.strictEqual(e._tag, "InvalidConfigError")
+      if (e._tag === "InvalidConfigError") assert.strictEqual(e.path, "toolChoice")
     }))
 
   it.effect("without tools the summary request offers none, as before", () =>
@@ -166,12 +192,12 @@ describe("the summary request's tools, through WindowedLanguageModel", () => {
       return { summary: all[index]!, last: all[index - 1]! }
     }))
 
-  it.effect("with a toolkit on the agent's calls, the summariser's request has the last request's tools, tool choice none, and begins with its messages", () =>
+  it.effect("with a toolkit on the agent's calls, the summariser's request has the last request's tools and tool choice, and begins with its messages", () =>
     Effect.gen(function*() {
       const { summary, last } = yield* run(true)
       assert.deepStrictEqual(last.tools, ["Search", "OpenTicket"])
       assert.deepStrictEqual(summary.tools, last.tools)
-      assert.strictEqual(summary.toolChoice, "none")
+      assert.strictEqual(summary.toolChoice, last.toolChoice)
       assert.deepStrictEqual(summary.prompt.content.slice(0, last.prompt.content.length), [...last.prompt.content])
       assert.strictEqual(summary.prompt.content.length, last.prompt.content.length + 1)
     }))
