@@ -30,7 +30,9 @@
  *   against the request before it (the conversation's last request: its prefix is read from the
  *   cache when the rule allows), and its prediction is added to the call's in the cache figures
  *   (hit ratio and cost); the answer's tokens are output, not input, and are left out. Calls
- *   without a summariser have no such requests, so the figures compare across strategies.
+ *   without a summariser have no such requests, so the figures compare across strategies. The
+ *   sessions' calls offer no tools, so neither request has tool definitions to price; with tools,
+ *   `layerLanguageModel` sends the context's tools too, and the prefix priced here stays common.
  * - retention of referenced results: at each call whose history's newest step refers back to
  *   earlier tool results by call id (`Sessions.referencesAt`), the share of those references
  *   whose target — the tool message with that call's result — is in the request verbatim, or

@@ -472,7 +472,9 @@ const isPromiseLike = (value: unknown): value is PromiseLike<unknown> =>
  * with the `TokenCounter` in context and room for `outputReserve` and the counter's
  * `requestOverhead`:
  *
- * 1. context and message fit: that request (`withContext: true`);
+ * 1. context and message fit: that request (`withContext: true`) — with the request's `tools`,
+ *    counted with the context, sent with the `toolChoice` option (default `"auto"`) and never
+ *    run, so that the prefix is the one the provider cached (it hashes the tools first);
  * 2. else the message alone fits: the message alone;
  * 3. else the span is summarised in chunks, oldest first, each request the message for one chunk
  *    with the summary so far folded in (the first chunk's: `previous`). A chunk ends only where
