@@ -6,13 +6,17 @@
  * misses the cache whenever the agent has tools.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Ref, Schema, Stream } from "effect"
+import { Context, Effect, Layer, Ref, Schema, Stream } from "effect"
 import { LanguageModel, Prompt, type Response, Tool, Toolkit } from "effect/ai"
+import { KeyValueStore } from "effect/persistence"
+import { ContextBudget, FirstFitSlice, OverflowNotifier, RecencyScorer } from "../../src/index.ts"
 import * as PromptWindow from "../../src/ai/PromptWindow.ts"
+import * as StableWindow from "../../src/ai/StableWindow.ts"
 import * as Summarizer from "../../src/ai/Summarizer.ts"
 import * as TokenCounter from "../../src/ai/TokenCounter.ts"
 import * as ToolDefinitions from "../../src/ai/ToolDefinitions.ts"
 import * as WindowedLanguageModel from "../../src/ai/WindowedLanguageModel.ts"
+import * as SectionedPlacer from "../../src/placers/SectionedPlacer.ts"
 
 const countOf = (m: Prompt.Message) => Math.ceil(PromptWindow.render(m).length / 4) + 4
 const counter = TokenCounter.make(countOf, 3)
@@ -210,3 +214,47 @@ describe("the summary request's tools, through WindowedLanguageModel", () => {
     }))
 })
 
+
+describe("the summary request's tools, through StableWindow", () => {
+  const layers = Layer.mergeAll(
+    RecencyScorer.layer,
+    FirstFitSlice.layer,
+    SectionedPlacer.conversation,
+    OverflowNotifier.layerNoop,
+    counter,
+    KeyValueStore.layerMemory
+  )
+  const budget = new ContextBudget.ContextBudget({ maxTokens: 2_000, targetTokens: 2_000 })
+  const history: Array<Prompt.Message> = [Prompt.systemMessage({ content: "be brief" }), user("start")]
+  for (let k = 0; k < 80; k++) history.push(assistant(`answer ${k} ${"text ".repeat(30)}`), user(`question ${k} ${"more ".repeat(15)}`))
+  const searchOnly = ToolDefinitions.toolsOf(Toolkit.make(Search))
+
+  /**
+   * Calls until the first compaction, each offering `definitions` (counted as 40 tokens), the
+   * compacting call `atCompaction`; returns the tools the summariser was given.
+   */
+  const toolsAtCompaction = (atCompaction: { readonly tools: ReadonlyArray<ToolDefinitions.AnyTool>; readonly toolTokens: number }, compactsAt?: number) =>
+    Effect.scoped(Effect.gen(function*() {
+      const given = yield* Ref.make<ReadonlyArray<ReadonlyArray<string>>>([])
+      const built = yield* Layer.build(Summarizer.make("recording", (request) =>
+        Effect.as(Ref.update(given, (all) => [...all, (request.tools ?? []).map((t) => t.name)]), "summary")))
+      const window = yield* StableWindow.make({ summarizer: Context.get(built, Summarizer.Summarizer), lowWatermark: 0.5, summaryTokens: 200 })
+      for (let k = 4; k <= history.length; k += 2) {
+        const call = k === compactsAt ? { key: "k", ...atCompaction } : { key: "k", tools: definitions, toolTokens: 40 }
+        const plan = yield* window.fit(Prompt.fromMessages(history.slice(0, k)), budget, call)
+        yield* window.commit(plan)
+        if (plan.change.action === "compact" && plan.basedOn !== undefined) return { at: k, tools: (yield* Ref.get(given))[0] }
+      }
+      return yield* Effect.die(new Error("no compaction"))
+    })).pipe(Effect.provide(layers))
+
+  it.effect("the summariser is given the call's tools when the last request's tools counted the same, and none when they changed", () =>
+    Effect.gen(function*() {
+      const same = yield* toolsAtCompaction({ tools: definitions, toolTokens: 40 })
+      assert.deepStrictEqual(same.tools, ["Search", "OpenTicket"])
+      // The same run, the compacting call offering other tools: the last request's are unknown.
+      const changed = yield* toolsAtCompaction({ tools: searchOnly, toolTokens: 20 }, same.at)
+      assert.strictEqual(changed.at, same.at)
+      assert.deepStrictEqual(changed.tools, [])
+    }))
+})
