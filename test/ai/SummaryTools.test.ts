@@ -119,6 +119,25 @@ describe("the summary request's tools", () => {
       assert.include(e.detail, "the model called \"OpenTicket\" instead of answering in text")
     }))
 
+  it.effect("a summary request runs no tool: an approved call the context carries fails the summary rather than running it", () =>
+    Effect.gen(function*() {
+      const approved: ReadonlyArray<Prompt.Message> = [
+        ...context,
+        Prompt.assistantMessage({
+          content: [
+            Prompt.toolCallPart({ id: "c1", name: "OpenTicket", params: { title: "export" }, providerExecuted: false }),
+            Prompt.toolApprovalRequestPart({ approvalId: "a1", toolCallId: "c1" })
+          ]
+        }),
+        Prompt.toolMessage({ content: [Prompt.toolApprovalResponsePart({ approvalId: "a1", approved: true })] })
+      ]
+      const { summarizer, asked } = yield* summariser()
+      const e = yield* Effect.flip(summarizer.summarize({ span, context: approved, tools: definitions, maxTokens: 200 }))
+      assert.strictEqual(e.reason, "failed")
+      assert.include(e.detail, "a summary request does not run tools, asked for \"OpenTicket\"")
+      assert.deepStrictEqual(yield* Ref.get(asked), [])
+    }))
+
   it.effect("a toolChoice option other than auto or none fails the layer", () =>
     Effect.gen(function*() {
       // A value outside the type, as a JavaScript caller may pass it.
