@@ -48,8 +48,8 @@ import * as ToolDefinitions from "./ToolDefinitions.ts"
  * - `tools` — the tool definitions that request offered, in its order (absent or `[]` for
  *   none). Providers put the tools first in what they cache (Anthropic: tools, then system,
  *   then messages; OpenAI likewise), so a request with the context but without its tools
- *   misses the cache: a `LanguageModel` summariser sends them with the context, with tool
- *   choice `"none"`. A summariser of your own may ignore them.
+ *   misses the cache: a `LanguageModel` summariser sends them with the context, and runs none
+ *   of them. A summariser of your own may ignore them.
  * - `maxTokens` — the summary's own budget: its text, counted as one user message by the
  *   `TokenCounter`, may cost at most this many tokens.
  *
@@ -659,9 +659,8 @@ const answerOf = (response: {
 
 /**
  * A toolkit of the tools' definitions alone, in their order. Its handler never runs a tool: the
- * request asks for text (tool choice "none", no resolution), and a tool call the model makes
- * anyway — or an approved call the context carries — fails the request rather than running the
- * conversation's tools again.
+ * request asks for text and resolves no tool call, and an approved call the context carries
+ * fails the request rather than running the conversation's tool again.
  */
 const definitionsOnly = (tools: ReadonlyArray<ToolDefinitions.AnyTool>): Toolkit.WithHandler<{}> => ({
   // Typed as no tools: the request needs none of their schemas' services, and returns no
