@@ -14,7 +14,8 @@
  *
  * A content is counted as the plain text it is, with no chat framing (an item is not a chat
  * message), and text that looks like a special token (`<|endoftext|>`) is counted as text. An
- * item that has `tokens` keeps it, whatever its content. The caller's objects are never
+ * item that has `tokens` keeps it, whatever its content; `tokens: null` is no count (the wire's
+ * "absent"), and is counted. The caller's objects are never
  * changed: an item that is counted is decoded from a copy with its count.
  *
  * @example
@@ -95,9 +96,12 @@ export type DecodeError = Schema.SchemaError | CountError | TokenizerLoadError
 export const textCounter = (encoding: "o200k" | "cl100k"): Effect.Effect<(text: string) => number, TokenizerLoadError> =>
   loadTextCounter(encoding === "o200k" ? "o200k_base" : "cl100k_base")
 
-/** An item of the input that has no `tokens` and a string `content`: one this module counts. */
+/**
+ * An item of the input that has no `tokens` (absent, or `null` or `undefined`: on the wire, as in
+ * a nullable database column, `null` means absent) and a string `content`: one this module counts.
+ */
 const uncounted = (item: unknown): item is Record<string, unknown> & { readonly content: string } =>
-  isRecord(item) && !Object.hasOwn(item, "tokens") && typeof item["content"] === "string"
+  isRecord(item) && item["tokens"] == null && typeof item["content"] === "string"
 
 /** A `count` that is none of the three (from JavaScript, or a cast): a `CountError`, not a defect. */
 const badCount = (count: unknown): CountError | undefined =>

@@ -37,6 +37,13 @@ layer(NodeServices.layer)("cupel run --count-tokens", (it) => {
       assert.strictEqual(tokensOf(run.stdout, text), cl100k.countTokens(text))
     }))
 
+  it.effect("\"tokens\": null (the wire's absent, as a nullable column exports it) is counted", () =>
+    Effect.gen(function*() {
+      const run = yield* cli(["run", "--count-tokens", "o200k"], input([{ content: text, tokens: null }]))
+      assert.strictEqual(run.code, 0, run.stderr)
+      assert.strictEqual(tokensOf(run.stdout, text), o200k.countTokens(text))
+    }))
+
   it.effect("an item with tokens keeps its count, whatever its content", () =>
     Effect.gen(function*() {
       const run = yield* cli(
@@ -103,15 +110,21 @@ layer(NodeServices.layer)("cupel run --count-tokens", (it) => {
 })
 
 describe("CountTokens.fill", () => {
-  it("counts only items without a tokens key whose content is a string, and says how many", () => {
-    const value = { items: [{ content: "a b c" }, { content: "x", tokens: 3 }, { content: null }, "text", { content: "y", tokens: null }] }
-    assert.strictEqual(CountTokens.fill(value, (t) => t.length), 1)
+  it("counts only items without tokens (no key, or null: the wire's absent) whose content is a string, and says how many", () => {
+    const value = {
+      items: [{ content: "a b c" }, { content: "x", tokens: 3 }, { content: null }, "text", { content: "y", tokens: null }, {
+        content: "z",
+        tokens: 0
+      }]
+    }
+    assert.strictEqual(CountTokens.fill(value, (t) => t.length), 2)
     assert.deepStrictEqual(value.items, [
       { content: "a b c", tokens: 5 },
       { content: "x", tokens: 3 },
       { content: null },
       "text",
-      { content: "y", tokens: null }
+      { content: "y", tokens: 1 },
+      { content: "z", tokens: 0 }
     ])
   })
 

@@ -51,6 +51,14 @@ describe("Counting", () => {
       assert.deepStrictEqual(seen, [["a b c", 0], ["d e", 2]])
     }))
 
+  it.effect("tokens: null (the wire's absent, a nullable column) is counted; undefined too", () =>
+    Effect.gen(function*() {
+      const items = yield* Counting.decodeMany([{ content: "a b", tokens: null }, { content: "c", tokens: undefined }], {
+        count: (content) => content.length
+      })
+      assert.deepStrictEqual(items.map((item) => item.tokens), [3, 1])
+    }))
+
   it.effect("an item with tokens keeps its count, whatever its content", () =>
     Effect.gen(function*() {
       const [item] = yield* Counting.decodeMany([{ content: text, tokens: 1 }])

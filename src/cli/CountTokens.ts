@@ -67,7 +67,7 @@ export const load = (encoding: Encoding): Effect.Effect<CountText, InputError> =
   )
 
 /**
- * Gives every item of a parsed input (`value.items`) that has no `tokens` key and a string
+ * Gives every item of a parsed input (`value.items`) that has no `tokens` (or `tokens: null`) and a string
  * `content` the count of that content, in place; returns how many were counted. Anything that
  * is not such an item is left for the decoder to report. The value must be the caller's own,
  * freshly parsed: it is changed, not copied (a million copied items would cost more than their
@@ -83,7 +83,8 @@ export const fill = (value: unknown, count: CountText): number => {
   const items: ReadonlyArray<unknown> = field
   let counted = 0
   for (const item of items) {
-    if (!isRecord(item) || Object.hasOwn(item, "tokens")) continue
+    // `null` is the wire's "absent" (a nullable column): counted too.
+    if (!isRecord(item) || item["tokens"] != null) continue
     const content = item["content"]
     if (typeof content !== "string") continue
     Reflect.set(item, "tokens", count(content))
