@@ -415,9 +415,14 @@ export const wrap = (
     LanguageModel.ExtractServices<Options>
   >
   function generateText(options: { readonly prompt: Prompt.RawInput }): Effect.Effect<unknown, unknown, unknown> {
-    return Effect.flatMap(
-      fit(options.prompt, "generateText", toolkitOf(options)),
-      (sent) => generate(sent, inner.generateText({ ...options, prompt: sent.prompt }))
+    // No interruption between a fit that succeeded and the call's end being watched: the call
+    // is reported and counted once, whenever it is interrupted (the fit and the model stay
+    // interruptible).
+    return Effect.uninterruptibleMask((restore) =>
+      Effect.flatMap(
+        restore(fit(options.prompt, "generateText", toolkitOf(options))),
+        (sent) => generate(sent, restore(inner.generateText({ ...options, prompt: sent.prompt })))
+      )
     ).pipe(Effect.withSpan(spanName))
   }
 
@@ -439,9 +444,14 @@ export const wrap = (
     readonly prompt: Prompt.RawInput
     readonly schema: Schema.Encoder<Record<string, unknown>, unknown>
   }): Effect.Effect<unknown, unknown, unknown> {
-    return Effect.flatMap(
-      fit(options.prompt, "generateObject", toolkitOf(options)),
-      (sent) => generate(sent, inner.generateObject({ ...options, prompt: sent.prompt }))
+    // No interruption between a fit that succeeded and the call's end being watched: the call
+    // is reported and counted once, whenever it is interrupted (the fit and the model stay
+    // interruptible).
+    return Effect.uninterruptibleMask((restore) =>
+      Effect.flatMap(
+        restore(fit(options.prompt, "generateObject", toolkitOf(options))),
+        (sent) => generate(sent, restore(inner.generateObject({ ...options, prompt: sent.prompt })))
+      )
     ).pipe(Effect.withSpan(spanName))
   }
 
