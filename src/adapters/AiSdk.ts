@@ -24,7 +24,6 @@ import * as ContextBudget from "../ContextBudget.ts"
 import type { OverflowStrategy } from "../OverflowStrategy.ts"
 import * as OverflowNotifier from "../OverflowNotifier.ts"
 import type * as Placer from "../Placer.ts"
-import type { PipelineResult } from "../PipelineResult.ts"
 import * as Scorer from "../Scorer.ts"
 import * as Slicer from "../Slicer.ts"
 import * as SectionedPlacer from "../placers/SectionedPlacer.ts"
@@ -37,6 +36,7 @@ import * as PromptWindow from "../ai/PromptWindow.ts"
 import * as StableWindow from "../ai/StableWindow.ts"
 import * as TokenCounter from "../ai/TokenCounter.ts"
 import * as WindowMetrics from "../ai/WindowMetrics.ts"
+import type * as WindowedLanguageModel from "../ai/WindowedLanguageModel.ts"
 import type * as WindowStore from "../ai/WindowStore.ts"
 import { describeThrown } from "../internal/describeThrown.ts"
 import { watchStream } from "../internal/watchStream.ts"
@@ -122,22 +122,25 @@ export interface Options extends PromptWindow.FitOptions {
  * @since 0.3.0
  * @category models
  */
-export interface Report<M = AiSdkPrompt.ProviderMessage> {
+export interface Report<M = AiSdkPrompt.ProviderMessage> extends
+  Pick<
+    WindowedLanguageModel.CallReport,
+    | "candidates"
+    | "result"
+    | "toolTokens"
+    | "budget"
+    | "calibration"
+    | "mode"
+    | "conversation"
+    | "change"
+    | "prediction"
+    | "committed"
+  >
+{
   readonly type: "generate" | "stream" | "step"
   readonly prompt: ReadonlyArray<M>
-  readonly candidates: number
-  readonly result: PipelineResult
-  readonly toolTokens: number
-  readonly budget: ContextBudget.ContextBudget
-  /** @since 0.3.0 */
-  readonly calibration: number
-  readonly mode: "stable" | "per-call"
-  readonly conversation: string | undefined
-  readonly change: StableWindow.Change | undefined
-  readonly prediction: CacheModel.Prediction | undefined
   readonly outcome: "answered" | "failed" | "interrupted" | "sent"
   readonly reported: { readonly inputTokens: number } | undefined
-  readonly committed: WindowStore.WriteResult | undefined
 }
 
 /** A fitted call, waiting for the model's answer. */
