@@ -38,18 +38,13 @@ import * as v8 from "node:v8"
 import { Bench } from "tinybench"
 import {
   ChronologicalPlacer,
-  CompositeScorer,
-  ContextBudget,
   type ContextItem,
   GreedySlice,
-  KindScorer,
   KnapsackSlice,
   OverflowNotifier,
   Pipeline,
   type PipelineResult,
   type Placer,
-  PriorityScorer,
-  RecencyScorer,
   Scorer,
   type ScoredItem,
   Slicer,
@@ -58,6 +53,7 @@ import {
 } from "../src/index.ts"
 import { generateCandidates } from "./generate.ts"
 import * as Baseline from "./pipelineBaseline.ts"
+import { budget, composite } from "./configA.ts"
 
 const json = process.argv.includes("--json")
 const argValue = (key: string): string | undefined =>
@@ -95,19 +91,11 @@ const sizes = sizesArg === undefined
   ? allSizes
   : allSizes.filter((size) => sizesArg.split(",").map(Number).includes(size.n))
 
-const budget = new ContextBudget.ContextBudget({ maxTokens: 128_000, targetTokens: 100_000, outputReserve: 0 })
 const bucketSize = 100
 
 // ---------------------------------------------------------------------------------------------
 // Configurations.
 
-const composite = Effect.runSync(
-  CompositeScorer.make([
-    { scorer: RecencyScorer.make(), weight: 0.5 },
-    { scorer: PriorityScorer.make(), weight: 0.3 },
-    { scorer: KindScorer.defaults, weight: 0.2 }
-  ])
-)
 const specComposite = Baseline.composite([[Baseline.recency, 0.5], [Baseline.priority, 0.3], [Baseline.kind, 0.2]])
 
 interface Config {

@@ -18,35 +18,23 @@
  */
 import { Context, Effect, Layer, References, Scope, Tracer } from "effect"
 import {
-  CompositeScorer,
-  ContextBudget,
   type ContextItem,
   GreedySlice,
-  KindScorer,
   OverflowNotifier,
   Pipeline,
-  PriorityScorer,
-  RecencyScorer,
   Scorer,
   Slicer,
   UShapedPlacer,
   type Verbosity
 } from "../src/index.ts"
 import { generateCandidates } from "./generate.ts"
+import { budget, composite } from "./configA.ts"
 
 const argValue = (key: string): string | undefined =>
   process.argv.find((a) => a.startsWith(`--${key}=`))?.slice(key.length + 3)
 const json = process.argv.includes("--json")
 const sizes = (argValue("sizes") ?? "10000,1000000").split(",").map(Number)
-const budget = new ContextBudget.ContextBudget({ maxTokens: 128_000, targetTokens: 100_000, outputReserve: 0 })
 
-const composite = Effect.runSync(
-  CompositeScorer.make([
-    { scorer: RecencyScorer.make(), weight: 0.5 },
-    { scorer: PriorityScorer.make(), weight: 0.3 },
-    { scorer: KindScorer.defaults, weight: 0.2 }
-  ])
-)
 const layers = Layer.mergeAll(
   Scorer.layer(composite),
   Slicer.layer(GreedySlice.make()),
