@@ -253,6 +253,31 @@ describe("WindowMetrics", () => {
       assert.strictEqual(yield* counterValue("cupel.window.calls"), began)
     }).pipe(Effect.scoped)))
 
+  it.effect("cupel.window.calls: every streamText call whose fit began is counted once, wherever an interruption lands in it (after the fit, before the stream's first part too)", () =>
+    withRegistry(Effect.gen(function*() {
+      let fitBegan = false
+      const watching = TokenCounter.make((m) => {
+        fitBegan = true
+        return countOf(m)
+      }, overhead)
+      const context = yield* Layer.build(
+        WindowedLanguageModel.layer({ contextWindow: 3_000, outputReserve: 500 }).pipe(
+          Layer.provide([Layer.succeed(LanguageModel.LanguageModel, yield* modelWith(usageOf(40, 0, 0))), watching])
+        )
+      )
+      let began = 0
+      for (let k = 0; k < 120; k++) {
+        fitBegan = false
+        const prompt = Prompt.make([{ role: "system", content: `be brief ${k}` }, { role: "user", content: `hello ${k}` }])
+        const fiber = yield* Effect.forkChild(call("streamText", prompt).pipe(Effect.provide(context)))
+        for (let y = 0; y < k; y++) yield* Effect.yieldNow
+        yield* Fiber.interrupt(fiber)
+        if (fitBegan) began++
+      }
+      assert.isAbove(began, 100)
+      assert.strictEqual(yield* counterValue("cupel.window.calls"), began)
+    }).pipe(Effect.scoped)))
+
   it.effect("cupel.window.tokens.sent and .dropped record, per answered call, the window's tokens and the tokens left out; a failed call records neither", () =>
     withRegistry(Effect.gen(function*() {
       const context = yield* build(yield* modelWith(undefined), { mode: "per-call" })
