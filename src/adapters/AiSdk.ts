@@ -318,9 +318,10 @@ const makeCore = (options: CoreOptions) => {
     outcome: Report["outcome"],
     usage: windowSpan.InputUsage | undefined,
     exit: Exit.Exit<unknown, unknown>,
-    committed: WindowStore.WriteResult | undefined
+    committed: WindowStore.WriteResult | undefined,
+    providerError: windowSpan.ProviderError | undefined
   ) =>
-    windowSpan.end(call.figures, outcome, usage, committed).pipe(
+    windowSpan.end(call.figures, outcome, usage, committed, providerError).pipe(
       Effect.withParentSpan(call.span),
       Effect.ensuring(endSpan(call.span, exit))
     )
@@ -393,7 +394,7 @@ const makeCore = (options: CoreOptions) => {
       return Effect.gen(function*() {
         committed = outcome === "answered" || outcome === "sent" ? yield* commit(call, ended.reported) : undefined
         yield* report(call, outcome, ended.reported, committed, onReport)
-      }).pipe(Effect.ensuring(Effect.suspend(() => finish(call, outcome, ended.usage, ended.exit, committed))))
+      }).pipe(Effect.ensuring(Effect.suspend(() => finish(call, outcome, ended.usage, ended.exit, committed, undefined))))
     })
 
   return { runtime, fit, commit, report, settle, finish }
@@ -474,16 +475,20 @@ export const middleware = (options: Options): LanguageModelMiddleware => {
    * the calibration of the finish part's usage when it came (rule C7). A stream that ends
    * before its first part leaves the state as it was. The record and the report are done
    * before the end reaches the caller, so the next step of a tool loop sees them; then the
-   * call's `cupel.window` span gets the finish part's usage and ends (the metrics with it).
+   * call's `cupel.window` span gets the finish part's usage and ends (the metrics with it). An
+   * `error` part after the first is passed on too; the call stays answered and the span gets
+   * its `error.type` (docs/design.md item 75).
    */
   const watch = (stream: StreamResult["stream"], call: Call<AiSdkPrompt.ProviderMessage>, signal: AbortSignal | undefined) => {
     let started = false
     let model: string | undefined
     let reported: StableWindow.Reported | undefined
     let usage: windowSpan.InputUsage | undefined
+    let providerError: windowSpan.ProviderError | undefined
     return watchStream<StreamPart>(stream, {
       chunk: (part) => {
         started = true
+        providerError ??= windowSpan.providerErrorOf(part)
         if (part.type === "response-metadata") model = part.modelId ?? model
         if (part.type === "finish") {
           reported = reportedOf(part.usage, model)
@@ -505,7 +510,7 @@ export const middleware = (options: Options): LanguageModelMiddleware => {
         return runtime.runPromise(Effect.gen(function*() {
           committed = started ? yield* commit(call, reported) : undefined
           yield* report(call, outcome, reported, committed, onReport)
-        }).pipe(Effect.ensuring(Effect.suspend(() => finish(call, outcome, usage, exit, committed)))))
+        }).pipe(Effect.ensuring(Effect.suspend(() => finish(call, outcome, usage, exit, committed, providerError)))))
       }
     })
   }

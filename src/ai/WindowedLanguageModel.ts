@@ -294,6 +294,12 @@ export type Outcome =
 export interface Answer {
   readonly usage: Response.Usage | undefined
   readonly model: string | undefined
+  /**
+   * A stream's first `error` part, when it had one (since 0.3.0): the provider answered and
+   * then reported an error, which reached the caller as the part it was. The call stays
+   * answered (rule S6); `cupel.window` gets the error's `error.type` (docs/design.md item 75).
+   */
+  readonly providerError?: { readonly error: unknown } | undefined
 }
 
 /**
@@ -485,16 +491,18 @@ export const wrap = (
       Effect.map(fit(options.prompt, "streamText", toolkitOf(options)), (sent) => {
         let usage: Response.Usage | undefined
         let model: string | undefined
+        let providerError: windowSpan.ProviderError | undefined
         return inner.streamText({ ...options, prompt: sent.prompt }).pipe(
           Stream.onFirst(() => Effect.uninterruptible(sent.answered({ usage: undefined, model: undefined }))),
           Stream.tap((part: unknown) =>
             Effect.sync(() => {
               usage = finishUsage(part) ?? usage
               model = modelOf(part) ?? model
+              providerError ??= windowSpan.providerErrorOf(part)
             })
           ),
           Stream.onExit((exit) => {
-            const outcome = outcomeOf(exit, () => ({ usage, model }))
+            const outcome = outcomeOf(exit, () => ({ usage, model, providerError }))
             return outcome._tag === "Answered"
               ? Effect.andThen(sent.settled(outcome), sent.ended(outcome))
               : sent.ended(outcome)
@@ -693,7 +701,8 @@ export const layer = <SE = never, SR = never, ZE = never, ZR = never>(
               const result = yield* Ref.get(committed)
               const usage = outcome._tag === "Answered" ? outcome.usage : undefined
               const callOutcome = outcome._tag === "Answered" ? "answered" : outcome._tag === "Failed" ? "failed" : "interrupted"
-              yield* windowSpan.end(figures, callOutcome, usage?.inputTokens, result)
+              const providerError = outcome._tag === "Answered" ? outcome.providerError : undefined
+              yield* windowSpan.end(figures, callOutcome, usage?.inputTokens, result, providerError)
               yield* PubSub.publish<CallReport>(reports, {
                 method,
                 prompt: fitted.prompt,

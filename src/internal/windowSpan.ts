@@ -99,8 +99,37 @@ export const usageAttributes = (input: InputUsage): Record<string, number> => {
 }
 
 /**
- * A fitted call's end, once: the usage the provider reported (if it did) written on the
- * current span — `cupel.window` — and the call counted in the `WindowMetrics`. `committed` is
+ * An `error` part the model's answer carried (docs/design.md item 75): the provider answered —
+ * the call is answered for the window's state (rule S6) — and then reported an error, which
+ * reached the caller as the part it was.
+ */
+export interface ProviderError {
+  readonly error: unknown
+}
+
+/** The first `error` part of a model's answer, if it has one. */
+export const providerErrorOf = (part: unknown): ProviderError | undefined =>
+  typeof part === "object" && part !== null && "type" in part && part.type === "error"
+    ? { error: "error" in part ? part.error : undefined }
+    : undefined
+
+/**
+ * The OpenTelemetry `error.type` of an error: a class of error, not its message (which may
+ * carry a user's data): an Effect error's `_tag`, an `Error`'s `name`, else `_OTHER`, the
+ * convention's fallback.
+ */
+export const errorType = (error: unknown): string => {
+  if (typeof error === "object" && error !== null) {
+    if ("_tag" in error && typeof error._tag === "string" && error._tag !== "") return error._tag
+    if (error instanceof Error && error.name !== "") return error.name
+  }
+  return "_OTHER"
+}
+
+/**
+ * A fitted call's end, once: the usage the provider reported (if it did) and the `error.type`
+ * of an error part its answer carried written on the current span — `cupel.window` — and the
+ * call counted in the `WindowMetrics`. `committed` is
  * what became of the call's state: its compaction counts when the state was written, whatever
  * the outcome (a stream that fails after its first part has advanced the state, and the next
  * call does not compact again).
@@ -109,10 +138,14 @@ export const end = (
   fit: Fit,
   outcome: WindowMetrics.Outcome,
   usage: InputUsage | undefined,
-  committed: WindowStore.WriteResult | undefined
+  committed: WindowStore.WriteResult | undefined,
+  providerError: ProviderError | undefined
 ): Effect.Effect<void> =>
   Effect.andThen(
-    usage === undefined ? Effect.void : Effect.annotateCurrentSpan(usageAttributes(usage)),
+    Effect.annotateCurrentSpan({
+      ...(usage === undefined ? {} : usageAttributes(usage)),
+      ...(providerError === undefined ? {} : { "error.type": errorType(providerError.error) })
+    }),
     WindowMetrics.record({
       method: fit.method,
       mode: fit.mode,

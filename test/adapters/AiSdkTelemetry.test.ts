@@ -194,6 +194,58 @@ describe("AiSdk: cupel.window's GenAI attributes", () => {
   })
 })
 
+describe("AiSdk: an error part in a stream", () => {
+  it("a stream that carries an error part after its first part: answered (S6, the state written), the part passed on unchanged, error.type on cupel.window; a stream without one has no error.type", async () => {
+    const { spans, tracer } = recordSpans()
+    const reports: Array<AiSdk.Report> = []
+    const providerError = Object.assign(new Error("overloaded mid-stream"), { name: "OverloadedError" })
+    const parts = (withError: boolean): Array<StreamPart> => {
+      const [start, metadata, textStart, delta, textEnd, finish] = answer(usage(40, undefined, undefined))
+      return [
+        start!,
+        metadata!,
+        textStart!,
+        delta!,
+        ...(withError ? [{ type: "error" as const, error: providerError }] : []),
+        textEnd!,
+        finish!
+      ]
+    }
+    let withError = true
+    const model = wrapLanguageModel({
+      model: new MockLanguageModelV4({
+        doStream: async () => ({ stream: simulateReadableStream({ chunks: parts(withError) }) })
+      }),
+      middleware: AiSdk.middleware({
+        contextWindow: 1_000,
+        outputReserve: 100,
+        counter: quarter,
+        tracer,
+        conversationKey: () => "c",
+        onReport: (report) => void reports.push(report)
+      })
+    })
+    const read = async () => {
+      const reader = (await model.doStream({ prompt: [{ role: "user", content: [{ type: "text", text: "hi" }] }] })).stream
+        .getReader()
+      const seen: Array<StreamPart> = []
+      for (let next = await reader.read(); !next.done; next = await reader.read()) seen.push(next.value)
+      return seen
+    }
+    const seen = await read()
+    const errorPart = seen.find((p) => p.type === "error")
+    assert.isDefined(errorPart)
+    assert.strictEqual(errorPart!.type === "error" ? errorPart!.error : undefined, providerError)
+    assert.strictEqual(reports[0]!.outcome, "answered")
+    assert.strictEqual(reports[0]!.committed, "written")
+    assert.strictEqual(attributes(windows(spans)[0])["error.type"], "OverloadedError")
+    withError = false
+    await read()
+    assert.strictEqual(reports[1]!.outcome, "answered")
+    assert.notProperty(attributes(windows(spans)[1]), "error.type")
+  })
+})
+
 describe("AiSdk: WindowMetrics through the telemetry option", () => {
   it("cupel.window.calls counts every call by method, mode and outcome: answered (generate, stream), failed, interrupted (an aborted call, a cancelled stream), rejected, sent (prepareStep)", async () => {
     const telemetry = metricsRuntime()

@@ -176,6 +176,43 @@ describe("cupel.window: the OpenTelemetry GenAI attributes", () => {
   })
 })
 
+describe("cupel.window: an error part in the model's answer", () => {
+  it.effect("a stream carrying an error part after its first part: answered (S6, the state written), the part reaches the caller, error.type on cupel.window (the error's _tag, name, or _OTHER); none without one", () => {
+    const { spans, tracer } = recordSpans()
+    class Overloaded extends Schema.TaggedError<Overloaded>()("Overloaded", {}) {}
+    const withError = (error: unknown) =>
+      LanguageModel.make({
+        generateText: () => Effect.succeed<Array<Response.PartEncoded>>([{ type: "text", text: "{}" }]),
+        streamText: () =>
+          Stream.make<Array<Response.StreamPartEncoded>>(
+            { type: "text-start", id: "t" },
+            { type: "text-delta", id: "t", delta: "ok" },
+            { type: "error", error },
+            { type: "text-end", id: "t" },
+            { type: "finish", reason: "error", usage: usageOf(40, 0, 0) }
+          )
+      })
+    return Effect.gen(function*() {
+      for (const [error, expected] of [[new Overloaded(), "Overloaded"], [new RangeError("x"), "RangeError"], ["text", "_OTHER"]] as const) {
+        const from = spans.length
+        const context = yield* build(yield* withError(error))
+        const subscription = yield* PubSub.subscribe(Context.get(context, WindowedLanguageModel.WindowReports))
+        const parts = yield* Stream.runCollect(LanguageModel.streamText({ prompt: start })).pipe(Effect.provide(context))
+        const errorPart = Array.from(parts).find((p) => p.type === "error")
+        assert.strictEqual(errorPart?.type === "error" ? errorPart.error : undefined, error, "the error part reaches the caller")
+        const report = yield* PubSub.take(subscription)
+        assert.strictEqual(report.outcome, "answered")
+        assert.strictEqual(report.committed, "written")
+        const attributes = attributesOf(spans.slice(from).find((s) => s.name === "cupel.window"))
+        assert.strictEqual(attributes["error.type"], expected)
+      }
+      const from = spans.length
+      yield* call("streamText", start).pipe(Effect.provide(yield* build(yield* modelWith(usageOf(40, 0, 0)))))
+      assert.notProperty(attributesOf(spans.slice(from).find((s) => s.name === "cupel.window")), "error.type")
+    }).pipe(Effect.withTracer(tracer), Effect.scoped)
+  })
+})
+
 describe("WindowMetrics", () => {
   it.effect("cupel.window.calls counts every call by method, mode and outcome: answered, failed (the model), rejected (the window)", () =>
     withRegistry(Effect.gen(function*() {
