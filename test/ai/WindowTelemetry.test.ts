@@ -260,10 +260,14 @@ describe("WindowMetrics", () => {
       assert.strictEqual((yield* histogramOf("cupel.window.tokens.sent"))!.count, 0)
     }).pipe(Effect.scoped)))
 
-  it.effect("cupel.window.calls: every generate call whose fit began is counted once, wherever an interruption lands in it (after the fit, before the model too)", () =>
+  /**
+   * Calls of `tried` (in turn) interrupted at 120 points each a little later than the last;
+   * every call whose fit began must be counted once. The fit began when the window counted a
+   * message: a call interrupted before that was never the window's, one interrupted after must
+   * be counted (after the fit and before the model too).
+   */
+  const interruptedAtEveryPoint = (tried: ReadonlyArray<Method>, usage: Usage | undefined) =>
     withRegistry(Effect.gen(function*() {
-      // The fit began when the window counted a message: a call interrupted before that was
-      // never the window's, one interrupted after must be counted.
       let fitBegan = false
       const watching = TokenCounter.make((m) => {
         fitBegan = true
@@ -271,16 +275,15 @@ describe("WindowMetrics", () => {
       }, overhead)
       const context = yield* Layer.build(
         WindowedLanguageModel.layer({ contextWindow: 3_000, outputReserve: 500 }).pipe(
-          Layer.provide([Layer.succeed(LanguageModel.LanguageModel, yield* modelWith(undefined)), watching])
+          Layer.provide([Layer.succeed(LanguageModel.LanguageModel, yield* modelWith(usage)), watching])
         )
       )
       let began = 0
       for (let k = 0; k < 120; k++) {
         fitBegan = false
-        const method = k % 2 === 0 ? "generateText" : "generateObject"
         // Each try's conversation is new, so that its messages are counted (not found in a cache).
         const prompt = Prompt.make([{ role: "system", content: `be brief ${k}` }, { role: "user", content: `hello ${k}` }])
-        const fiber = yield* Effect.forkChild(call(method, prompt).pipe(Effect.provide(context)))
+        const fiber = yield* Effect.forkChild(call(tried[k % tried.length]!, prompt).pipe(Effect.provide(context)))
         // Interrupt after k yields of this fiber: each try lands at a later point of the call.
         for (let y = 0; y < k; y++) yield* Effect.yieldNow
         yield* Fiber.interrupt(fiber)
@@ -288,32 +291,13 @@ describe("WindowMetrics", () => {
       }
       assert.isAbove(began, 100)
       assert.strictEqual(yield* counterValue("cupel.window.calls"), began)
-    }).pipe(Effect.scoped)))
+    }).pipe(Effect.scoped))
+
+  it.effect("cupel.window.calls: every generate call whose fit began is counted once, wherever an interruption lands in it (after the fit, before the model too)", () =>
+    interruptedAtEveryPoint(["generateText", "generateObject"], undefined))
 
   it.effect("cupel.window.calls: every streamText call whose fit began is counted once, wherever an interruption lands in it (after the fit, before the stream's first part too)", () =>
-    withRegistry(Effect.gen(function*() {
-      let fitBegan = false
-      const watching = TokenCounter.make((m) => {
-        fitBegan = true
-        return countOf(m)
-      }, overhead)
-      const context = yield* Layer.build(
-        WindowedLanguageModel.layer({ contextWindow: 3_000, outputReserve: 500 }).pipe(
-          Layer.provide([Layer.succeed(LanguageModel.LanguageModel, yield* modelWith(usageOf(40, 0, 0))), watching])
-        )
-      )
-      let began = 0
-      for (let k = 0; k < 120; k++) {
-        fitBegan = false
-        const prompt = Prompt.make([{ role: "system", content: `be brief ${k}` }, { role: "user", content: `hello ${k}` }])
-        const fiber = yield* Effect.forkChild(call("streamText", prompt).pipe(Effect.provide(context)))
-        for (let y = 0; y < k; y++) yield* Effect.yieldNow
-        yield* Fiber.interrupt(fiber)
-        if (fitBegan) began++
-      }
-      assert.isAbove(began, 100)
-      assert.strictEqual(yield* counterValue("cupel.window.calls"), began)
-    }).pipe(Effect.scoped)))
+    interruptedAtEveryPoint(["streamText"], usageOf(40, 0, 0)))
 
   it.effect("cupel.window.tokens.sent and .dropped record, per answered call, the window's tokens and the tokens left out; a failed call records neither", () =>
     withRegistry(Effect.gen(function*() {
