@@ -129,6 +129,24 @@ describe("the fast path for one item", () => {
     )
   })
 
+  it("trusted makes what the class constructor makes with its checks off: same keys, order, descriptors, copies", () => {
+    fc.assert(
+      fc.property(validItem, (input) => {
+        const decoded = schemaItem(input)
+        if (!Exit.isSuccess(decoded)) return assert.fail(`the schema refuses ${JSON.stringify(input)}`)
+        const fields = { ...decoded.value }
+        const made = FastDecode.trusted(ContextItem.ContextItem, fields)
+        const expected = new ContextItem.ContextItem(fields, { disableChecks: true })
+        assert.instanceOf(made, ContextItem.ContextItem)
+        assertSame(made, expected, "item")
+        // As the constructor's parser does, the arrays and records are the item's own.
+        assert.notStrictEqual(made?.tags, fields.tags)
+        assert.notStrictEqual(made?.metadata, fields.metadata)
+      }),
+      runs
+    )
+  })
+
   it("fills the schema's defaults, each item with arrays and records of its own", () => {
     const a = fastItem({ content: "x", tokens: 1 })
     const b = fastItem({ content: "y", tokens: 2 })

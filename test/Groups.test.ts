@@ -152,6 +152,44 @@ describe("Groups — selection", () => {
       assert.strictEqual(events[0]!.tokensOverBudget, 2)
     }))
 
+  it.effect("a scorer sees a unit as the ContextItem the class constructor makes of its fields", () =>
+    Effect.gen(function*() {
+      const seen: Array<ContextItem.ContextItem> = []
+      const recording = Scorer.make("recording", (unit, all) => {
+        if (seen.length === 0) seen.push(...all)
+        return unit.priority ?? 0
+      })
+      const at = (s: number) => Timestamp.fromEpochMillis(s * 1000)
+      const first = item("call", 3, { group: "g", kind: "ToolOutput", source: "Tool", tags: ["x"], metadata: { n: 1 }, timestamp: at(5), priority: 2 })
+      const items = [
+        first,
+        item("note", 1),
+        item("result", 4, { group: "g", tags: ["y", "x"], timestamp: at(3), priority: 7, futureRelevanceHint: 0.5 })
+      ]
+      const layers = Layer.mergeAll(Scorer.layer(recording), GreedySlice.layer, UShapedPlacer.layer, OverflowNotifier.layerNoop)
+      yield* run(items, budget(100, 100), undefined, layers)
+      const unit = seen.find((i) => i.group === undefined && i.content !== "note")
+      if (unit === undefined) return assert.fail("the scorer saw no unit")
+      const expected = new ContextItem.ContextItem({
+        content: "call\nresult",
+        tokens: 7,
+        kind: "ToolOutput",
+        source: "Tool",
+        tags: ["x", "y"],
+        metadata: { n: 1 },
+        pinned: false,
+        priority: 7,
+        futureRelevanceHint: 0.5,
+        timestamp: at(3)
+      }, { disableChecks: true })
+      assert.strictEqual(Object.getPrototypeOf(unit), ContextItem.ContextItem.prototype)
+      assert.deepStrictEqual(Reflect.ownKeys(unit), Reflect.ownKeys(expected))
+      assert.deepStrictEqual(Object.getOwnPropertyDescriptors(unit), Object.getOwnPropertyDescriptors(expected))
+      // Its tags and metadata are its own, as the constructor's copies are; the members are untouched.
+      assert.notStrictEqual(unit.metadata, first.metadata)
+      assert.deepStrictEqual(first.tags, ["x"])
+    }))
+
   it.effect("a group of one item runs exactly as that item alone", () =>
     Effect.gen(function*() {
       const plain = [item("a", 3, { priority: 2 }), item("b", 5, { priority: 7 }), item("c", 4, { priority: 4 })]
