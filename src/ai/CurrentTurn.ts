@@ -58,16 +58,31 @@ export interface Turn {
   readonly conversation: ReadonlyArray<boolean>
 }
 
+/**
+ * The members of each group, by the groups array they were read from (and the messages' count):
+ * a call asks for several units of one history ({@link keep} up to four, and
+ * `PromptWindow.fit` keeps three times), each of which read all the groups again — a dozen
+ * passes over a thousand messages a call.
+ */
+const membersCache = new WeakMap<
+  ReadonlyArray<string | undefined>,
+  { readonly n: number; readonly members: ReadonlyMap<string, ReadonlyArray<number>> }
+>()
+
 /** The members of each group, in order. */
-const membersOf = (turn: Turn): Map<string, Array<number>> => {
+const membersOf = (turn: Turn): ReadonlyMap<string, ReadonlyArray<number>> => {
+  const n = turn.messages.length
+  const cached = membersCache.get(turn.groups)
+  if (cached !== undefined && cached.n === n) return cached.members
   const members = new Map<string, Array<number>>()
-  for (let i = 0; i < turn.messages.length; i++) {
+  for (let i = 0; i < n; i++) {
     const group = turn.groups[i]
     if (group === undefined) continue
     const list = members.get(group)
     if (list === undefined) members.set(group, [i])
     else list.push(i)
   }
+  membersCache.set(turn.groups, { n, members })
   return members
 }
 

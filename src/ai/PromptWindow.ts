@@ -40,6 +40,7 @@ import * as ContextKind from "../ContextKind.ts"
 import * as Pipeline from "../Pipeline.ts"
 import type { PipelineResult } from "../PipelineResult.ts"
 import { describeThrown } from "../internal/describeThrown.ts"
+import { trusted } from "../internal/fastDecode.ts"
 import { PinnedBudgetError } from "../PinnedBudgetError.ts"
 import * as CurrentTurn from "./CurrentTurn.ts"
 import * as Shorten from "./Shorten.ts"
@@ -115,6 +116,27 @@ export interface ItemCache {
   readonly links: WeakMap<Prompt.Message, ReadonlyArray<string>>
   /** Where the last {@link groups} call left its union-find (the state of one history). */
   lastGroups: GroupsState | undefined
+  /**
+   * The last {@link toCandidates} call's messages, their items and its `startMillis` (the state
+   * of one history): a history that starts with those message objects finds the items of that
+   * prefix by index, where a thousand lookups in `entries` were a third of a call's conversion.
+   */
+  lastItems: ItemsState | undefined
+}
+
+/**
+ * Where the last {@link toCandidates} call left its items ({@link ItemCache.lastItems}).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface ItemsState {
+  readonly messages: ReadonlyArray<Prompt.Message>
+  /** `items[i]` is the item made (or found) for `messages[i]` (the documents follow). */
+  readonly items: ReadonlyArray<ContextItem.ContextItem>
+  /** `groups[i]` is `messages[i]`'s group, as `items[i]` has it. */
+  readonly groups: ReadonlyArray<string | undefined>
+  readonly start: number
 }
 
 /**
@@ -123,7 +145,12 @@ export interface ItemCache {
  * @since 0.3.0
  * @category constructors
  */
-export const makeItemCache = (): ItemCache => ({ entries: new WeakMap(), links: new WeakMap(), lastGroups: undefined })
+export const makeItemCache = (): ItemCache => ({
+  entries: new WeakMap(),
+  links: new WeakMap(),
+  lastGroups: undefined,
+  lastItems: undefined
+})
 
 /**
  * The candidates of a prompt, and the message each came from.
@@ -466,22 +493,42 @@ export const toCandidates = (
     const groupOf = groups(messages, groupPrefix(documents), options?.itemCache)
     const start = options?.startMillis ?? 0
     const cache = options?.itemCache?.entries
+    // The items of the last call's history, when this one continues it from the same start: its
+    // message `i` had `last.items[i]`, made (or found) at index `i` from this start.
+    const lastItems = options?.itemCache?.lastItems
+    const last = lastItems !== undefined && lastItems.start === start && extends_(messages, lastItems.messages)
+      ? lastItems
+      : undefined
+    const reusable = last?.messages.length ?? 0
+    const lastItemsOf = last?.items ?? []
+    const lastGroupsOf = last?.groups ?? []
     const items: Array<ContextItem.ContextItem> = []
     const messageOf = new Map<ContextItem.ContextItem, Prompt.Message>()
     for (let i = 0; i < messages.length; i++) {
       const message = messages[i]!
       const group = groupOf[i]
-      const cached = cache?.get(message)
-      // A message object seen before at this index, in this group, and from the same start.
-      const item = cached !== undefined && cached.metadata["messageIndex"] === i && cached.group === group &&
+      let item: ContextItem.ContextItem
+      if (i < reusable && lastGroupsOf[i] === group) {
+        // The last call's item for this message object at this index, from the same start.
+        item = lastItemsOf[i]!
+      } else {
+        const cached = cache?.get(message)
+        // A message object seen before at this index, in this group, and from the same start.
+        if (
+          cached !== undefined && cached.metadata["messageIndex"] === i && cached.group === group &&
           cached.timestamp?.epochMilliseconds === start + i
-        ? cached
-        : yield* makeItem(counter, message, i, group, start, options?.annotate)
-      cache?.set(message, item)
+        ) {
+          item = cached
+        } else {
+          item = yield* makeItem(counter, message, i, group, start, options?.annotate)
+          cache?.set(message, item)
+        }
+      }
       items.push(item)
       messageOf.set(item, message)
     }
     for (const document of documents) items.push(document)
+    if (options?.itemCache !== undefined) options.itemCache.lastItems = { messages, items, groups: groupOf, start }
     return { items, messageOf, messages, groups: groupOf }
   })
 
@@ -573,9 +620,14 @@ const fieldOf = (issue: SchemaIssue.Issue): string | undefined => {
  * @category converting
  */
 export const toPrompt = (window: ReadonlyArray<ContextItem.ContextItem>, candidates: Candidates): Prompt.Prompt =>
-  Prompt.fromMessages(
-    window.map((item) => candidates.messageOf.get(item) ?? Prompt.systemMessage({ content: item.content }))
-  )
+  promptOf(window, (item) => candidates.messageOf.get(item))
+
+/** {@link toPrompt} with the message of an item read by `messageOf`. */
+const promptOf = (
+  window: ReadonlyArray<ContextItem.ContextItem>,
+  messageOf: (item: ContextItem.ContextItem) => Prompt.Message | undefined
+): Prompt.Prompt =>
+  Prompt.fromMessages(window.map((item) => messageOf(item) ?? Prompt.systemMessage({ content: item.content })))
 
 /**
  * Fits a prompt into a budget: {@link toCandidates}, `Pipeline.run` (with the scorer, slicer,
@@ -645,7 +697,7 @@ export const fitCandidates = (
 ): Effect.Effect<Fitted, Pipeline.PipelineError, Pipeline.Services> =>
   Effect.gen(function*() {
     const { items, messages } = candidates
-    const { conversation, kept, pinnedCount, pinnedTokens } = keeping(candidates, budget.targetTokens)
+    const { conversation, kept, pinnedCount, pinnedTokens } = keepingOf(candidates, budget.targetTokens).keeping
     if (pinnedTokens > budget.targetTokens) {
       return yield* new PinnedBudgetError({
         pinnedTokens,
@@ -655,33 +707,34 @@ export const fitCandidates = (
       })
     }
     const runItems = items.slice()
-    const messageOf = new Map(candidates.messageOf)
+    // The kept copies' messages; every other item's is the candidates' (not copied: a thousand
+    // entries a call).
+    const keptMessages = new Map<ContextItem.ContextItem, Prompt.Message>()
     const keptItems = new Set<ContextItem.ContextItem>()
     for (const [i, why] of kept) {
       const item = items[i]!
-      const copy = new ContextItem.ContextItem({
-        ...item,
-        pinned: true,
-        metadata: { ...item.metadata, [CurrentTurn.keepKey]: why }
-      })
+      // A valid item with one more metadata key: what the checked constructor would make.
+      const fields = { ...item, pinned: true, metadata: { ...item.metadata, [CurrentTurn.keepKey]: why } }
+      const copy = trusted(ContextItem.ContextItem, fields) ?? new ContextItem.ContextItem(fields)
       runItems[i] = copy
-      messageOf.set(copy, messages[i]!)
+      keptMessages.set(copy, messages[i]!)
       keptItems.add(copy)
     }
+    const messageOf = (item: ContextItem.ContextItem): Prompt.Message | undefined =>
+      keptMessages.get(item) ?? candidates.messageOf.get(item)
     const run = yield* Pipeline.run(runItems, budget, {
       ...options,
       deduplication: options?.deduplication ?? false
     })
     const result = (options?.startOn ?? "user") === "user"
       ? CurrentTurn.openOnUser(run, (item) => {
-        const message = messageOf.get(item)
+        const message = messageOf(item)
         return message !== undefined && message.role !== "system" && conversation[messageIndexOf(item)] === true
           ? message.role
           : undefined
       }, keptItems)
       : run
-    const fittedCandidates: Candidates = { ...candidates, items: runItems, messageOf }
-    return { prompt: toPrompt(result.window, fittedCandidates), result }
+    return { prompt: promptOf(result.window, messageOf), result }
   })
 
 /**
@@ -699,7 +752,33 @@ export const keeping = (candidates: Candidates, targetTokens: number): {
   readonly kept: Map<number, CurrentTurn.Keep>
   readonly keptTokens: number
   readonly conversation: ReadonlyArray<boolean>
-} => {
+} => computeKeeping(candidates, targetTokens).keeping
+
+/** What {@link keeping} gives. */
+type Keeping = ReturnType<typeof keeping>
+
+/**
+ * {@link keeping} of candidates, and the turn it read, computed once per candidates object and
+ * target: a fit asks three times for the same (twice in {@link shortenTurn} when it shortens
+ * nothing, once in {@link fitCandidates}), and each is a few passes over every message. Only
+ * for this module's callers, which read the result and never change it.
+ */
+const keepingOf = (candidates: Candidates, targetTokens: number): KeepingAndTurn => {
+  const cached = keepingCache.get(candidates)
+  if (cached !== undefined && cached.targetTokens === targetTokens) return cached.value
+  const value = computeKeeping(candidates, targetTokens)
+  keepingCache.set(candidates, { targetTokens, value })
+  return value
+}
+
+interface KeepingAndTurn {
+  readonly keeping: Keeping
+  readonly turn: CurrentTurn.Turn
+}
+
+const keepingCache = new WeakMap<Candidates, { readonly targetTokens: number; readonly value: KeepingAndTurn }>()
+
+const computeKeeping = (candidates: Candidates, targetTokens: number): KeepingAndTurn => {
   const { items, messages } = candidates
   let pinnedTokens = 0
   let pinnedCount = 0
@@ -711,13 +790,18 @@ export const keeping = (candidates: Candidates, targetTokens: number): {
   }
   const n = messages.length
   const conversation = messages.map((message, i) => message.role !== "system" && !items[i]!.pinned)
-  const kept = pinnedTokens > targetTokens ? new Map<number, CurrentTurn.Keep>() : CurrentTurn.keep(
-    { messages, groups: candidates.groups, tokens: items.slice(0, n).map((item) => item.tokens), conversation },
-    targetTokens - pinnedTokens
-  )
+  const turn: CurrentTurn.Turn = {
+    messages,
+    groups: candidates.groups,
+    tokens: items.slice(0, n).map((item) => item.tokens),
+    conversation
+  }
+  const kept = pinnedTokens > targetTokens
+    ? new Map<number, CurrentTurn.Keep>()
+    : CurrentTurn.keep(turn, targetTokens - pinnedTokens)
   let keptTokens = 0
   for (const i of kept.keys()) keptTokens += items[i]!.tokens
-  return { pinnedTokens, pinnedCount, kept, keptTokens, conversation }
+  return { keeping: { pinnedTokens, pinnedCount, kept, keptTokens, conversation }, turn }
 }
 
 /**
@@ -745,8 +829,7 @@ export const shortenTurn = (
     const shortenings: Array<Shortening> = []
     let current = candidates
     for (const why of ["newest", "latest-tool-exchange"] as const) {
-      const { conversation, kept, keptTokens, pinnedTokens } = keeping(current, targetTokens)
-      const turn = turnOf(current, conversation)
+      const { keeping: { kept, keptTokens, pinnedTokens }, turn } = keepingOf(current, targetTokens)
       const at = CurrentTurn.anchors(turn)[why]
       const members = CurrentTurn.unit(turn, at)
       if (members.length === 0 || members.every((i) => kept.has(i))) continue
@@ -822,14 +905,6 @@ export const applyShortenings = (
       ? candidates
       : { ...candidates, items, messages, messageOf }
   })
-
-/** The turn of candidates, as `CurrentTurn` reads it. */
-const turnOf = (candidates: Candidates, conversation: ReadonlyArray<boolean>): CurrentTurn.Turn => ({
-  messages: candidates.messages,
-  groups: candidates.groups,
-  tokens: candidates.items.slice(0, candidates.messages.length).map((item) => item.tokens),
-  conversation
-})
 
 /** The index of the message an item was made from (its `messageIndex` metadata), or -1. */
 const messageIndexOf = (item: ContextItem.ContextItem): number => {

@@ -100,25 +100,26 @@ const checkMembers = (items: ReadonlyArray<ContextItem>): number | InvalidItemEr
  */
 export const collapse = (items: ReadonlyArray<ContextItem>): Effect.Effect<Collapsed, TokenTotalError> =>
   Effect.suspend(() => {
-    const byGroup = new Map<string, Array<ContextItem>>()
+    // Each group's members, and whether its unit is made yet (one lookup a member, no more).
+    const byGroup = new Map<string, { readonly list: Array<ContextItem>; made: boolean }>()
     for (const item of items) {
       if (item.group === undefined) continue
-      const list = byGroup.get(item.group)
-      if (list === undefined) byGroup.set(item.group, [item])
-      else list.push(item)
+      const entry = byGroup.get(item.group)
+      if (entry === undefined) byGroup.set(item.group, { list: [item], made: false })
+      else entry.list.push(item)
     }
     const units: Array<ContextItem> = []
     const members = new Map<ContextItem, ReadonlyArray<ContextItem>>()
-    const done = new Set<string>()
     for (const item of items) {
       const group = item.group
-      const list = group === undefined ? undefined : byGroup.get(group)
-      if (group === undefined || list === undefined || list.length < 2) {
+      const entry = group === undefined ? undefined : byGroup.get(group)
+      if (group === undefined || entry === undefined || entry.list.length < 2) {
         units.push(item)
         continue
       }
-      if (done.has(group)) continue
-      done.add(group)
+      if (entry.made) continue
+      entry.made = true
+      const list = entry.list
       const unit = makeUnit(group, list)
       if (unit instanceof TokenTotalError) return Effect.fail(unit)
       units.push(unit)
@@ -273,17 +274,28 @@ export const runGrouped = <Options, E, R>(
       )
     )
     const rename = renamer(units, members, result.report.excluded)
+    // Most entries are no unit: they are expanded without an array of one.
     const included: Array<IncludedItem> = []
     for (const entry of result.report.included) {
-      for (const item of expand(entry.item)) included.push({ item, score: entry.score, reason: entry.reason })
+      const list = members.get(entry.item)
+      if (list === undefined) included.push({ item: entry.item, score: entry.score, reason: entry.reason })
+      else for (const item of list) included.push({ item, score: entry.score, reason: entry.reason })
     }
     const excluded: Array<ExcludedItem> = []
     for (const entry of result.report.excluded) {
       const reason = members.size === 0 ? entry.reason : rename(entry)
-      for (const item of expand(entry.item)) excluded.push({ item, score: entry.score, reason })
+      const list = members.get(entry.item)
+      if (list === undefined) excluded.push({ item: entry.item, score: entry.score, reason })
+      else for (const item of list) excluded.push({ item, score: entry.score, reason })
+    }
+    const window: Array<ContextItem> = []
+    for (const item of result.window) {
+      const list = members.get(item)
+      if (list === undefined) window.push(item)
+      else for (const member of list) window.push(member)
     }
     return {
-      window: result.window.flatMap(expand),
+      window,
       report: {
         ...result.report,
         included,

@@ -270,6 +270,63 @@ describe("groups with an item cache", () => {
   })
 })
 
+describe("items with an item cache", () => {
+  // What a report says of its items: the fields of each, in order.
+  const fieldsOf = (items: ReadonlyArray<object>) => items.map((item) => ({ ...item }))
+
+  it.effect("equal the items made afresh, history after history: a continued history's groups change, its start may too", () =>
+    Effect.gen(function*() {
+      for (const shape of Sessions.allShapes) {
+        const cache = PromptWindow.makeItemCache()
+        const session = Sessions.generate(shape, 40, 7)
+        const all = [...Sessions.histories(session)]
+        const other = Sessions.historyAt(Sessions.generate(shape, 10, 8), 10)
+        // In order (each extends the last, and a tool result joins its call's group), the same
+        // history again from another start, a shorter one, another session's, then in order again.
+        // A call whose result comes a history later: the call's message joins a group.
+        const pending = [system("s"), user("look it up"), call("late")]
+        const answered = [...pending, result("late", "found"), assistant("here")]
+        const calls: ReadonlyArray<readonly [ReadonlyArray<Prompt.Message>, number]> = [
+          [pending, 0],
+          [answered, 0],
+          ...all.map((h) => [h, 0] as const),
+          [all.at(-1)!, 1000],
+          [all[5]!, 1000],
+          [other, 0],
+          ...all.slice(10, 20).map((h) => [h, 0] as const)
+        ]
+        for (const [history, startMillis] of calls) {
+          // The same message objects at every call, as an agent sends them.
+          const prompt = Prompt.fromMessages(history)
+          const cached = yield* PromptWindow.toCandidates(prompt, { itemCache: cache, startMillis })
+          const fresh = yield* PromptWindow.toCandidates(prompt, { startMillis })
+          assert.deepStrictEqual(fieldsOf(cached.items), fieldsOf(fresh.items), shape)
+          assert.deepStrictEqual(cached.groups, fresh.groups, shape)
+          cached.items.forEach((item, i) => assert.strictEqual(cached.messageOf.get(item), history[i], shape))
+        }
+      }
+    }).pipe(Effect.provide(counter)))
+
+  it.effect("a fit with an item cache sends and reports what a fit without one does, call after call", () =>
+    Effect.gen(function*() {
+      const session = Sessions.generate("tool-heavy", 40, 11)
+      const cache = PromptWindow.makeItemCache()
+      for (const history of Sessions.histories(session)) {
+        const prompt = Prompt.fromMessages(history)
+        const system = tokensOf(history.filter((m) => m.role === "system"))
+        const target = Math.max(system + 300, Math.floor(tokensOf(history) / 2))
+        const cached = yield* PromptWindow.fit(prompt, budget(target, target), { itemCache: cache, overflowStrategy: "Truncate" })
+        const fresh = yield* PromptWindow.fit(prompt, budget(target, target), { overflowStrategy: "Truncate" })
+        assert.deepStrictEqual(cached.prompt.content, fresh.prompt.content)
+        assert.deepStrictEqual(fieldsOf(cached.result.window), fieldsOf(fresh.result.window))
+        assert.deepStrictEqual(
+          cached.result.report.excluded.map((e) => [e.item.content, e.score, e.reason]),
+          fresh.result.report.excluded.map((e) => [e.item.content, e.score, e.reason])
+        )
+      }
+    }).pipe(Effect.provide(layers)))
+})
+
 describe("rule K6: one tool result larger than the room", () => {
   const big = (id: string) => result(id, Array.from({ length: 600 }, (_, i) => `line ${i}: ${words(8)}`).join("\n"))
 
