@@ -59,30 +59,14 @@ export interface Turn {
 }
 
 /**
- * The members of each group, by the groups array they were read from (and the messages' count):
- * a call asks for several units of one history ({@link keep} up to four, and
- * `PromptWindow.fit` keeps three times), each of which read all the groups again — a dozen
- * passes over a thousand messages a call.
+ * The members of a group, in order: one pass over the groups, no map of them all —
+ * a call asks for a few units (at most four in {@link keep}), and a map of every group of a
+ * thousand messages cost more than the passes.
  */
-const membersCache = new WeakMap<
-  ReadonlyArray<string | undefined>,
-  { readonly n: number; readonly members: ReadonlyMap<string, ReadonlyArray<number>> }
->()
-
-/** The members of each group, in order. */
-const membersOf = (turn: Turn): ReadonlyMap<string, ReadonlyArray<number>> => {
-  const n = turn.messages.length
-  const cached = membersCache.get(turn.groups)
-  if (cached !== undefined && cached.n === n) return cached.members
-  const members = new Map<string, Array<number>>()
-  for (let i = 0; i < n; i++) {
-    const group = turn.groups[i]
-    if (group === undefined) continue
-    const list = members.get(group)
-    if (list === undefined) members.set(group, [i])
-    else list.push(i)
-  }
-  membersCache.set(turn.groups, { n, members })
+const membersOf = (turn: Turn, group: string): Array<number> => {
+  const members: Array<number> = []
+  const groups = turn.groups
+  for (let i = 0; i < turn.messages.length; i++) if (groups[i] === group) members.push(i)
   return members
 }
 
@@ -99,7 +83,8 @@ const hasToolCall = (message: Prompt.Message): boolean =>
 export const unit = (turn: Turn, at: number): Array<number> => {
   if (at < 0) return []
   const group = turn.groups[at]
-  const all = group === undefined ? [at] : membersOf(turn).get(group) ?? [at]
+  const members = group === undefined ? [] : membersOf(turn, group)
+  const all = members.length === 0 ? [at] : members
   return all.filter((i) => turn.conversation[i])
 }
 

@@ -780,22 +780,24 @@ const keepingCache = new WeakMap<Candidates, { readonly targetTokens: number; re
 
 const computeKeeping = (candidates: Candidates, targetTokens: number): KeepingAndTurn => {
   const { items, messages } = candidates
+  const n = messages.length
   let pinnedTokens = 0
   let pinnedCount = 0
-  for (const item of items) {
+  // One pass over the items: each is read once (a thousand of them, scattered in the heap).
+  const conversation: Array<boolean> = []
+  const tokens: Array<number> = []
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i]!
     if (item.pinned && item.tokens > 0) {
       pinnedTokens += item.tokens
       pinnedCount++
     }
+    if (i < n) {
+      conversation.push(messages[i]!.role !== "system" && !item.pinned)
+      tokens.push(item.tokens)
+    }
   }
-  const n = messages.length
-  const conversation = messages.map((message, i) => message.role !== "system" && !items[i]!.pinned)
-  const turn: CurrentTurn.Turn = {
-    messages,
-    groups: candidates.groups,
-    tokens: items.slice(0, n).map((item) => item.tokens),
-    conversation
-  }
+  const turn: CurrentTurn.Turn = { messages, groups: candidates.groups, tokens, conversation }
   const kept = pinnedTokens > targetTokens
     ? new Map<number, CurrentTurn.Keep>()
     : CurrentTurn.keep(turn, targetTokens - pinnedTokens)

@@ -145,7 +145,8 @@ const makeUnit = (group: string, list: ReadonlyArray<ContextItem>): ContextItem 
   let hint: number | undefined
   let earliest: ContextItem["timestamp"]
   const tags: Array<string> = []
-  const seenTags = new Set<string>()
+  // Made at the first tag: most members have none.
+  let seenTags: Set<string> | undefined
   for (let i = 0; i < list.length; i++) {
     const member = list[i]!
     if (member.tokens < 0 && negative === undefined) negative = member.tokens
@@ -157,7 +158,10 @@ const makeUnit = (group: string, list: ReadonlyArray<ContextItem>): ContextItem 
     if (h !== undefined && (hint === undefined || h > hint)) hint = h
     const t = member.timestamp
     if (t !== undefined && (earliest === undefined || t.epochMilliseconds < earliest.epochMilliseconds)) earliest = t
-    for (const tag of member.tags) {
+    const memberTags = member.tags
+    for (let k = 0; k < memberTags.length; k++) {
+      const tag = memberTags[k]!
+      seenTags ??= new Set()
       if (!seenTags.has(tag)) {
         seenTags.add(tag)
         tags.push(tag)
@@ -178,11 +182,22 @@ const makeUnit = (group: string, list: ReadonlyArray<ContextItem>): ContextItem 
     tags,
     metadata: first.metadata,
     pinned,
+    priority,
+    futureRelevanceHint: hint,
+    timestamp: earliest
+  }
+  return trusted(ContextItem, fields) ?? new ContextItem({
+    content,
+    tokens: negative ?? tokens,
+    kind: first.kind,
+    source: first.source,
+    tags,
+    metadata: first.metadata,
+    pinned,
     ...(priority === undefined ? {} : { priority }),
     ...(hint === undefined ? {} : { futureRelevanceHint: hint }),
     ...(earliest === undefined ? {} : { timestamp: earliest })
-  }
-  return trusted(ContextItem, fields) ?? new ContextItem(fields, { disableChecks: true })
+  }, { disableChecks: true })
 }
 
 /**
@@ -273,37 +288,59 @@ export const runGrouped = <Options, E, R>(
         })
       )
     )
-    const rename = renamer(units, members, result.report.excluded)
-    // Most entries are no unit: they are expanded without an array of one.
-    const included: Array<IncludedItem> = []
-    for (const entry of result.report.included) {
-      const list = members.get(entry.item)
-      if (list === undefined) included.push({ item: entry.item, score: entry.score, reason: entry.reason })
-      else for (const item of list) included.push({ item, score: entry.score, reason: entry.reason })
-    }
-    const excluded: Array<ExcludedItem> = []
-    for (const entry of result.report.excluded) {
-      const reason = members.size === 0 ? entry.reason : rename(entry)
-      const list = members.get(entry.item)
-      if (list === undefined) excluded.push({ item: entry.item, score: entry.score, reason })
-      else for (const item of list) excluded.push({ item, score: entry.score, reason })
-    }
-    const window: Array<ContextItem> = []
-    for (const item of result.window) {
-      const list = members.get(item)
-      if (list === undefined) window.push(item)
-      else for (const member of list) window.push(member)
-    }
-    return {
-      window,
-      report: {
-        ...result.report,
-        included,
-        excluded,
-        totalCandidates: items.length,
-        totalTokensConsidered: considered
-      },
-      totalTokens: result.totalTokens,
-      tokensOverBudget: result.tokensOverBudget
-    } satisfies PipelineResult
+    return expandResult(result, units, members, items.length, considered)
   })
+
+/**
+ * The result of a run on units, expanded back to the members: each unit's entry becomes one per
+ * member (with the unit's score and reason, renamed by {@link renamer}), and the window lists
+ * the members in the unit's place. Outside the generator, with indexed loops, and without an
+ * array of one for the entries that are no unit (most of them): this ran for every candidate of
+ * every call.
+ */
+const expandResult = (
+  result: PipelineResult,
+  units: ReadonlyArray<ContextItem>,
+  members: ReadonlyMap<ContextItem, ReadonlyArray<ContextItem>>,
+  totalCandidates: number,
+  totalTokensConsidered: number
+): PipelineResult => {
+  const rename = renamer(units, members, result.report.excluded)
+  const reportIncluded = result.report.included
+  const included: Array<IncludedItem> = []
+  for (let k = 0; k < reportIncluded.length; k++) {
+    const entry = reportIncluded[k]!
+    const list = members.get(entry.item)
+    if (list === undefined) included.push({ item: entry.item, score: entry.score, reason: entry.reason })
+    else for (let m = 0; m < list.length; m++) included.push({ item: list[m]!, score: entry.score, reason: entry.reason })
+  }
+  const reportExcluded = result.report.excluded
+  const excluded: Array<ExcludedItem> = []
+  for (let k = 0; k < reportExcluded.length; k++) {
+    const entry = reportExcluded[k]!
+    const reason = members.size === 0 ? entry.reason : rename(entry)
+    const list = members.get(entry.item)
+    if (list === undefined) excluded.push({ item: entry.item, score: entry.score, reason })
+    else for (let m = 0; m < list.length; m++) excluded.push({ item: list[m]!, score: entry.score, reason })
+  }
+  const resultWindow = result.window
+  const window: Array<ContextItem> = []
+  for (let k = 0; k < resultWindow.length; k++) {
+    const item = resultWindow[k]!
+    const list = members.get(item)
+    if (list === undefined) window.push(item)
+    else for (let m = 0; m < list.length; m++) window.push(list[m]!)
+  }
+  return {
+    window,
+    report: {
+      ...result.report,
+      included,
+      excluded,
+      totalCandidates,
+      totalTokensConsidered
+    },
+    totalTokens: result.totalTokens,
+    tokensOverBudget: result.tokensOverBudget
+  } satisfies PipelineResult
+}
