@@ -182,22 +182,11 @@ const makeUnit = (group: string, list: ReadonlyArray<ContextItem>): ContextItem 
     tags,
     metadata: first.metadata,
     pinned,
-    priority,
-    futureRelevanceHint: hint,
-    timestamp: earliest
-  }
-  return trusted(ContextItem, fields) ?? new ContextItem({
-    content,
-    tokens: negative ?? tokens,
-    kind: first.kind,
-    source: first.source,
-    tags,
-    metadata: first.metadata,
-    pinned,
     ...(priority === undefined ? {} : { priority }),
     ...(hint === undefined ? {} : { futureRelevanceHint: hint }),
     ...(earliest === undefined ? {} : { timestamp: earliest })
-  }, { disableChecks: true })
+  }
+  return trusted(ContextItem, fields) ?? new ContextItem(fields, { disableChecks: true })
 }
 
 /**
