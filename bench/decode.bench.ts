@@ -33,6 +33,7 @@ import * as PipelineInput from "../src/cli/PipelineInput.ts"
 import * as PlaceInput from "../src/cli/PlaceInput.ts"
 import { ContextItem } from "../src/index.ts"
 import { xorshift32 } from "./generate.ts"
+import { median } from "./median.ts"
 
 const json = process.argv.includes("--json")
 const sizesArg = process.argv.find((a) => a.startsWith("--sizes="))?.slice("--sizes=".length)
@@ -126,10 +127,6 @@ const check = async (entries: ReturnType<typeof generateJson>) => {
 // ---------------------------------------------------------------------------------------------
 // Timing
 
-const median = (xs: ReadonlyArray<number>) => {
-  const sorted = [...xs].sort((a, b) => a - b)
-  return sorted[Math.floor(sorted.length / 2)]!
-}
 
 interface Row {
   readonly n: number

@@ -54,6 +54,7 @@ import {
 import { generateCandidates } from "./generate.ts"
 import * as Baseline from "./pipelineBaseline.ts"
 import { budget, composite } from "./configA.ts"
+import { median } from "./median.ts"
 
 const json = process.argv.includes("--json")
 const argValue = (key: string): string | undefined =>
@@ -290,10 +291,6 @@ interface Row {
 }
 
 const rows: Array<Row> = []
-const median = (xs: ReadonlyArray<number>): number => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s.length === 0 ? Number.NaN : s.length % 2 === 1 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
-}
 
 /** Times `call` with tinybench; the best round's median and the samples behind it. */
 const time = (

@@ -48,6 +48,7 @@ import * as WindowedLanguageModel from "../src/ai/WindowedLanguageModel.ts"
 import type * as WindowSummary from "../src/ai/WindowSummary.ts"
 import { referencesAt, type Session } from "../test/support/sessions.ts"
 import * as ScriptedSummarizer from "./scriptedSummarizer.ts"
+import { median } from "./median.ts"
 
 /** The window the replay fits to, and the pace of its calls. */
 export interface Settings {
@@ -574,11 +575,6 @@ export interface Overhead {
   readonly overheadMs: number
 }
 
-const median = (xs: ReadonlyArray<number>): number => {
-  const sorted = [...xs].sort((a, b) => a - b)
-  const mid = sorted.length >> 1
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
-}
 
 const timed = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<readonly [number, A], E, R> =>
   Effect.gen(function*() {

@@ -16,7 +16,7 @@
  *
  * `npm run bench -- --bench=verbosity [--sizes=10000,1000000]`
  */
-import { Context, Effect, Layer, References, Scope, Tracer } from "effect"
+import { Context, Effect, Layer, References, Scope } from "effect"
 import {
   type ContextItem,
   GreedySlice,
@@ -29,6 +29,8 @@ import {
 } from "../src/index.ts"
 import { generateCandidates } from "./generate.ts"
 import { budget, composite } from "./configA.ts"
+import { recordSpans } from "../test/support/spans.ts"
+import { median } from "./median.ts"
 
 const argValue = (key: string): string | undefined =>
   process.argv.find((a) => a.startsWith(`--${key}=`))?.slice(key.length + 3)
@@ -55,10 +57,6 @@ const tasks: ReadonlyArray<Task> = [
   { label: "Full", verbosity: "Full", tracing: true }
 ]
 
-const median = (xs: ReadonlyArray<number>): number => {
-  const sorted = [...xs].sort((a, b) => a - b)
-  return sorted[Math.floor(sorted.length / 2)]!
-}
 
 interface Row {
   readonly n: number
@@ -92,14 +90,7 @@ for (const n of sizes) {
     // The events of one call, counted once, outside the timing, with a tracer that keeps its spans.
     let events = 0
     if (task.tracing) {
-      const spans: Array<Tracer.NativeSpan> = []
-      const tracer = Tracer.make({
-        span(options) {
-          const span = new Tracer.NativeSpan(options)
-          spans.push(span)
-          return span
-        }
-      })
+      const { spans, tracer } = recordSpans()
       run(Pipeline.run(items, budget, options).pipe(Effect.withTracer(tracer)))
       for (const span of spans) events += span.events.length
     }

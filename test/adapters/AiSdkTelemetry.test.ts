@@ -12,6 +12,7 @@ import { Effect, Layer, ManagedRuntime, Metric, Tracer } from "effect"
 import { Telemetry } from "../../examples/observability.ts"
 import * as AiSdk from "../../src/adapters/AiSdk.ts"
 import { attributesOf as otlpAttributes, metricsOf, receiver, spansOf } from "../support/otlpReceiver.ts"
+import { counterTotal, histogramState } from "../support/metrics.ts"
 import { recordSpans } from "../support/spans.ts"
 
 type StreamPart = Awaited<ReturnType<MockLanguageModelV4["doStream"]>>["stream"] extends ReadableStream<infer P> ? P
@@ -71,21 +72,9 @@ const counterValue = async (
   runtime: ManagedRuntime.ManagedRuntime<never, never>,
   name: string,
   wanted: Record<string, string> = {}
-) => {
-  const snapshots = await runtime.runPromise(Metric.snapshot)
-  let total = 0
-  for (const s of snapshots) {
-    if (s.id !== name || s.type !== "Counter") continue
-    const own = s.attributes ?? {}
-    if (Object.entries(wanted).every(([k, v]) => own[k] === v)) total += Number(s.state.count)
-  }
-  return total
-}
-const histogramOf = async (runtime: ManagedRuntime.ManagedRuntime<never, never>, name: string) => {
-  const found = (await runtime.runPromise(Metric.snapshot)).find((s) => s.id === name)
-  assert.isDefined(found, name)
-  return found!.type === "Histogram" ? found!.state : undefined
-}
+) => counterTotal(await runtime.runPromise(Metric.snapshot), name, wanted)
+const histogramOf = async (runtime: ManagedRuntime.ManagedRuntime<never, never>, name: string) =>
+  histogramState(await runtime.runPromise(Metric.snapshot), name)
 const callsBy = (outcome: string, method?: string) => ({
   "cupel.window.outcome": outcome,
   ...(method === undefined ? {} : { "cupel.window.method": method })

@@ -10,6 +10,7 @@ import * as PromptWindow from "../../src/ai/PromptWindow.ts"
 import * as TokenCounter from "../../src/ai/TokenCounter.ts"
 import * as WindowedLanguageModel from "../../src/ai/WindowedLanguageModel.ts"
 import * as WindowMetrics from "../../src/ai/WindowMetrics.ts"
+import { counterTotal, histogramState } from "../support/metrics.ts"
 import { recordSpans } from "../support/spans.ts"
 
 const overhead = 3
@@ -83,23 +84,9 @@ const attributesOf = (span: Tracer.NativeSpan | undefined) => {
 
 /** The value of a counter series with these attributes in the registry's snapshot (0 when absent). */
 const counterValue = (name: string, attributes: Record<string, string> = {}) =>
-  Effect.map(Metric.snapshot, (snapshots) => {
-    let total = 0
-    for (const s of snapshots) {
-      if (s.id !== name || s.type !== "Counter") continue
-      const own = s.attributes ?? {}
-      if (Object.entries(attributes).every(([k, v]) => own[k] === v)) total += Number(s.state.count)
-    }
-    return total
-  })
+  Effect.map(Metric.snapshot, (snapshots) => counterTotal(snapshots, name, attributes))
 
-const histogramOf = (name: string) =>
-  Effect.map(Metric.snapshot, (snapshots) => {
-    const found = snapshots.find((s) => s.id === name)
-    assert.isDefined(found, name)
-    assert.strictEqual(found!.type, "Histogram")
-    return found!.type === "Histogram" ? found!.state : undefined
-  })
+const histogramOf = (name: string) => Effect.map(Metric.snapshot, (snapshots) => histogramState(snapshots, name))
 
 const withRegistry = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.provideService(effect, Metric.MetricRegistry, new Map())
