@@ -9,6 +9,7 @@ import * as PromptWindow from "../../src/ai/PromptWindow.ts"
 import * as StableWindow from "../../src/ai/StableWindow.ts"
 import * as TokenCounter from "../../src/ai/TokenCounter.ts"
 import * as WindowedLanguageModel from "../../src/ai/WindowedLanguageModel.ts"
+import * as Sessions from "../support/sessions.ts"
 
 const overhead = 3
 const countOf = (m: Prompt.Message) => Math.ceil(PromptWindow.render(m).length / 4) + 4
@@ -54,14 +55,7 @@ const billing = (factor: number, model = "model-a") =>
     return { lm, billed }
   })
 
-const history = (turns: number) =>
-  Prompt.make([
-    { role: "system", content: "be brief" },
-    ...Array.from({ length: turns }, (_, i) => ({
-      role: i % 2 === 0 ? "user" as const : "assistant" as const,
-      content: `turn ${i} ${"word ".repeat(150)}`
-    }))
-  ])
+const history = Sessions.longChat
 
 describe("calibration by the provider's usage", () => {
   for (const mode of ["stable", "per-call"] as const) {

@@ -11,6 +11,7 @@ import * as TokenCounter from "../../src/ai/TokenCounter.ts"
 import * as WindowedLanguageModel from "../../src/ai/WindowedLanguageModel.ts"
 import * as WindowMetrics from "../../src/ai/WindowMetrics.ts"
 import { counterTotal, histogramState } from "../support/metrics.ts"
+import * as Sessions from "../support/sessions.ts"
 import { recordSpans } from "../support/spans.ts"
 
 const overhead = 3
@@ -58,15 +59,7 @@ const start = Prompt.make([
   { role: "user", content: "hello" }
 ])
 
-/** A conversation of `turns` long messages after the system prompt. */
-const history = (turns: number) =>
-  Prompt.make([
-    { role: "system", content: "be brief" },
-    ...Array.from({ length: turns }, (_, i) => ({
-      role: i % 2 === 0 ? "user" as const : "assistant" as const,
-      content: `turn ${i} ${"word ".repeat(150)}`
-    }))
-  ])
+const history = Sessions.longChat
 
 const methods = ["generateText", "generateObject", "streamText"] as const
 type Method = typeof methods[number]

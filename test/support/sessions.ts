@@ -336,3 +336,17 @@ export const histories = function*(session: Session): Generator<ReadonlyArray<Pr
     history.push(step.response, ...step.next)
   }
 }
+
+/**
+ * A plain chat of `turns` long messages (about 190 tokens each by a four-characters-a-token
+ * count), user and assistant in turn, after a short system prompt: a history that outgrows a
+ * small window in a few turns.
+ */
+export const longChat = (turns: number): Prompt.Prompt =>
+  Prompt.make([
+    { role: "system", content: "be brief" },
+    ...Array.from({ length: turns }, (_, i) => ({
+      role: i % 2 === 0 ? "user" as const : "assistant" as const,
+      content: `turn ${i} ${"word ".repeat(150)}`
+    }))
+  ])
