@@ -7,13 +7,13 @@
  */
 import { existsSync } from "node:fs"
 import { type Browser, chromium } from "playwright-core"
-import { describeWhenAvailable } from "./needs.ts"
+import { type Availability, describeWhenAvailable } from "./needs.ts"
 
 /** Where Debian's package puts the browser. */
 export const executablePath = process.env["CUPEL_CHROMIUM"] ?? "/usr/bin/chromium"
 
 /** Whether the browser is here, and if not, what to do about it. */
-export const availability = (): { readonly available: true } | { readonly available: false; readonly message: string } =>
+export const availability = (): Availability =>
   existsSync(executablePath)
     ? { available: true }
     : {

@@ -20,7 +20,7 @@ import * as fs from "node:fs"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
-import { describeWhenAvailable } from "./needs.ts"
+import { type Availability, describeWhenAvailable } from "./needs.ts"
 
 const HOST = "127.0.0.1"
 
@@ -45,10 +45,7 @@ export interface RedisServer {
 }
 
 /** Whether `redis-server` can be run here, and if not, what to do about it. */
-export const availability = (): { readonly available: true } | {
-  readonly available: false
-  readonly message: string
-} => {
+export const availability = (): Availability => {
   const probe = spawnSync("redis-server", ["--version"], { encoding: "utf8" })
   if (probe.error === undefined && probe.status === 0) return { available: true }
   return {
