@@ -18,6 +18,7 @@ import { Console, Effect, FileSystem, Option, Schema } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as CallReportLog from "../ai/CallReportLog.ts"
 import { describePlatformError, schemaProblems } from "../internal/conformanceMessages.ts"
+import { isRecord } from "../internal/fastDecode.ts"
 import * as PipelineResult from "../PipelineResult.ts"
 import * as CliFailure from "./CliFailure.ts"
 import * as PlaceInput from "./PlaceInput.ts"
@@ -40,9 +41,6 @@ export type Input =
   }
 
 const decodeResult = Schema.decodeUnknownEffect(PipelineResult.PipelineResult, { errors: "all" })
-
-const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
 
 const unrecognised = "neither a `cupel run` result (a JSON object with \"window\" and \"report\") nor call-report " +
   `lines (JSON objects, one a line, with "format": "${CallReportLog.format}")`
@@ -112,6 +110,10 @@ export interface Config {
   readonly max: Option.Option<number>
 }
 
+/** An input that cannot be read or decoded: a usage error, one line per problem. */
+const invalidInput = (error: PlaceInput.InputError) =>
+  RunInput.usage("view", ...error.problems.map((p) => `invalid input (${error.source}): ${p}`))
+
 /**
  * Runs `view` with parsed arguments.
  *
@@ -127,14 +129,8 @@ export const handler = Effect.fn("cli.view")(function*(config: Config) {
   if (Option.isSome(config.budget) && Option.isSome(config.max) && config.budget.value > config.max.value) {
     return yield* RunInput.usage("view", `--budget (${config.budget.value}) must not exceed --max (${config.max.value})`)
   }
-  const { source, text } = yield* PlaceInput.readText(config.file, "view").pipe(
-    Effect.catchTag("InputError", (error) =>
-      RunInput.usage("view", ...error.problems.map((p) => `invalid input (${error.source}): ${p}`)))
-  )
-  const input = yield* decode(source, text).pipe(
-    Effect.catchTag("InputError", (error) =>
-      RunInput.usage("view", ...error.problems.map((p) => `invalid input (${error.source}): ${p}`)))
-  )
+  const { source, text } = yield* PlaceInput.readText(config.file, "view").pipe(Effect.catchTag("InputError", invalidInput))
+  const input = yield* decode(source, text).pipe(Effect.catchTag("InputError", invalidInput))
   if (input._tag === "Session" && (Option.isSome(config.budget) || Option.isSome(config.max))) {
     // Ignoring them would draw a page other than the one asked for.
     return yield* RunInput.usage("view", "--budget and --max are for a run result; a session's calls carry their own budgets")
