@@ -27,6 +27,7 @@ import { ExclusionReason } from "../ExclusionReason.ts"
 import type { IncludedItem } from "../IncludedItem.ts"
 import { InclusionReason } from "../InclusionReason.ts"
 import { describePlatformError, schemaProblems } from "../internal/conformanceMessages.ts"
+import { cutText } from "../internal/cutText.ts"
 import { describeValue } from "../internal/describeThrown.ts"
 import { isRecord } from "../internal/fastDecode.ts"
 import type { PipelineResult } from "../PipelineResult.ts"
@@ -242,18 +243,8 @@ export interface Source {
   readonly committed: WindowStore.WriteResult | undefined
 }
 
-const segmenter = new Intl.Segmenter()
-
 /** The first {@link previewLength} characters (whole graphemes), `…` when cut. */
-const preview = (text: string): string => {
-  if (text.length <= previewLength) return text
-  let out = ""
-  for (const { segment } of segmenter.segment(text)) {
-    if (out.length + segment.length > previewLength - 1) break
-    out += segment
-  }
-  return out + "…"
-}
+const preview = (text: string): string => cutText(text, previewLength)
 
 const itemOf = (entry: IncludedItem | ExcludedItem) => {
   const { item } = entry

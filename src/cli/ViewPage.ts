@@ -17,6 +17,7 @@ import type * as CallReportLog from "../ai/CallReportLog.ts"
 import { stableWindowFilter } from "../ai/StableWindow.ts"
 import type { ContextItem } from "../ContextItem.ts"
 import * as ContextKind from "../ContextKind.ts"
+import { cutText } from "../internal/cutText.ts"
 import type { ExclusionReason } from "../ExclusionReason.ts"
 import type { PipelineResult } from "../PipelineResult.ts"
 import type { TraceEvent } from "../TraceEvent.ts"
@@ -58,22 +59,11 @@ const percent = (x: number): string => `${(Number.isFinite(x) ? x * 100 : 0).toF
 /** A width or height for CSS, from a share clamped to [0, 1]. */
 const share = (x: number): string => `${(Math.min(1, Math.max(0, Number.isFinite(x) ? x : 0)) * 100).toFixed(2)}%`
 
-const segmenter = new Intl.Segmenter()
-
 /**
  * The text of an item, one line, whitespace collapsed, cut to `width` characters at a grapheme's
  * end (a cut inside an emoji's UTF-16 pair would leave half of it, drawn as U+FFFD).
  */
-const line = (text: string, width = 90): string => {
-  const flat = text.replace(/\s+/g, " ").trim()
-  if (flat.length <= width) return flat
-  let out = ""
-  for (const { segment } of segmenter.segment(flat)) {
-    if (out.length + segment.length > width - 1) break
-    out += segment
-  }
-  return `${out}…`
-}
+const line = (text: string, width = 90): string => cutText(text.replace(/\s+/g, " ").trim(), width)
 
 // Colours of the kinds; each is a fill (bars, swatches) with text never written on it, and reads
 // at 3:1 or more against both page backgrounds (non-text contrast).
