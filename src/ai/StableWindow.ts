@@ -31,11 +31,14 @@ import * as Hash from "../internal/hash.ts"
 import type * as Pipeline from "../Pipeline.ts"
 import type { PipelineResult } from "../PipelineResult.ts"
 import * as CacheModel from "./CacheModel.ts"
+import * as Calibration from "./Calibration.ts"
+import type * as CallReport from "./CallReport.ts"
 import * as ConversationKey from "./ConversationKey.ts"
 import * as PromptWindow from "./PromptWindow.ts"
 import type { TokenCounter } from "./TokenCounter.ts"
 import * as Summarizer from "./Summarizer.ts"
 import type * as ToolDefinitions from "./ToolDefinitions.ts"
+import * as WindowChange from "./WindowChange.ts"
 import * as WindowState from "./WindowState.ts"
 import * as WindowStore from "./WindowStore.ts"
 import * as WindowSummary from "./WindowSummary.ts"
@@ -75,48 +78,28 @@ export interface Options extends PromptWindow.Options, Pipeline.Options, PromptW
 }
 
 /**
- * What a call did with the conversation's window:
- *
- * - `append` — the previous window and the new messages (rule S3);
- * - `compact` — chosen again by the pipeline, down to the low watermark (S4);
- * - `fresh` — no usable state, and the whole history fits (S5).
+ * What a call did with the conversation's window (`WindowChange.Action`).
  *
  * @since 0.3.0
  * @category models
  */
-export type Action = "append" | "compact" | "fresh"
+export type Action = WindowChange.Action
 
 /**
- * Why no state was used (rule S5); `undefined` when the conversation's state was used.
+ * Why no state was used (`WindowChange.FreshReason`).
  *
  * @since 0.3.0
  * @category models
  */
-export type FreshReason = "new" | "expired" | "history-changed" | "settings-changed" | "corrupt" | "store-failed"
+export type FreshReason = WindowChange.FreshReason
 
 /**
- * The change from the conversation's previous window to this call's: what it did, why it fitted
- * afresh (if it did), the items kept, added and dropped (and their tokens), and the low watermark
- * of a compaction.
+ * The change from the conversation's previous window to this call's (`WindowChange.Change`).
  *
  * @since 0.3.0
  * @category models
  */
-export interface Change {
-  readonly action: Action
-  readonly fresh: FreshReason | undefined
-  readonly kept: number
-  readonly added: number
-  readonly dropped: number
-  readonly keptTokens: number
-  readonly addedTokens: number
-  readonly droppedTokens: number
-  readonly lowWatermark: number | undefined
-  /** What the store said when it failed, if it did. */
-  readonly storeFailure: string | undefined
-  /** A compaction with a summariser: what it did about the summary. */
-  readonly summary: WindowSummary.Outcome | undefined
-}
+export type Change = WindowChange.Change
 
 /**
  * A planned call: its conversation key, the fitted prompt and result, the change, the cache
@@ -161,8 +144,9 @@ export interface Call {
 }
 
 /**
- * What the provider reported of a call's input, for calibration (rule C7): its input tokens
- * (`Response.Usage.inputTokens.total`) and the model that answered, when it said.
+ * What the provider reported of a call's input, in the form this module took before 0.3.0's
+ * `CallReport.Reported` (its `inputTokens` is that one's `total`). {@link StableWindow.commit}
+ * takes either.
  *
  * @since 0.3.0
  * @category models
@@ -173,40 +157,42 @@ export interface Reported {
 }
 
 /**
- * The bounds of a calibration ratio (reported input tokens over counted ones): a provider's
- * report outside them is taken as at the bound.
+ * `Calibration.calibrationBounds`, kept here for the code that imported it from this module.
  *
  * @since 0.3.0
  * @category constants
  */
-export const calibrationBounds = { lowest: 0.5, highest: 4 } as const
+export const calibrationBounds = Calibration.calibrationBounds
 
 /**
- * The calibration ratio of a report: the reported input tokens over the counted ones, within
- * {@link calibrationBounds}; 1 when either is not above 0.
+ * `Calibration.ratioOf` on a {@link Reported}, kept here for the code that imported it from
+ * this module.
  *
  * @since 0.3.0
  * @category calibration
  */
 export const ratioOf = (reported: Reported, countedTokens: number): number =>
-  reported.inputTokens > 0 && countedTokens > 0
-    ? Math.min(calibrationBounds.highest, Math.max(calibrationBounds.lowest, reported.inputTokens / countedTokens))
-    : 1
+  Calibration.ratioOf(reported.inputTokens, countedTokens)
 
 /**
- * The budget of a call fitted with counts corrected by `ratio` (reported over counted tokens):
- * everything the request counts — tool definitions, messages, the request's overhead — is
- * scaled by the ratio, so the messages may take
- * `⌊(target + tools + overhead) / ratio⌋ − tools − overhead`, at least 0.
+ * `Calibration.calibrated`, kept here for the code that imported it from this module.
  *
  * @since 0.3.0
  * @category calibration
  */
-export const calibrated = (budget: ContextBudget, ratio: number, toolTokens: number, overhead: number): ContextBudget => {
-  if (ratio === 1) return budget
-  const target = Math.max(0, Math.floor((budget.targetTokens + toolTokens + overhead) / ratio) - toolTokens - overhead)
-  return new Budget({ ...budget, targetTokens: Math.min(target, budget.maxTokens) })
-}
+export const calibrated = Calibration.calibrated
+
+/** A report in either form, as `CallReport.Reported`. */
+const reportedOf = (reported: CallReport.Reported | Reported | undefined): CallReport.Reported | undefined =>
+  reported === undefined || !("inputTokens" in reported)
+    ? reported
+    : {
+      total: reported.inputTokens,
+      cacheRead: undefined,
+      cacheWrite: undefined,
+      uncached: undefined,
+      ...(reported.model === undefined ? {} : { model: reported.model })
+    }
 
 /**
  * @since 0.3.0
@@ -227,12 +213,12 @@ export interface StableWindow {
    * Records a planned call as sent, with what the provider reported of its input (for
    * calibration); never fails (rules S6–S8).
    */
-  readonly commit: (plan: Plan, reported?: Reported) => Effect.Effect<WindowStore.WriteResult>
+  readonly commit: (plan: Plan, reported?: CallReport.Reported | Reported) => Effect.Effect<WindowStore.WriteResult>
   /**
    * Updates the calibration of a call already committed (a stream's usage comes with its last
    * part); written only while the state is still that commit's.
    */
-  readonly calibrate: (plan: Plan, reported: Reported) => Effect.Effect<WindowStore.WriteResult>
+  readonly calibrate: (plan: Plan, reported: CallReport.Reported | Reported) => Effect.Effect<WindowStore.WriteResult>
 }
 
 /**
@@ -408,7 +394,7 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
         : undefined
       const ratio = calibration?.ratio ?? 1
       const overhead = call?.requestOverhead ?? 0
-      budget = calibrated(budget, ratio, toolTokens, overhead)
+      budget = Calibration.calibrated(budget, ratio, toolTokens, overhead)
       const state = previous._tag === "Usable" ? previous.state : undefined
       const previousEntries = previous._tag === "Usable" ? previous.entries : undefined
       // K6: the tool messages the window shortened are sent shortened again, the same way.
@@ -509,18 +495,18 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
       const summaryReplaced = oldSummary !== undefined && summary !== oldSummary
 
       const windowTokens = fitted.result.totalTokens
-      const change = changeOf(
+      const change = WindowChange.changeOf(
         { previous: previousEntries, current: entries, tokensBefore, tokensAfter, summaryReplaced },
         action,
-        previous,
+        previous._tag === "Unusable" ? previous.reason : undefined,
         watermark,
-        found,
+        found._tag === "Failed" ? found.message : undefined,
         summaryOutcome
       )
       const sameTools = state !== undefined && state.toolTokens === toolTokens
       const common = previousEntries === undefined || !sameTools
         ? 0
-        : toolTokens + commonPrefix(previousEntries, entries, tokensAfter, summaryReplaced)
+        : toolTokens + WindowChange.commonPrefix(previousEntries, entries, tokensAfter, summaryReplaced)
       const prediction = CacheModel.predict(rule, {
         totalTokens: toolTokens + windowTokens,
         previousTokens: found._tag === "Found" ? found.state.toolTokens + found.state.windowTokens : 0,
@@ -556,14 +542,18 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
   // S8: a call whose read failed does not write. The store is down or hung: the write's own
   // read would hold the call up for another storeTimeout (two waits a call, not one), and
   // the next call reads again anyway.
-  const commit = (plan: Plan, reported?: Reported): Effect.Effect<WindowStore.WriteResult> =>
+  const commit: StableWindow["commit"] = (plan, reported) =>
     plan.change.storeFailure !== undefined
       ? Effect.succeed("store-failed")
-      : store.write(plan.key, withCalibration(plan, reported), plan.basedOn)
+      : store.write(plan.key, Calibration.withCalibration(plan.next, plan.countedTokens, reportedOf(reported)), plan.basedOn)
 
-  const calibrate = (plan: Plan, reported: Reported): Effect.Effect<WindowStore.WriteResult> => {
+  const calibrate: StableWindow["calibrate"] = (plan, reported) => {
     const next = new WindowState.WindowState({ ...plan.next, revision: plan.next.revision + 1 })
-    return store.write(plan.key, withCalibration({ ...plan, next }, reported), plan.next.revision)
+    return store.write(
+      plan.key,
+      Calibration.withCalibration(next, plan.countedTokens, reportedOf(reported)),
+      plan.next.revision
+    )
   }
 
   return { fit, commit, calibrate }
@@ -708,22 +698,6 @@ const appendPlan = (
   }
   added.sort((a, b) => unitKey(a) - unitKey(b) || a - b)
   return { entries: [...previous, ...added], windowTokens: windowTokens + addedTokens, addedTokens }
-}
-
-/**
- * The state a call writes, its calibration updated from what the provider reported (rule C7):
- * the ratio of the reported input tokens to the counted ones, within {@link calibrationBounds};
- * a report from another model than the last one's starts the calibration afresh. A report of no
- * tokens, or of a call that counted none, leaves the calibration as it was.
- */
-const withCalibration = (plan: Plan, reported: Reported | undefined): WindowState.WindowState => {
-  if (reported === undefined || !(reported.inputTokens > 0) || !(plan.countedTokens > 0)) return plan.next
-  const ratio = ratioOf(reported, plan.countedTokens)
-  const model = reported.model ?? plan.next.calibration?.model
-  return new WindowState.WindowState({
-    ...plan.next,
-    calibration: model === undefined ? { ratio } : { ratio, model }
-  })
 }
 
 /** What a window's entries refer to: the history's messages, the documents, the summary. */
@@ -941,77 +915,4 @@ const lastStepTokens = (candidates: PromptWindow.Candidates): number => {
   let tokens = 0
   for (let i = Math.max(0, from); i < messages.length; i++) tokens += candidates.items[i]!.tokens
   return tokens
-}
-
-/** The tokens of the entries two windows share from their start. */
-const commonPrefix = (
-  previous: ReadonlyArray<number>,
-  current: ReadonlyArray<number>,
-  tokensOf: (entry: number) => number,
-  summaryReplaced: boolean
-): number => {
-  let tokens = 0
-  const n = Math.min(previous.length, current.length)
-  for (let k = 0; k < n && previous[k] === current[k]; k++) {
-    // A new summary stands where the old one stood: the same entry, another text.
-    if (summaryReplaced && current[k] === WindowState.summaryEntry) break
-    tokens += tokensOf(current[k]!)
-  }
-  return tokens
-}
-
-const changeOf = (
-  windows: {
-    readonly previous: ReadonlyArray<number> | undefined
-    readonly current: ReadonlyArray<number>
-    readonly tokensBefore: (entry: number) => number
-    readonly tokensAfter: (entry: number) => number
-    readonly summaryReplaced: boolean
-  },
-  action: Action,
-  state: Previous,
-  lowWatermark: number | undefined,
-  found: WindowStore.ReadResult,
-  summary: WindowSummary.Outcome | undefined
-): Change => {
-  const { current, summaryReplaced, tokensAfter, tokensBefore } = windows
-  const previous = windows.previous ?? []
-  // A replaced summary is the same entry with another text: dropped, and another one added.
-  const same = (entry: number) => !(summaryReplaced && entry === WindowState.summaryEntry)
-  const before = new Set(previous)
-  const now = new Set(current)
-  let kept = 0
-  let keptTokens = 0
-  let added = 0
-  let addedTokens = 0
-  let dropped = 0
-  let droppedTokens = 0
-  for (const entry of current) {
-    if (before.has(entry) && same(entry)) {
-      kept++
-      keptTokens += tokensAfter(entry)
-    } else {
-      added++
-      addedTokens += tokensAfter(entry)
-    }
-  }
-  for (const entry of before) {
-    if (!now.has(entry) || !same(entry)) {
-      dropped++
-      droppedTokens += tokensBefore(entry)
-    }
-  }
-  return {
-    action,
-    fresh: state._tag === "Unusable" ? state.reason : undefined,
-    kept,
-    added,
-    dropped,
-    keptTokens,
-    addedTokens,
-    droppedTokens,
-    lowWatermark,
-    storeFailure: found._tag === "Failed" ? found.message : undefined,
-    summary
-  }
 }
