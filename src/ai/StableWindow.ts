@@ -15,7 +15,7 @@
  *
  * @since 0.3.0
  */
-import { Clock, Duration, Effect, Option, Ref } from "effect"
+import { Clock, Duration, Effect, Ref } from "effect"
 import { AiError, Prompt } from "effect/ai"
 import { KeyValueStore } from "effect/persistence"
 import type { ContextBudget } from "../ContextBudget.ts"
@@ -36,6 +36,7 @@ import type * as CallReport from "./CallReport.ts"
 import * as ConversationKey from "./ConversationKey.ts"
 import * as PromptWindow from "./PromptWindow.ts"
 import type { TokenCounter } from "./TokenCounter.ts"
+import * as SessionOptions from "./SessionOptions.ts"
 import * as Summarizer from "./Summarizer.ts"
 import type * as ToolDefinitions from "./ToolDefinitions.ts"
 import * as WindowChange from "./WindowChange.ts"
@@ -291,26 +292,15 @@ export const make = (
  * @category validation
  */
 export const check = (options: Options): Effect.Effect<void, InvalidConfigError> => {
-  const invalid = (path: string, rule: string) => Effect.fail(new InvalidConfigError({ component: "StableWindow", path, rule }))
-  const { lowWatermark, writeOverhead } = options
-  if (lowWatermark !== undefined && !(lowWatermark > 0 && lowWatermark <= 1)) {
-    return invalid("lowWatermark", `must be a number in (0, 1], got ${lowWatermark}`)
-  }
-  if (writeOverhead !== undefined && !(writeOverhead > 0 && Number.isFinite(writeOverhead))) {
-    return invalid("writeOverhead", `must be a finite number above 0, got ${writeOverhead}`)
-  }
-  const { summaryTokens } = options
-  if (summaryTokens !== undefined && !(Number.isSafeInteger(summaryTokens) && summaryTokens > 0)) {
-    return invalid("summaryTokens", `must be a whole number of tokens above 0, got ${summaryTokens}`)
-  }
-  for (const [path, input] of [["ttl", options.ttl], ["storeTimeout", options.storeTimeout]] as const) {
-    if (input === undefined) continue
-    const duration = Duration.fromInput(input)
-    if (Option.isNone(duration) || !(Duration.toMillis(duration.value) > 0)) {
-      return invalid(path, `must be a positive duration, got ${String(input)}`)
-    }
-  }
-  return Effect.void
+  const { lowWatermark, writeOverhead, summaryTokens, ttl, storeTimeout } = SessionOptions.stable
+  const problem = SessionOptions.checkValues(
+    { ...options },
+    { lowWatermark, writeOverhead, summaryTokens, ttl, storeTimeout },
+    new Set()
+  )
+  return problem === undefined
+    ? Effect.void
+    : Effect.fail(new InvalidConfigError({ component: "StableWindow", ...problem }))
 }
 
 /**

@@ -25,34 +25,18 @@
  *
  * @since 0.2.0
  */
-import { Context, Effect, Exit, Layer, PubSub, Ref, type Schema, Stream } from "effect"
+import { Context, Effect, Exit, Layer, PubSub, type Schema, Stream } from "effect"
 import { AiError, LanguageModel, type Prompt, type Response, type Tool } from "effect/ai"
-import { KeyValueStore } from "effect/persistence"
+import type { KeyValueStore } from "effect/persistence"
 import type { NoExcessProperties } from "effect/Types"
-import * as ContextBudget from "../ContextBudget.ts"
-import type { InvalidConfigError } from "../InvalidConfigError.ts"
-import { isSafeTotal } from "../internal/tokens.ts"
+import { InvalidConfigError } from "../InvalidConfigError.ts"
 import * as windowSpan from "../internal/windowSpan.ts"
-import * as OverflowNotifier from "../OverflowNotifier.ts"
-import type { OverflowStrategy } from "../OverflowStrategy.ts"
-import type { PipelineError } from "../Pipeline.ts"
-import type { PipelineResult } from "../PipelineResult.ts"
-import type * as Placer from "../Placer.ts"
-import * as SectionedPlacer from "../placers/SectionedPlacer.ts"
-import * as Scorer from "../Scorer.ts"
-import * as RecencyScorer from "../scorers/RecencyScorer.ts"
-import * as Slicer from "../Slicer.ts"
-import * as FirstFitSlice from "../slicers/FirstFitSlice.ts"
-import type * as CacheModel from "./CacheModel.ts"
-import * as MemoryStore from "./MemoryStore.ts"
-import * as PromptWindow from "./PromptWindow.ts"
-import * as StableWindow from "./StableWindow.ts"
-import * as Summarizer from "./Summarizer.ts"
-import { TokenCounter } from "./TokenCounter.ts"
+import * as Report from "./CallReport.ts"
+import * as Session from "./Session.ts"
+import * as SessionOptions from "./SessionOptions.ts"
+import type * as Summarizer from "./Summarizer.ts"
+import type { TokenCounter } from "./TokenCounter.ts"
 import * as ToolDefinitions from "./ToolDefinitions.ts"
-import * as WindowMetrics from "./WindowMetrics.ts"
-import * as WindowStore from "./WindowStore.ts"
-import type { Verbosity } from "../Verbosity.ts"
 
 /**
  * Options of the layer.
@@ -80,89 +64,32 @@ import type { Verbosity } from "../Verbosity.ts"
  * @since 0.2.0
  * @category models
  */
-export interface Options extends PromptWindow.Options, PromptWindow.FitOptions {
+export interface Options extends Omit<Session.StableOptions, "store" | "summarizer"> {
   readonly mode?: "stable" | "per-call" | undefined
-  readonly lowWatermark?: number | undefined
-  readonly writeOverhead?: number | undefined
-  readonly summaryTokens?: number | undefined
-  readonly cacheRule?: CacheModel.CacheRule | undefined
-  readonly conversationKey?: ((prompt: Prompt.Prompt) => string) | undefined
-  readonly ttl?: StableWindow.Options["ttl"]
-  readonly storeTimeout?: StableWindow.Options["storeTimeout"]
-  readonly contextWindow: number
-  readonly outputReserve: number
-  readonly overflowStrategy?: OverflowStrategy | undefined
-  readonly deduplication?: boolean | undefined
-  /** @since 0.3.0 */
-  readonly verbosity?: Verbosity | undefined
-  readonly countTools?: boolean | undefined
-  readonly scorer?: Scorer.Definition | undefined
-  readonly slicer?: Slicer.Definition | undefined
-  readonly placer?: Layer.Layer<Placer.Placer> | undefined
-  readonly notifier?: Layer.Layer<OverflowNotifier.OverflowNotifier> | undefined
 }
 
 /**
- * What one model call was sent, and why.
+ * What one model call was sent, and why: the one `CallReport` of every door
+ * (`effect-cupel/ai/CallReport`), with this layer's methods and outcomes.
  *
  * @since 0.2.0
  * @category models
  */
-export interface CallReport {
-  readonly method: "generateText" | "generateObject" | "streamText"
-  /** The prompt the model received. */
-  readonly prompt: Prompt.Prompt
-  /**
-   * The candidates the pipeline weighed: the messages of the prompt the caller gave, plus the
-   * `documents` (the selection report's `totalCandidates`).
-   */
-  readonly candidates: number
-  /** The pipeline's result: window, selection report, totals. */
-  readonly result: PipelineResult
-  /** The tokens counted for the call's tool definitions (0 without tools, or with `countTools: false`). */
-  readonly toolTokens: number
-  /**
-   * The budget the prompt was fitted to: the layer's, less {@link CallReport.toolTokens} from its
-   * target, corrected by the calibration.
-   */
-  readonly budget: ContextBudget.ContextBudget
-  /**
-   * The calibration the budget was corrected by: the provider's reported input tokens over the
-   * counted ones at the conversation's last call that reported them (1: none yet; rule C7).
-   */
-  readonly calibration: number
-  /** The layer's mode. */
-  readonly mode: "stable" | "per-call"
-  /** Stable mode: the conversation's key (rule S1). */
-  readonly conversation: string | undefined
-  /** Stable mode: what the call did with the conversation's window (append, compact, fresh) and why. */
-  readonly change: StableWindow.Change | undefined
-  /**
-   * Stable mode: the request as the `cacheRule` predicts it — tokens read from the cache,
-   * written, and the input cost beside the cost without a cache (rule S10).
-   */
-  readonly prediction: CacheModel.Prediction | undefined
-  /** How the call ended: the model answered, failed, or the call was interrupted. */
-  readonly outcome: "answered" | "failed" | "interrupted"
-  /** The input usage the provider reported with its answer, when it did. */
-  readonly reported: Reported | undefined
-  /** Stable mode: whether the conversation's state was written (rules S6–S8). */
-  readonly committed: WindowStore.WriteResult | undefined
-}
+export interface CallReport extends
+  Report.CallReport<
+    Prompt.Prompt,
+    "generateText" | "generateObject" | "streamText",
+    "answered" | "failed" | "interrupted"
+  >
+{}
 
 /**
- * The input tokens a provider reported for a call (`Response.Usage.inputTokens`): the total,
- * those read from its cache, those written to it, and those neither.
+ * The input tokens a provider reported for a call: `CallReport.Reported`.
  *
  * @since 0.3.0
  * @category models
  */
-export interface Reported {
-  readonly total: number | undefined
-  readonly cacheRead: number | undefined
-  readonly cacheWrite: number | undefined
-  readonly uncached: number | undefined
-}
+export type Reported = Report.Reported
 
 /**
  * The reports of the calls, published as each call ends (answered, failed or interrupted).
@@ -200,7 +127,7 @@ export const windowFailure = (error: AiError.AiError): string | undefined => {
 }
 
 /** An error of the window's own making, before the model is called. */
-type WindowError = PipelineError | PromptWindow.CandidateError
+type WindowError = Exclude<Session.FitError, AiError.AiError>
 
 /**
  * What a window error says about the request, as an `AiError` reason.
@@ -212,6 +139,9 @@ type WindowError = PipelineError | PromptWindow.CandidateError
  *   an annotation, `startMillis`), a document (`InvalidItemError`), or token counts whose
  *   total no number holds exactly (`TokenTotalError`): an `InvalidRequestError` on the
  *   offending part.
+ * - The tool definitions cannot be counted, or leave the prompt no room
+ *   (`ToolDefinitionsError`): an `InvalidRequestError` on `toolkit` (its `cupelError` is
+ *   `"ToolDefinitions"`, as it was before the error had a class).
  * - A strategy failed (`ScorerError`, `SlicerError`, `PlacerError`) or broke its contract
  *   (`SlicerContractError`, `PlacerContractError`: a bug in a custom scorer, slicer or placer):
  *   an `UnknownError` — nothing in the request is at fault, and it is not retryable.
@@ -235,6 +165,13 @@ const reasonOf = (error: WindowError): AiError.AiErrorReason => {
       return invalid("documents", "every item must have a valid token count")
     case "TokenTotalError":
       return invalid("prompt", "token totals must stay within Number.MAX_SAFE_INTEGER")
+    case "ToolDefinitionsError":
+      return new AiError.InvalidRequestError({
+        parameter: "toolkit",
+        constraint: "the tool definitions must fit the context window",
+        description: error.message,
+        metadata: { cupelError: "ToolDefinitions" }
+      })
     case "ScorerError":
     case "SlicerError":
     case "PlacerError":
@@ -246,19 +183,6 @@ const reasonOf = (error: WindowError): AiError.AiErrorReason => {
 
 /** A call's `toolkit` option, whatever its form (`undefined` without one). */
 const toolkitOf = (options: object): unknown => ("toolkit" in options ? options.toolkit : undefined)
-
-/** The tool definitions cannot be counted, or leave no room: the request's toolkit must change. */
-const toolkitError = (method: string, description: string) =>
-  Effect.fail(AiError.make({
-    module: errorModule,
-    method,
-    reason: new AiError.InvalidRequestError({
-      parameter: "toolkit",
-      constraint: "the tool definitions must fit the context window",
-      description,
-      metadata: { cupelError: "ToolDefinitions" }
-    })
-  }))
 
 const toAiError = (method: string) => (error: WindowError | AiError.AiError): AiError.AiError =>
   AiError.isAiError(error) ? error : AiError.make({ module: errorModule, method, reason: reasonOf(error) })
@@ -516,11 +440,94 @@ export const wrap = (
 }
 
 /**
+ * The options {@link layer} knows: the session's, the stable window's, `mode`, `store` and
+ * `summarizer`.
+ */
+const knownOptions: Readonly<Record<string, SessionOptions.Rule>> = {
+  ...SessionOptions.core,
+  ...SessionOptions.stable,
+  store: SessionOptions.rules.layer,
+  summarizer: SessionOptions.rules.layer
+}
+
+/**
+ * Wraps the current `LanguageModel` with the {@link Session.Session} in context — any session:
+ * `Session.layerStable`, `Session.layerPerCall`, or a test's own — and provides
+ * {@link WindowReports}. Each `generateText`, `generateObject` and `streamText` call's prompt is
+ * fitted by the session; the call runs in the span `cupel.window` and its report is published
+ * when it ends.
+ *
+ * @example
+ * ```ts
+ * import { Layer } from "effect"
+ * import * as GptTokenizer from "effect-cupel/ai/GptTokenizer"
+ * import * as Session from "effect-cupel/ai/Session"
+ * import * as WindowedLanguageModel from "effect-cupel/ai/WindowedLanguageModel"
+ *
+ * // ProviderModel: your provider's LanguageModel layer.
+ * const Model = WindowedLanguageModel.layerFromSession.pipe(
+ *   Layer.provide(Session.layerPerCall({ contextWindow: 128_000, outputReserve: 4_096 })),
+ *   Layer.provide([ProviderModel, GptTokenizer.layer])
+ * )
+ * ```
+ *
+ * @since 0.3.0
+ * @category layers
+ */
+export const layerFromSession: Layer.Layer<
+  LanguageModel.LanguageModel | WindowReports,
+  never,
+  LanguageModel.LanguageModel | Session.Session
+> = Layer.effectContext(Effect.gen(function*() {
+  const inner = yield* LanguageModel.LanguageModel
+  const session = yield* Session.Session
+  const reports = yield* PubSub.unbounded<CallReport>()
+  // Each tool's text, once per tool object: an agent offers the same tools at every step (the
+  // session counts each text once).
+  const texts = new WeakMap<object, ToolDefinitions.Counted>()
+  const countedOf = (tool: ToolDefinitions.AnyTool): ToolDefinitions.Counted => {
+    let counted = texts.get(tool)
+    if (counted === undefined) {
+      counted = { name: tool.name, text: ToolDefinitions.text(tool) }
+      texts.set(tool, counted)
+    }
+    return counted
+  }
+  const fit = (prompt: Prompt.RawInput, method: CallReport["method"], toolkit: unknown) => {
+    const tools = ToolDefinitions.toolsOf(toolkit)
+    return session.fit({ method, prompt, tools: tools.map(countedOf), toolkit: tools }).pipe(
+      Effect.map((fitting): Sent => ({
+        prompt: fitting.prompt,
+        answered: (answer) => session.commit(fitting, Report.reportedOf(answer.usage?.inputTokens, answer.model)),
+        // The session takes the finish part's usage when the call is settled.
+        settled: () => Effect.void,
+        ended: (outcome) =>
+          Effect.flatMap(
+            session.settle(fitting, {
+              outcome: outcome._tag === "Answered" ? "answered" : outcome._tag === "Failed" ? "failed" : "interrupted",
+              reported: outcome._tag === "Answered"
+                ? Report.reportedOf(outcome.usage?.inputTokens, outcome.model)
+                : undefined,
+              providerError: outcome._tag === "Answered" ? outcome.providerError : undefined
+            }),
+            (report) => PubSub.publish(reports, report)
+          )
+      })),
+      Effect.mapError(toAiError(method))
+    )
+  }
+  return Context.make(LanguageModel.LanguageModel, wrap(inner, fit)).pipe(Context.add(WindowReports, reports))
+}))
+
+/**
  * Wraps the current `LanguageModel` (provide the provider's layer to this one) and provides
- * {@link WindowReports}. Needs a `TokenCounter` — `effect-cupel/ai/GptTokenizer`'s `layer`
- * offline, or `TokenCounter.layerTokenizer` over any `Tokenizer`. Fails to build with a
- * `SchemaError` if the window less the reserves is negative, and with an `InvalidConfigError`
- * for a stable window's option out of its range (`StableWindow.check`).
+ * {@link WindowReports}: {@link layerFromSession} over the session the options make —
+ * `Session.layerStable` (the default `mode: "stable"`) or `Session.layerPerCall`
+ * (`mode: "per-call"`). Needs a `TokenCounter` — `effect-cupel/ai/GptTokenizer`'s `layer`
+ * offline, or `TokenCounter.layerTokenizer` over any `Tokenizer`. Fails to build with an
+ * `InvalidConfigError` naming an option it does not know (and the one it most likely stands
+ * for) or one out of its range, the value printed as JSON, and when the window less the
+ * reserves leaves the prompt no room.
  *
  * In the default `stable` mode the conversations' states live in the `store` option's
  * `KeyValueStore` (default: in memory, in this layer; `RedisStore.layer` shares them between
@@ -548,199 +555,18 @@ export const layer = <SE = never, SR = never, ZE = never, ZR = never>(
   }
 ): Layer.Layer<
   LanguageModel.LanguageModel | WindowReports,
-  Schema.SchemaError | InvalidConfigError | SE | ZE,
+  InvalidConfigError | SE | ZE,
   LanguageModel.LanguageModel | TokenCounter | SR | ZR
-> =>
-  Layer.effectContext(Effect.gen(function*() {
-    const { store: _store, summarizer: _summarizer, ...rest } = options
-    yield* StableWindow.check(rest)
-    yield* WindowMetrics.register
-    const inner = yield* LanguageModel.LanguageModel
-    const counter = yield* TokenCounter
-    const reports = yield* PubSub.unbounded<CallReport>()
-    const budget = yield* ContextBudget.make({
-      maxTokens: options.contextWindow,
-      targetTokens: options.contextWindow - options.outputReserve - counter.requestOverhead,
-      outputReserve: options.outputReserve
-    })
-    const strategies = yield* Layer.build(Layer.mergeAll(
-      Scorer.layer(options.scorer ?? RecencyScorer.make()),
-      Slicer.layer(options.slicer ?? FirstFitSlice.make()),
-      options.placer ?? SectionedPlacer.conversation,
-      options.notifier ?? OverflowNotifier.layerLog
-    ))
-    const mode = options.mode ?? "stable"
-    const pipelineOptions = {
-      ...rest,
-      deduplication: options.deduplication ?? false,
-      overflowStrategy: options.overflowStrategy ?? "Throw"
-    } as const
-    const stable = mode === "stable"
-      ? StableWindow.fromStore(
-        yield* WindowStore.make(
-          Context.get(
-            // The default options are valid: the in-memory store cannot fail to build.
-            yield* Layer.build(options.store ?? MemoryStore.layer().pipe(Layer.orDie)),
-            KeyValueStore.KeyValueStore
-          ),
-          { timeout: options.storeTimeout }
-        ),
-        {
-          ...pipelineOptions,
-          summarizer: options.summarizer === undefined
-            ? undefined
-            : Context.get(yield* Layer.build(options.summarizer), Summarizer.Summarizer),
-          itemCache: options.itemCache ?? PromptWindow.makeItemCache(),
-          // The strategies shape every window: a state written under others is not used.
-          settings: JSON.stringify([
-            options.contextWindow,
-            options.outputReserve,
-            options.scorer?.name ?? "recency",
-            options.slicer?.name ?? "first_fit"
-          ])
-        }
-      )
-      : undefined
-    const itemCache = options.itemCache ?? PromptWindow.makeItemCache()
-    const perCallRatio = yield* Ref.make(1)
-    const countTools = options.countTools ?? true
-    // Each tool's count, once per tool object and build: an agent offers the same tools at
-    // every step.
-    const toolCounts = new WeakMap<object, number>()
-    const toolTokens = (toolkit: unknown, method: string) =>
-      Effect.gen(function*() {
-        let total = 0
-        if (!countTools) return total
-        for (const tool of ToolDefinitions.toolsOf(toolkit)) {
-          let n = toolCounts.get(tool)
-          if (n === undefined) {
-            n = yield* counter.count(ToolDefinitions.message(tool))
-            if (!Number.isSafeInteger(n) || n < 0) {
-              return yield* toolkitError(
-                method,
-                `the token counter gave ${n} for the tool "${tool.name}"; counts must be whole and not negative`
-              )
-            }
-            toolCounts.set(tool, n)
-          }
-          total += n
-          if (!isSafeTotal(total)) {
-            return yield* toolkitError(method, "the tool definitions' token counts add up past Number.MAX_SAFE_INTEGER")
-          }
-        }
-        return total
-      })
-    const budgetFor = (tools: number, method: string) => {
-      if (tools === 0) return Effect.succeed(budget)
-      const targetTokens = budget.targetTokens - tools
-      if (targetTokens < 0) {
-        return toolkitError(
-          method,
-          `the tool definitions take ${tools} tokens, more than the ${budget.targetTokens} the window leaves for the prompt`
-        )
-      }
-      return Effect.succeed(new ContextBudget.ContextBudget({ ...budget, targetTokens }))
-    }
-    const fit = (prompt: Prompt.RawInput, method: CallReport["method"], toolkit: unknown) =>
-      Effect.gen(function*() {
-        const tools = yield* toolTokens(toolkit, method)
-        const layerBudget = yield* budgetFor(tools, method)
-        const overhead = counter.requestOverhead
-        const plan = stable === undefined
-          ? undefined
-          : yield* stable.fit(prompt, layerBudget, {
-            toolTokens: tools,
-            requestOverhead: overhead,
-            tools: ToolDefinitions.toolsOf(toolkit)
-          })
-        // Per-call mode has no conversations: its calibration is the layer's (rule C7).
-        const ratio = plan?.ratio ?? (yield* Ref.get(perCallRatio))
-        const callBudget = plan?.budget ?? StableWindow.calibrated(layerBudget, ratio, tools, overhead)
-        const fitted = plan?.fitted ?? (yield* PromptWindow.fit(prompt, callBudget, { ...pipelineOptions, itemCache }))
-        const report = fitted.result.report
-        const change = plan?.change
-        const prediction = plan?.prediction
-        const counted = tools + fitted.result.totalTokens + overhead
-        const figures: windowSpan.Fit = {
-          method,
-          mode,
-          result: fitted.result,
-          toolTokens: tools,
-          targetTokens: callBudget.targetTokens,
-          calibration: ratio,
-          predictedInputTokens: counted,
-          stable: plan
-        }
-        yield* Effect.annotateCurrentSpan(windowSpan.fitAttributes(figures))
-        const committed = yield* Ref.make<WindowStore.WriteResult | undefined>(undefined)
-        const reportedOfAnswer = (answer: Answer): StableWindow.Reported | undefined => {
-          const total = answer.usage?.inputTokens.total
-          return total === undefined ? undefined : { inputTokens: total, model: answer.model }
-        }
-        const sent: Sent = {
-          prompt: fitted.prompt,
-          answered: (answer) => {
-            const reported = reportedOfAnswer(answer)
-            if (stable === undefined || plan === undefined) {
-              return reported === undefined ? Effect.void : Ref.set(perCallRatio, StableWindow.ratioOf(reported, counted))
-            }
-            return Effect.flatMap(stable.commit(plan, reported), (result) => Ref.set(committed, result))
-          },
-          settled: (answer) => {
-            const reported = reportedOfAnswer(answer)
-            if (reported === undefined) return Effect.void
-            if (stable === undefined || plan === undefined) {
-              return Ref.set(perCallRatio, StableWindow.ratioOf(reported, counted))
-            }
-            // A stream committed at its first part: its usage comes with its last.
-            return Effect.flatMap(Ref.get(committed), (result) =>
-              result === "written" ? Effect.asVoid(stable.calibrate(plan, reported)) : Effect.void)
-          },
-          ended: (outcome) =>
-            Effect.gen(function*() {
-              const result = yield* Ref.get(committed)
-              const usage = outcome._tag === "Answered" ? outcome.usage : undefined
-              const callOutcome = outcome._tag === "Answered" ? "answered" : outcome._tag === "Failed" ? "failed" : "interrupted"
-              const providerError = outcome._tag === "Answered" ? outcome.providerError : undefined
-              yield* windowSpan.end(figures, callOutcome, usage?.inputTokens, result, providerError)
-              yield* PubSub.publish<CallReport>(reports, {
-                method,
-                prompt: fitted.prompt,
-                candidates: report.totalCandidates,
-                result: fitted.result,
-                toolTokens: tools,
-                budget: callBudget,
-                calibration: ratio,
-                mode,
-                conversation: plan?.key,
-                change,
-                prediction,
-                outcome: callOutcome,
-                reported: usage === undefined ? undefined : reportedOf(usage),
-                committed: result
-              })
-            })
-        }
-        return sent
-      }).pipe(
-        Effect.provideContext(strategies),
-        Effect.provideService(TokenCounter, counter),
-        Effect.mapError(toAiError(method)),
-        // A call the window fails never reaches `ended`: it is counted here.
-        Effect.onExit((exit) =>
-          Exit.isSuccess(exit)
-            ? Effect.void
-            : windowSpan.unfitted(method, mode, Exit.hasInterrupts(exit))
-        )
-      )
-    return Context.make(LanguageModel.LanguageModel, wrap(inner, fit)).pipe(Context.add(WindowReports, reports))
-  }))
-
-/** The input figures of a provider's usage; a usage that reports none is no report. */
-const reportedOf = (usage: Response.Usage): Reported | undefined => {
-  const input = usage.inputTokens
-  if (input.total === undefined && input.cacheRead === undefined && input.cacheWrite === undefined && input.uncached === undefined) {
-    return undefined
+> => {
+  const problem = SessionOptions.check(options, knownOptions)
+  if (problem !== undefined) {
+    return Layer.effectContext(
+      Effect.fail(new InvalidConfigError({ component: "WindowedLanguageModel.layer", ...problem }))
+    )
   }
-  return { total: input.total, cacheRead: input.cacheRead, cacheWrite: input.cacheWrite, uncached: input.uncached }
+  const { mode, ...rest } = options
+  const session: Layer.Layer<Session.Session, InvalidConfigError | SE | ZE, TokenCounter | SR | ZR> = mode === "per-call"
+    ? Session.layerPerCall(rest)
+    : Session.layerStable(rest)
+  return layerFromSession.pipe(Layer.provide(session))
 }

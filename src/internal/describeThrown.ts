@@ -29,3 +29,21 @@ export const describeThrown = (cause: unknown): string => {
   }
   return describeValue(cause)
 }
+
+/**
+ * A value as JSON shows it, for an option's error (`(got "1000")`, `(got {"a":1})`, never
+ * `[object Object]`); what JSON cannot show (`NaN`, `Infinity`, `undefined`, a function, a
+ * bigint, a circular object) in words. At most 120 characters.
+ */
+export const describeJson = (value: unknown): string => {
+  try {
+    if (typeof value === "function") return "a function"
+    if (typeof value === "bigint") return `${value}n`
+    if (typeof value === "number" && !Number.isFinite(value)) return String(value)
+    if (value === undefined || typeof value === "symbol") return String(value)
+    const text = JSON.stringify(value)
+    return text.length > 120 ? `${text.slice(0, 117)}...` : text
+  } catch {
+    return "a value that cannot be shown as JSON"
+  }
+}

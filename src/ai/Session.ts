@@ -1,0 +1,511 @@
+/**
+ * Session: the one core behind every front door — it turns a model call's prompt into a window
+ * and settles the call (docs/design.md, "One session core").
+ *
+ * `WindowedLanguageModel` (`effect/ai`), the AI SDK adapter's `middleware` and `prepareStep`,
+ * and `plain/Trim` only translate formats and lifecycles; what a call's window is and what is
+ * recorded of it is decided here, once:
+ *
+ * - the default strategies: `RecencyScorer`, `FirstFitSlice`, `SectionedPlacer.conversation`,
+ *   `OverflowNotifier.layerLog`; no deduplication, `Throw` on overflow;
+ * - the budget: `contextWindow − outputReserve − requestOverhead − toolTokens`, corrected by
+ *   the calibration (`Calibration`, rule C7);
+ * - the tool definitions, counted by one rule (`ToolDefinitions`): definitions larger than the
+ *   room fail the call with a `ToolDefinitionsError`;
+ * - the settings fingerprint a stable window's state is written under;
+ * - the figures of the span `cupel.window` and the `WindowMetrics`, and the {@link CallReport}.
+ *
+ * A call is {@link Service.fit}ted (its prompt becomes a {@link Fitting}: the prompt to send,
+ * the pipeline's result, the budget…), then {@link Service.settle}d when it ended: its window is
+ * recorded (only a call the model answered, or an AI SDK step that was sent: rule S6), its
+ * calibration updated from what the provider reported, its end written on the current span and
+ * in the metrics, and its report made. {@link Service.commit} records an answered call early (a
+ * stream, at its first part). Both spans are the door's: `fit` and `settle` write on the current
+ * one.
+ *
+ * Stable windows (docs/ai.md, rules S1–S11) and per-call windows are two implementations of the
+ * service, chosen by layer: {@link layerStable} (a `StableWindow` over a `KeyValueStore`) and
+ * {@link layerPerCall} (each call fitted from scratch, one calibration for the session).
+ *
+ * @since 0.3.0
+ */
+import { Context, Effect, Exit, Layer, type Scope } from "effect"
+import type { AiError, Prompt } from "effect/ai"
+import { KeyValueStore } from "effect/persistence"
+import { ContextBudget } from "../ContextBudget.ts"
+import { InvalidConfigError } from "../InvalidConfigError.ts"
+import * as windowSpan from "../internal/windowSpan.ts"
+import * as OverflowNotifier from "../OverflowNotifier.ts"
+import type * as Pipeline from "../Pipeline.ts"
+import type * as Placer from "../Placer.ts"
+import * as SectionedPlacer from "../placers/SectionedPlacer.ts"
+import * as Scorer from "../Scorer.ts"
+import * as RecencyScorer from "../scorers/RecencyScorer.ts"
+import * as Slicer from "../Slicer.ts"
+import * as FirstFitSlice from "../slicers/FirstFitSlice.ts"
+import type * as CacheModel from "./CacheModel.ts"
+import * as Calibration from "./Calibration.ts"
+import type * as CallReport from "./CallReport.ts"
+import * as MemoryStore from "./MemoryStore.ts"
+import * as PromptWindow from "./PromptWindow.ts"
+import * as SessionOptions from "./SessionOptions.ts"
+import * as StableWindow from "./StableWindow.ts"
+import * as Summarizer from "./Summarizer.ts"
+import { TokenCounter } from "./TokenCounter.ts"
+import * as ToolDefinitions from "./ToolDefinitions.ts"
+import * as WindowMetrics from "./WindowMetrics.ts"
+import * as WindowStore from "./WindowStore.ts"
+
+/**
+ * A session's windows: stable across calls, or fitted from scratch at every call.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type Mode = "stable" | "per-call"
+
+/**
+ * The options of every session.
+ *
+ * - `contextWindow` — the model's context window, in tokens (prompt and output together);
+ *   `outputReserve` — the tokens kept free for the model's answer.
+ * - `countTools` — count the call's tool definitions against the window (default `true`).
+ * - `scorer` / `slicer` — default recency and first fit; `placer` — default
+ *   `SectionedPlacer.conversation`; `notifier` — default `OverflowNotifier.layerLog`.
+ * - `overflowStrategy` — default `"Throw"`; `deduplication` — default `false` (a conversation may
+ *   well repeat itself); `verbosity` — the pipeline's trace tier.
+ * - and `PromptWindow`'s options: `annotate`, `documents`, `startMillis`, `itemCache`,
+ *   `startOn`, `shortenToolResults`.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Options extends PromptWindow.Options, PromptWindow.FitOptions, Pipeline.Options {
+  readonly contextWindow: number
+  readonly outputReserve: number
+  readonly countTools?: boolean | undefined
+  readonly scorer?: Scorer.Definition | undefined
+  readonly slicer?: Slicer.Definition | undefined
+  readonly placer?: Layer.Layer<Placer.Placer> | undefined
+  readonly notifier?: Layer.Layer<OverflowNotifier.OverflowNotifier> | undefined
+}
+
+/**
+ * The options of a stable session: {@link Options}, and the stable window's (see
+ * `StableWindow.Options`): `lowWatermark`, `writeOverhead`, `summaryTokens`, `cacheRule`,
+ * `conversationKey`, `ttl`, `storeTimeout`; `store` — the conversations' states (default: in
+ * memory, in this layer); `summarizer` — compactions replace what they drop by a summary.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface StableOptions<SE = never, SR = never, ZE = never, ZR = never> extends Options {
+  readonly lowWatermark?: number | undefined
+  readonly writeOverhead?: number | undefined
+  readonly summaryTokens?: number | undefined
+  readonly cacheRule?: CacheModel.CacheRule | undefined
+  readonly conversationKey?: ((prompt: Prompt.Prompt) => string) | undefined
+  readonly ttl?: StableWindow.Options["ttl"]
+  readonly storeTimeout?: StableWindow.Options["storeTimeout"]
+  readonly store?: Layer.Layer<KeyValueStore.KeyValueStore, SE, SR> | undefined
+  readonly summarizer?: Layer.Layer<Summarizer.Summarizer, ZE, ZR> | undefined
+}
+
+/**
+ * One model call, as a door gives it.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Call<M extends CallReport.Method = CallReport.Method> {
+  readonly method: M
+  readonly prompt: Prompt.RawInput
+  /** The call's tool definitions, to count (each a name and `ToolDefinitions.textOf`). */
+  readonly tools?: ReadonlyArray<ToolDefinitions.Counted> | undefined
+  /**
+   * The call's `effect/ai` tools, when it has them: a compaction's summary request sends them
+   * with the conversation's last request.
+   */
+  readonly toolkit?: ReadonlyArray<ToolDefinitions.AnyTool> | undefined
+  /** Tokens the tools take that the door counted itself (`prepareStep`'s `toolTokens`). */
+  readonly toolReserve?: number | undefined
+  /** The conversation's key (rule S1), when the door has one; else the stable window's own. */
+  readonly key?: Effect.Effect<string, AiError.AiError> | undefined
+}
+
+/**
+ * A fitted call, waiting for its end.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Fitting<M extends CallReport.Method = CallReport.Method> {
+  readonly method: M
+  readonly mode: Mode
+  /** The prompt to send. */
+  readonly prompt: Prompt.Prompt
+  readonly fitted: PromptWindow.Fitted
+  readonly toolTokens: number
+  /** The budget the prompt was fitted to, corrected by the calibration. */
+  readonly budget: ContextBudget
+  /** The calibration the budget was corrected by (rule C7; 1: none). */
+  readonly calibration: number
+  /** The tokens the request counts: tool definitions, the window, the request's overhead. */
+  readonly countedTokens: number
+  /** Stable mode: the call's plan (its conversation, change, prediction, next state). */
+  readonly plan: StableWindow.Plan | undefined
+  /** The call's figures, for its span and the metrics. */
+  readonly figures: windowSpan.Fit
+}
+
+/**
+ * How a call ended, as {@link Service.settle} takes it: its outcome, what the provider reported
+ * of its input (when it answered and said), and an `error` part its answer carried.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Ended<O extends CallReport.Outcome = CallReport.Outcome> {
+  readonly outcome: O
+  readonly reported?: CallReport.Reported | undefined
+  readonly providerError?: windowSpan.ProviderError | undefined
+}
+
+/**
+ * What a call's fit can fail with: the pipeline's errors, a message that makes no valid item,
+ * tool definitions that cannot be counted or leave no room, and the `AiError`s of the token
+ * counter and of a door's conversation key.
+ *
+ * @since 0.3.0
+ * @category errors
+ */
+export type FitError =
+  | Pipeline.PipelineError
+  | PromptWindow.CandidateError
+  | ToolDefinitions.ToolDefinitionsError
+  | AiError.AiError
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export interface Service {
+  readonly mode: Mode
+  /** Fits a call's prompt (nothing is recorded); writes the fit's figures on the current span. */
+  readonly fit: <M extends CallReport.Method>(call: Call<M>) => Effect.Effect<Fitting<M>, FitError>
+  /**
+   * Records a call as answered before its end (a stream, at its first part), with what the
+   * provider reported if it already did; once per call, never fails.
+   */
+  readonly commit: (fitting: Fitting, reported?: CallReport.Reported) => Effect.Effect<void>
+  /**
+   * Settles a call, once: records it if it was answered or sent and not yet recorded (else
+   * updates its calibration from what the provider reported), writes its end on the current
+   * span and in the metrics, and gives its report.
+   */
+  readonly settle: <M extends CallReport.Method, O extends CallReport.Outcome>(
+    fitting: Fitting<M>,
+    ended: Ended<O>
+  ) => Effect.Effect<CallReport.CallReport<Prompt.Prompt, M, O>>
+}
+
+/**
+ * The session core of the calls of a door (see the module's header).
+ *
+ * @since 0.3.0
+ * @category services
+ */
+export class Session extends Context.Service<Session, Service>()("effect-cupel/ai/Session") {}
+
+/**
+ * How a session's windows are made and recorded: the part that differs between stable and
+ * per-call sessions.
+ */
+interface Windows {
+  readonly mode: Mode
+  readonly fit: (
+    prompt: Prompt.RawInput,
+    budget: ContextBudget,
+    call: { readonly key: string | undefined; readonly toolTokens: number; readonly overhead: number; readonly toolkit: ReadonlyArray<ToolDefinitions.AnyTool> | undefined }
+  ) => Effect.Effect<
+    { readonly fitted: PromptWindow.Fitted; readonly ratio: number; readonly budget: ContextBudget; readonly plan: StableWindow.Plan | undefined },
+    FitError,
+    Pipeline.Services | TokenCounter
+  >
+  readonly commit: (fitting: Fitting, reported: CallReport.Reported | undefined) => Effect.Effect<WindowStore.WriteResult | undefined>
+  /** A call already committed: its calibration from a report that came after. */
+  readonly calibrate: (
+    fitting: Fitting,
+    reported: CallReport.Reported,
+    committed: WindowStore.WriteResult | undefined
+  ) => Effect.Effect<void>
+}
+
+/** What became of a fitted call so far. */
+interface Progress {
+  committed: boolean
+  result: WindowStore.WriteResult | undefined
+  reported: CallReport.Reported | undefined
+}
+
+/**
+ * The settings a stable window's state is written under (docs/ai.md, rule S5): a state written
+ * under another window, reserve or strategies is not used.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export const settingsOf = (options: Options): string =>
+  JSON.stringify([
+    options.contextWindow,
+    options.outputReserve,
+    options.scorer?.name ?? "recency",
+    options.slicer?.name ?? "first_fit"
+  ])
+
+/**
+ * The strategies of a session: the options', else the agent defaults.
+ *
+ * @since 0.3.0
+ * @category layers
+ */
+export const strategies = (options: Options): Layer.Layer<Pipeline.Services> =>
+  Layer.mergeAll(
+    Scorer.layer(options.scorer ?? RecencyScorer.make()),
+    Slicer.layer(options.slicer ?? FirstFitSlice.make()),
+    options.placer ?? SectionedPlacer.conversation,
+    options.notifier ?? OverflowNotifier.layerLog
+  )
+
+/** The pipeline's options with the agent defaults: no deduplication, `Throw` on overflow. */
+const pipelineOptionsOf = <O extends Options>(options: O): O & { readonly deduplication: boolean; readonly overflowStrategy: NonNullable<Options["overflowStrategy"]> } => ({
+  ...options,
+  deduplication: options.deduplication ?? false,
+  overflowStrategy: options.overflowStrategy ?? "Throw"
+})
+
+/** The options' values, checked (their names are the door's to check). */
+const checkOptions = (options: Options, rules: Readonly<Record<string, SessionOptions.Rule>>) => {
+  const problem = SessionOptions.checkValues({ ...options }, rules)
+  return problem === undefined ? Effect.void : Effect.fail(new InvalidConfigError({ component: "Session", ...problem }))
+}
+
+/** The budget of every call before its tools: the window less the reserve and the request's overhead. */
+const baseBudget = (options: Options, requestOverhead: number) => {
+  const targetTokens = options.contextWindow - options.outputReserve - requestOverhead
+  return targetTokens < 0
+    ? Effect.fail(
+      new InvalidConfigError({
+        component: "Session",
+        path: "contextWindow",
+        rule: `leaves no room for the prompt: ${options.contextWindow} less outputReserve ${options.outputReserve} and the request's ${requestOverhead} tokens is below 0`
+      })
+    )
+    : Effect.succeed(new ContextBudget({ maxTokens: options.contextWindow, targetTokens, outputReserve: options.outputReserve }))
+}
+
+/** A session over `windows`: the budget, tool counting, figures and reports they share. */
+const make = Effect.fnUntraced(function*(options: Options, windows: (counter: TokenCounter["Service"]) => Windows) {
+  yield* WindowMetrics.register
+  const counter = yield* TokenCounter
+  const budget = yield* baseBudget(options, counter.requestOverhead)
+  const services = yield* Layer.build(strategies(options))
+  const window = windows(counter)
+  const mode = window.mode
+  const countTools = options.countTools ?? true
+  const toolCounts = ToolDefinitions.makeCounts()
+  const progress = new WeakMap<Fitting, Progress>()
+  const overhead = counter.requestOverhead
+
+  const fit = <M extends CallReport.Method>(call: Call<M>): Effect.Effect<Fitting<M>, FitError> =>
+    Effect.gen(function*() {
+      const key = call.key === undefined ? undefined : yield* call.key
+      const counted = countTools && call.tools !== undefined ? yield* ToolDefinitions.count(call.tools, counter, toolCounts) : 0
+      const toolTokens = counted + (call.toolReserve ?? 0)
+      if (toolTokens > budget.targetTokens) {
+        return yield* new ToolDefinitions.ToolDefinitionsError({ problem: "room", tokens: toolTokens, availableTokens: budget.targetTokens })
+      }
+      const callBudget = toolTokens === 0 ? budget : new ContextBudget({ ...budget, targetTokens: budget.targetTokens - toolTokens })
+      const made = yield* window.fit(call.prompt, callBudget, { key, toolTokens, overhead, toolkit: call.toolkit })
+      const countedTokens = toolTokens + made.fitted.result.totalTokens + overhead
+      const figures: windowSpan.Fit = {
+        method: call.method,
+        mode,
+        result: made.fitted.result,
+        toolTokens,
+        targetTokens: made.budget.targetTokens,
+        calibration: made.ratio,
+        predictedInputTokens: countedTokens,
+        stable: made.plan
+      }
+      yield* Effect.annotateCurrentSpan(windowSpan.fitAttributes(figures))
+      const fitting: Fitting<M> = {
+        method: call.method,
+        mode,
+        prompt: made.fitted.prompt,
+        fitted: made.fitted,
+        toolTokens,
+        budget: made.budget,
+        calibration: made.ratio,
+        countedTokens,
+        plan: made.plan,
+        figures
+      }
+      progress.set(fitting, { committed: false, result: undefined, reported: undefined })
+      return fitting
+    }).pipe(
+      Effect.provideContext(services),
+      Effect.provideService(TokenCounter, counter),
+      // A call the window fails never reaches `settle`: it is counted here.
+      Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : windowSpan.unfitted(call.method, mode, Exit.hasInterrupts(exit)))
+    )
+
+  const progressOf = (fitting: Fitting): Progress => {
+    let known = progress.get(fitting)
+    if (known === undefined) {
+      // A fitting this session did not make (a door's copy): recorded from now on.
+      known = { committed: false, result: undefined, reported: undefined }
+      progress.set(fitting, known)
+    }
+    return known
+  }
+
+  const commit = (fitting: Fitting, reported?: CallReport.Reported): Effect.Effect<void> =>
+    Effect.suspend(() => {
+      const known = progressOf(fitting)
+      if (known.committed) return Effect.void
+      known.committed = true
+      known.reported = reported
+      return Effect.map(window.commit(fitting, reported), (result) => {
+        known.result = result
+      })
+    })
+
+  const settle = <M extends CallReport.Method, O extends CallReport.Outcome>(
+    fitting: Fitting<M>,
+    ended: Ended<O>
+  ): Effect.Effect<CallReport.CallReport<Prompt.Prompt, M, O>> =>
+    Effect.gen(function*() {
+      const known = progressOf(fitting)
+      const reported = ended.reported
+      if (ended.outcome === "answered" || ended.outcome === "sent") {
+        if (!known.committed) yield* commit(fitting, reported)
+        else if (reported !== undefined && known.reported === undefined) {
+          // A stream committed at its first part: its usage comes with its last.
+          known.reported = reported
+          yield* window.calibrate(fitting, reported, known.result)
+        }
+      }
+      yield* windowSpan.end(fitting.figures, ended.outcome, reported, known.result, ended.providerError)
+      const plan = fitting.plan
+      return {
+        method: fitting.method,
+        prompt: fitting.prompt,
+        candidates: fitting.fitted.result.report.totalCandidates,
+        result: fitting.fitted.result,
+        toolTokens: fitting.toolTokens,
+        budget: fitting.budget,
+        calibration: fitting.calibration,
+        mode,
+        conversation: plan?.key,
+        change: plan?.change,
+        prediction: plan?.prediction,
+        outcome: ended.outcome,
+        reported,
+        committed: known.result
+      }
+    })
+
+  return Session.of({ mode, fit, commit, settle })
+})
+
+/**
+ * A session of stable windows (docs/ai.md, "Windows across calls"): each conversation's window
+ * is kept in the `store` (default: in memory, in this layer) and appended to while it fits,
+ * compacted in one step when it does not. Needs a `TokenCounter`. Fails to build with an
+ * `InvalidConfigError` naming an option out of its range.
+ *
+ * @since 0.3.0
+ * @category layers
+ */
+export const layerStable = <SE = never, SR = never, ZE = never, ZR = never>(
+  options: StableOptions<SE, SR, ZE, ZR>
+): Layer.Layer<Session, InvalidConfigError | SE | ZE, TokenCounter | SR | ZR> =>
+  Layer.effect(
+    Session,
+    Effect.gen(function*() {
+      const { store: storeLayer, summarizer: summarizerLayer, ...rest } = options
+      yield* checkOptions(rest, { ...SessionOptions.core, ...SessionOptions.stable })
+      const kv = Context.get(
+        // The default options are valid: the in-memory store cannot fail to build.
+        yield* Layer.build(storeLayer ?? MemoryStore.layer().pipe(Layer.orDie)),
+        KeyValueStore.KeyValueStore
+      )
+      const store = yield* WindowStore.make(kv, { timeout: options.storeTimeout })
+      const summarizer = summarizerLayer === undefined
+        ? undefined
+        : Context.get(yield* Layer.build(summarizerLayer), Summarizer.Summarizer)
+      const stable = StableWindow.fromStore(store, {
+        ...pipelineOptionsOf(rest),
+        summarizer,
+        itemCache: options.itemCache ?? PromptWindow.makeItemCache(),
+        // The strategies shape every window: a state written under others is not used.
+        settings: settingsOf(options)
+      })
+      return yield* make(rest, () => ({
+        mode: "stable",
+        fit: (prompt, budget, call) =>
+          Effect.map(
+            stable.fit(prompt, budget, {
+              key: call.key,
+              toolTokens: call.toolTokens,
+              requestOverhead: call.overhead,
+              tools: call.toolkit
+            }),
+            (plan) => ({ fitted: plan.fitted, ratio: plan.ratio, budget: plan.budget, plan })
+          ),
+        commit: (fitting, reported) => fitting.plan === undefined ? Effect.succeed(undefined) : stable.commit(fitting.plan, reported),
+        calibrate: (fitting, reported, committed) =>
+          fitting.plan !== undefined && committed === "written"
+            ? Effect.asVoid(stable.calibrate(fitting.plan, reported))
+            : Effect.void
+      }))
+    })
+  )
+
+/**
+ * A session of per-call windows: every call is fitted from scratch (`PromptWindow.fit`), and
+ * the session keeps one calibration (it has no conversations: rule C7). Needs a `TokenCounter`.
+ * Fails to build with an `InvalidConfigError` naming an option out of its range.
+ *
+ * @since 0.3.0
+ * @category layers
+ */
+export const layerPerCall = (options: Options): Layer.Layer<Session, InvalidConfigError, TokenCounter> =>
+  Layer.effect(Session, makePerCall(options))
+
+/**
+ * A per-call session as an Effect (what {@link layerPerCall} builds): for a door that makes
+ * its session per call, as `plain/Trim` does.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const makePerCall = (options: Options): Effect.Effect<Service, InvalidConfigError, TokenCounter | Scope.Scope> =>
+  Effect.gen(function*() {
+    yield* checkOptions(options, SessionOptions.core)
+    const pipelineOptions = { ...pipelineOptionsOf(options), itemCache: options.itemCache ?? PromptWindow.makeItemCache() }
+    const calibration = Calibration.makePerCall()
+    return yield* make(options, () => ({
+      mode: "per-call",
+      fit: (prompt, budget, call) =>
+        Effect.gen(function*() {
+          const ratio = yield* calibration.ratio
+          const callBudget = Calibration.calibrated(budget, ratio, call.toolTokens, call.overhead)
+          const fitted = yield* PromptWindow.fit(prompt, callBudget, pipelineOptions)
+          return { fitted, ratio, budget: callBudget, plan: undefined }
+        }),
+      commit: (fitting, reported) => Effect.as(calibration.record(reported, fitting.countedTokens), undefined),
+      calibrate: (fitting, reported) => calibration.record(reported, fitting.countedTokens)
+    }))
+  })
