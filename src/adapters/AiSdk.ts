@@ -7,8 +7,11 @@
  * the system messages first, tool calls with their results, reasoning with its tool calls (the
  * same assistant message), the newest user message kept (rules K1–K6 of docs/ai.md), and the
  * windows stable across calls so that the provider's prompt cache serves their prefix (rules
- * S1–S11). It is `StableWindow` (or, per call, `PromptWindow.fit`) behind the provider-level
- * prompt's conversion (`AiSdkPrompt`): the messages sent are the SDK's own objects.
+ * S1–S11). It is the session core (`Session`: `layerStable`, or `layerPerCall`) behind the
+ * provider-level prompt's conversion (`AiSdkPrompt`): the messages sent are the SDK's own
+ * objects. This module only translates the SDK's shapes and lifecycle: the window, the budget,
+ * the tool counts, the calibration, the span's figures and the report are the core's, the same
+ * as `WindowedLanguageModel`'s.
  * {@link prepareStep} does the same on a step's `ModelMessage`s, for `generateText` /
  * `streamText`'s `prepareStep`.
  *
@@ -17,31 +20,21 @@
  *
  * @since 0.3.0
  */
-import { Clock, Effect, Exit, Layer, ManagedRuntime, Predicate, Ref, type Tracer } from "effect"
+import { Clock, Effect, Exit, Layer, ManagedRuntime, Predicate, type Tracer } from "effect"
 import type { Instructions, LanguageModelMiddleware, ModelMessage } from "ai"
-import { AiError, Prompt } from "effect/ai"
-import * as ContextBudget from "../ContextBudget.ts"
-import type { OverflowStrategy } from "../OverflowStrategy.ts"
-import * as OverflowNotifier from "../OverflowNotifier.ts"
-import type * as Placer from "../Placer.ts"
-import * as Scorer from "../Scorer.ts"
-import * as Slicer from "../Slicer.ts"
-import * as SectionedPlacer from "../placers/SectionedPlacer.ts"
-import * as RecencyScorer from "../scorers/RecencyScorer.ts"
-import * as FirstFitSlice from "../slicers/FirstFitSlice.ts"
-import type * as CacheModel from "../ai/CacheModel.ts"
+import { AiError, type Prompt } from "effect/ai"
+import { InvalidConfigError } from "../InvalidConfigError.ts"
+import type * as CallReport from "../ai/CallReport.ts"
 import * as GptTokenizer from "../ai/GptTokenizer.ts"
 import * as MemoryStore from "../ai/MemoryStore.ts"
 import * as PromptWindow from "../ai/PromptWindow.ts"
-import * as StableWindow from "../ai/StableWindow.ts"
+import * as Session from "../ai/Session.ts"
+import * as SessionOptions from "../ai/SessionOptions.ts"
 import * as TokenCounter from "../ai/TokenCounter.ts"
-import * as WindowMetrics from "../ai/WindowMetrics.ts"
-import type * as WindowedLanguageModel from "../ai/WindowedLanguageModel.ts"
-import type * as WindowStore from "../ai/WindowStore.ts"
+import * as ToolDefinitions from "../ai/ToolDefinitions.ts"
 import { describeThrown } from "../internal/describeThrown.ts"
 import { watchStream } from "../internal/watchStream.ts"
 import * as windowSpan from "../internal/windowSpan.ts"
-import type { Verbosity } from "../Verbosity.ts"
 import * as AiSdkPrompt from "./AiSdkPrompt.ts"
 
 /**
@@ -75,366 +68,285 @@ import * as AiSdkPrompt from "./AiSdkPrompt.ts"
  *   `cacheRule`, `ttl`, `storeTimeout`), `startOn`, `shortenToolResults`, `maxConversations`
  *   (the in-memory store's bound).
  *
+ * The options are checked when the middleware (or `prepareStep`) is made: an option it does not
+ * know (with the one it most likely stands for: `outputReserv` → "did you mean
+ * outputReserve?"), or a value out of range (the value printed as JSON), throws an
+ * `InvalidConfigError` there and then.
+ *
  * @since 0.3.0
  * @category models
  */
-export interface Options extends PromptWindow.FitOptions {
-  readonly contextWindow: number
-  readonly outputReserve: number
+export interface Options extends
+  Pick<
+    Session.StableOptions,
+    | "contextWindow"
+    | "outputReserve"
+    | "startOn"
+    | "shortenToolResults"
+    | "countTools"
+    | "verbosity"
+    | "scorer"
+    | "slicer"
+    | "placer"
+    | "notifier"
+    | "overflowStrategy"
+    | "deduplication"
+    | "lowWatermark"
+    | "writeOverhead"
+    | "cacheRule"
+    | "ttl"
+    | "storeTimeout"
+  >
+{
   readonly counter?: ((text: string) => number) | undefined
   readonly messageOverhead?: number | undefined
   readonly requestOverhead?: number | undefined
   readonly mode?: "stable" | "per-call" | undefined
   readonly conversationKey?: ((prompt: AiSdkPrompt.ProviderPrompt) => string) | undefined
-  readonly countTools?: boolean | undefined
   readonly onReport?: ((report: Report) => void) | undefined
   readonly tracer?: Tracer.Tracer | undefined
   /** @since 0.3.0 */
   readonly telemetry?: ManagedRuntime.ManagedRuntime<never, unknown> | undefined
-  /** @since 0.3.0 */
-  readonly verbosity?: Verbosity | undefined
-  readonly scorer?: Scorer.Definition | undefined
-  readonly slicer?: Slicer.Definition | undefined
-  readonly placer?: Layer.Layer<Placer.Placer> | undefined
-  readonly notifier?: Layer.Layer<OverflowNotifier.OverflowNotifier> | undefined
-  readonly overflowStrategy?: OverflowStrategy | undefined
-  readonly deduplication?: boolean | undefined
-  readonly lowWatermark?: number | undefined
-  readonly writeOverhead?: number | undefined
-  readonly cacheRule?: CacheModel.CacheRule | undefined
-  readonly ttl?: StableWindow.Options["ttl"]
-  readonly storeTimeout?: StableWindow.Options["storeTimeout"]
   readonly maxConversations?: number | undefined
 }
 
 /**
- * What one call was sent, and why: the `prompt` sent (the SDK's message objects: provider
- * messages for the middleware, `ModelMessage`s for {@link prepareStep}), `candidates` (the
- * messages it was given), the pipeline `result` with its report, the `toolTokens` counted, the
- * call's `budget` and the `calibration` that corrected it (rule C7: the provider's reported
- * input tokens over the counted ones at the conversation's last call that reported them, 1
- * before any), and in stable mode the `conversation` key, the `change` made to the window
- * (`append`, `compact` or `fresh`), the cache `prediction` and whether the state was
- * `committed`; `outcome` (`answered`, `failed`, `interrupted` — the call's abort signal fired,
- * or its stream was cancelled; `sent` for a step, whose answer `prepareStep` does not see) and
- * the provider's `reported` input tokens (a stream's: those of its `finish` part).
+ * What one call was sent, and why: the one `CallReport` of every door
+ * (`effect-cupel/ai/CallReport`) with the SDK's message objects as its `prompt` (provider
+ * messages for the middleware, `ModelMessage`s for {@link prepareStep}), its `method` also as
+ * `type` (`generate`, `stream`, `step`), and its `reported` also as `inputTokens` (the total, the
+ * name it had before 0.3.0's one `Reported`). `outcome` is `sent` for a step, whose answer
+ * `prepareStep` does not see; a stream's `reported` is that of its `finish` part.
  *
  * @since 0.3.0
  * @category models
  */
-export interface Report<M = AiSdkPrompt.ProviderMessage> extends
-  Pick<
-    WindowedLanguageModel.CallReport,
-    | "candidates"
-    | "result"
-    | "toolTokens"
-    | "budget"
-    | "calibration"
-    | "mode"
-    | "conversation"
-    | "change"
-    | "prediction"
-    | "committed"
-  >
+export interface Report<M = AiSdkPrompt.ProviderMessage>
+  extends Omit<CallReport.CallReport<ReadonlyArray<M>, "generate" | "stream" | "step">, "reported">
 {
   readonly type: "generate" | "stream" | "step"
-  readonly prompt: ReadonlyArray<M>
-  readonly outcome: "answered" | "failed" | "interrupted" | "sent"
-  readonly reported: { readonly inputTokens: number } | undefined
+  readonly reported: Reported | undefined
 }
 
-/** A fitted call, waiting for the model's answer. */
-interface Fitting {
-  readonly fitted: PromptWindow.Fitted
-  readonly plan: StableWindow.Plan | undefined
-  readonly toolTokens: number
-  readonly budget: ContextBudget.ContextBudget
-  /** The calibration the budget was corrected by (rule C7). */
-  readonly ratio: number
-  /** The tokens counted for the request: tools, messages, the request's overhead. */
-  readonly countedTokens: number
-  /** The call's figures, for its span and the metrics. */
-  readonly figures: windowSpan.Fit
-  /** The call's `cupel.window` span, open until the call ends. */
+/**
+ * What the provider reported of a call's input: `CallReport.Reported`, and its `total` as
+ * `inputTokens` (kept for the reports of 0.3.0's first releases).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Reported extends CallReport.Reported {
+  readonly inputTokens: number | undefined
+}
+
+/** A fitted call: the core's fitting and its `cupel.window` span, open until the call ends. */
+interface Call<M> {
+  readonly fitting: Session.Fitting<Report["type"]>
   readonly span: Tracer.Span
+  readonly prompt: ReadonlyArray<M>
 }
-
-/** A fitted call and what it sent. */
-type Call<M> = Fitting & { readonly type: Report["type"]; readonly prompt: ReadonlyArray<M> }
 
 /** The options the window itself takes: all but the SDK-facing ones. */
 type CoreOptions = Omit<Options, "conversationKey" | "onReport" | "countTools">
 
-/** How many tool texts a middleware keeps the counts of before it starts over. */
-const toolCountLimit = 1_000
+const { rules } = SessionOptions
+
+/** The options {@link middleware} knows, and their rules. */
+const middlewareOptions: Readonly<Record<string, SessionOptions.Rule>> = {
+  contextWindow: rules.positiveInt,
+  outputReserve: rules.outputReserve,
+  counter: rules.function,
+  messageOverhead: rules.nonNegativeInt,
+  requestOverhead: rules.nonNegativeInt,
+  mode: SessionOptions.stable.mode,
+  conversationKey: rules.function,
+  countTools: rules.boolean,
+  onReport: rules.function,
+  tracer: rules.object,
+  telemetry: rules.object,
+  verbosity: SessionOptions.core.verbosity,
+  scorer: rules.object,
+  slicer: rules.object,
+  placer: rules.layer,
+  notifier: rules.layer,
+  overflowStrategy: SessionOptions.core.overflowStrategy,
+  deduplication: rules.boolean,
+  startOn: SessionOptions.core.startOn,
+  shortenToolResults: rules.boolean,
+  lowWatermark: SessionOptions.stable.lowWatermark,
+  writeOverhead: SessionOptions.stable.writeOverhead,
+  cacheRule: rules.object,
+  ttl: rules.duration,
+  storeTimeout: rules.duration,
+  maxConversations: rules.positiveInt
+}
+
+/** The options {@link prepareStep} knows: the middleware's, `toolTokens` for `countTools`. */
+const { countTools: _countTools, ...stepBase } = middlewareOptions
+const prepareStepOptions: Readonly<Record<string, SessionOptions.Rule>> = { ...stepBase, toolTokens: rules.nonNegativeInt }
+
+/** Checks a door's options when it is made: a problem is thrown, as the typed error it is. */
+const checkOptions = (options: unknown, known: Readonly<Record<string, SessionOptions.Rule>>, component: string): void => {
+  const problem = SessionOptions.check(options, known)
+  // Made outside any Effect (a plain function returning the middleware): the typed error is
+  // thrown, carrying its `_tag`, so that a bad option stops the program where it is written.
+  if (problem !== undefined) throw new InvalidConfigError({ component, ...problem })
+}
+
+/** The module name on the `AiError`s this adapter raises. */
+const errorModule = "effect-cupel/adapters/AiSdk"
 
 /**
- * The window of one middleware or `prepareStep` instance: its runtime (counter, strategies,
- * in-memory store), its stable window, and the fitting and settling of a call.
+ * A prompt the adapter cannot read (not the SDK's shape: a caller's `transformParams` or a
+ * custom model gave something else) rejects the call as an `AiError` on `prompt`, not as the
+ * `TypeError` the conversion would throw.
  */
-const makeCore = (options: CoreOptions) => {
-  const { counter } = options
+const convertOrFail = <A>(method: string, convert: () => A): A => {
+  try {
+    return convert()
+  } catch (cause) {
+    throw AiError.make({
+      module: errorModule,
+      method,
+      reason: new AiError.InvalidRequestError({
+        parameter: "prompt",
+        constraint: "the prompt must be the AI SDK's messages",
+        description: `the prompt cannot be read: ${describeThrown(cause)}`
+      })
+    })
+  }
+}
+
+/**
+ * The window of one middleware or `prepareStep` instance: its runtime (counter, session core,
+ * in-memory store), and the fitting and settling of a call.
+ */
+const makeCore = (options: CoreOptions & { readonly countTools?: boolean | undefined }) => {
+  const { counter, messageOverhead, requestOverhead, tracer, telemetry, maxConversations, mode, ...sessionOptions } = options
   const counterLayer = counter === undefined
     ? GptTokenizer.layer
     : TokenCounter.make(
-      (message) => counter(PromptWindow.render(message)) + (options.messageOverhead ?? 4),
-      options.requestOverhead ?? 3,
+      (message) => counter(PromptWindow.render(message)) + (messageOverhead ?? 4),
+      requestOverhead ?? 3,
       "AiSdk counter"
     )
+  const session = mode === "per-call"
+    ? Session.layerPerCall(sessionOptions)
+    : Session.layerStable({ ...sessionOptions, store: MemoryStore.layer({ maxEntries: maxConversations }) })
   // The application's telemetry (its tracer, its metric registry, its logger) under the
   // window's own services: the spans and metrics of the calls go where the application's go.
-  const telemetry = options.telemetry === undefined ? Layer.empty : Layer.effectContext(options.telemetry.contextEffect)
-  const runtime = ManagedRuntime.make(Layer.mergeAll(
-    counterLayer,
-    Scorer.layer(options.scorer ?? RecencyScorer.make()),
-    Slicer.layer(options.slicer ?? FirstFitSlice.make()),
-    options.placer ?? SectionedPlacer.conversation,
-    options.notifier ?? OverflowNotifier.layerLog,
-    MemoryStore.layer({ maxEntries: options.maxConversations }),
-    Layer.effectDiscard(WindowMetrics.register)
-  ).pipe(Layer.provideMerge(telemetry)))
-  const mode = options.mode ?? "stable"
-  const pipelineOptions = {
-    startOn: options.startOn,
-    shortenToolResults: options.shortenToolResults,
-    deduplication: options.deduplication ?? false,
-    overflowStrategy: options.overflowStrategy ?? "Throw",
-    verbosity: options.verbosity,
-    itemCache: PromptWindow.makeItemCache()
-  } as const
-  // Built once, at the first call: the runtime's layers (the tokenizer's encoding) load then.
-  const stable = Effect.runSync(Effect.cached(StableWindow.make({
-    ...pipelineOptions,
-    lowWatermark: options.lowWatermark,
-    writeOverhead: options.writeOverhead,
-    cacheRule: options.cacheRule,
-    ttl: options.ttl,
-    storeTimeout: options.storeTimeout,
-    settings: JSON.stringify([
-      options.contextWindow,
-      options.outputReserve,
-      options.scorer?.name ?? "recency",
-      options.slicer?.name ?? "first_fit"
-    ])
-  })))
-  const tracer = options.tracer
+  // Built at the first call: the runtime's layers (the tokenizer's encoding) load then.
+  const runtime = ManagedRuntime.make(session.pipe(
+    Layer.provide(counterLayer),
+    Layer.provideMerge(telemetry === undefined ? Layer.empty : Layer.effectContext(telemetry.contextEffect))
+  ))
   const traced = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     tracer === undefined ? effect : Effect.withTracer(effect, tracer)
-  // Tools counted once each, by their text; bounded, since a server whose tool descriptions
-  // change per call (a date, a user's name) would otherwise grow it for ever.
-  const toolCounts = new Map<string, number>()
-  // Per-call mode has no conversations: its calibration is the instance's (rule C7).
-  const perCallRatio = Ref.makeUnsafe(1)
-
-  /** Fits a prompt beside tools (each counted once, as its text) and a fixed tool reserve. */
-  const fitIn = (
-    prompt: Prompt.Prompt,
-    call: {
-      readonly type: Report["type"]
-      readonly toolTexts: ReadonlyArray<string>
-      readonly toolReserve: number
-      /** The caller's `conversationKey`, applied to the call's prompt. */
-      readonly key: (() => string) | undefined
-    }
-  ) =>
-    Effect.gen(function*() {
-      const keyOf = call.key
-      // The caller's function: a throw rejects the call (counted, its span ended) as an AiError.
-      const key = keyOf === undefined ? undefined : yield* Effect.try({
-        try: keyOf,
-        catch: (cause) =>
-          AiError.make({
-            module: "effect-cupel/adapters/AiSdk",
-            method: "conversationKey",
-            reason: new AiError.UnknownError({ description: `the conversationKey function threw: ${describeThrown(cause)}` })
-          })
-      })
-      const tokenCounter = yield* TokenCounter.TokenCounter
-      let toolTokens = call.toolReserve
-      for (const text of call.toolTexts) {
-        let n = toolCounts.get(text)
-        if (n === undefined) {
-          n = yield* tokenCounter.count(Prompt.makeMessage("system", { content: text }))
-          if (toolCounts.size >= toolCountLimit) toolCounts.clear()
-          toolCounts.set(text, n)
-        }
-        toolTokens += n
-      }
-      const overhead = tokenCounter.requestOverhead
-      const budget = yield* ContextBudget.make({
-        maxTokens: options.contextWindow,
-        targetTokens: Math.max(0, options.contextWindow - options.outputReserve - overhead - toolTokens),
-        outputReserve: options.outputReserve
-      })
-      const plan = mode === "stable"
-        ? yield* Effect.flatMap(stable, (window) => window.fit(prompt, budget, { key, toolTokens, requestOverhead: overhead }))
-        : undefined
-      const ratio = plan?.ratio ?? (yield* Ref.get(perCallRatio))
-      const callBudget = plan?.budget ?? StableWindow.calibrated(budget, ratio, toolTokens, overhead)
-      const fitted = plan?.fitted ?? (yield* PromptWindow.fit(prompt, callBudget, pipelineOptions))
-      const countedTokens = plan?.countedTokens ?? toolTokens + fitted.result.totalTokens + overhead
-      const figures: windowSpan.Fit = {
-        method: call.type,
-        mode,
-        result: fitted.result,
-        toolTokens,
-        targetTokens: callBudget.targetTokens,
-        calibration: ratio,
-        predictedInputTokens: countedTokens,
-        stable: plan
-      }
-      yield* Effect.annotateCurrentSpan(windowSpan.fitAttributes(figures))
-      return { fitted, plan, toolTokens, budget: callBudget, ratio, countedTokens, figures }
-    })
 
   /**
    * Fits a prompt in a span `cupel.window` that stays open after the fit: the call's end
-   * ({@link finish}) writes the provider's usage on it and ends it, so that it spans the whole
-   * call. A call the window fails (or that is interrupted while fitted) ends it at once, and is
-   * counted as `rejected` (or `interrupted`).
+   * ({@link settle}) writes the provider's usage on it and ends it, so that it spans the whole
+   * call. A call the window fails (or that is interrupted while fitted) ends it at once (the
+   * core counts it as `rejected`, or `interrupted`).
    */
-  const fit = (prompt: Prompt.Prompt, call: Parameters<typeof fitIn>[1]) =>
+  const fit = (call: Session.Call<Report["type"]>) =>
     Effect.gen(function*() {
       const span = yield* Effect.makeSpan("cupel.window")
-      const fitting = yield* fitIn(prompt, call).pipe(
+      const core = yield* Session.Session
+      const fitting = yield* core.fit(call).pipe(
         Effect.withParentSpan(span),
-        Effect.onExit((exit) =>
-          Exit.isSuccess(exit)
-            ? Effect.void
-            : Effect.andThen(windowSpan.unfitted(call.type, mode, Exit.hasInterrupts(exit)), endSpan(span, exit))
-        )
+        Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : endSpan(span, exit))
       )
-      const fitted: Fitting = { ...fitting, span }
-      return fitted
+      return { fitting, span }
     }).pipe(traced)
 
   /**
-   * A call's end on its span and in the metrics (once per call): the usage the provider
-   * reported, when it did, written on `cupel.window`, the `WindowMetrics` updated, and the span
-   * ended with how the call ended.
-   */
-  const finish = (
-    call: Fitting,
-    outcome: Report["outcome"],
-    usage: windowSpan.InputUsage | undefined,
-    exit: Exit.Exit<unknown, unknown>,
-    committed: WindowStore.WriteResult | undefined,
-    providerError: windowSpan.ProviderError | undefined
-  ) =>
-    windowSpan.end(call.figures, outcome, usage, committed, providerError).pipe(
-      Effect.withParentSpan(call.span),
-      Effect.ensuring(endSpan(call.span, exit))
-    )
-
-  /**
-   * Records a call as sent (rule S6: only a call the model answered — or, for a step, that was
-   * sent), with what the provider reported of its input (rule C7): in stable mode the
-   * conversation's state and its calibration, in one write; in per-call mode the instance's
-   * calibration.
-   */
-  const commit = (call: Fitting, reported: StableWindow.Reported | undefined) => {
-    const plan = call.plan
-    if (plan !== undefined) {
-      return Effect.flatMap(stable, (window) => window.commit(plan, reported)).pipe(
-        Effect.map((result): WindowStore.WriteResult | undefined => result)
-      )
-    }
-    return reported === undefined
-      ? Effect.succeed(undefined)
-      : Ref.set(perCallRatio, StableWindow.ratioOf(reported, call.countedTokens)).pipe(Effect.as(undefined))
-  }
-
-  /** Hands a call's {@link Report} to `onReport`; a callback that throws or rejects is logged. */
-  const report = <M>(
-    call: Call<M>,
-    outcome: Report["outcome"],
-    reported: StableWindow.Reported | undefined,
-    committed: WindowStore.WriteResult | undefined,
-    onReport: ((report: Report<M>) => void) | undefined
-  ) => {
-    if (onReport === undefined) return Effect.void
-    const plan = call.plan
-    const value: Report<M> = {
-      type: call.type,
-      prompt: call.prompt,
-      candidates: call.fitted.result.report.totalCandidates,
-      result: call.fitted.result,
-      toolTokens: call.toolTokens,
-      budget: call.budget,
-      calibration: call.ratio,
-      mode,
-      conversation: plan?.key,
-      change: plan?.change,
-      prediction: plan?.prediction,
-      outcome,
-      reported: reported === undefined ? undefined : { inputTokens: reported.inputTokens },
-      committed
-    }
-    // A callback that throws or rejects must not fail a call the model has answered; a promise
-    // it returns is awaited (the report is made before the call ends), and never left unhandled.
-    return Effect.try((): unknown => onReport(value)).pipe(
-      Effect.flatMap((out) => Predicate.isPromiseLike(out) ? Effect.tryPromise(() => Promise.resolve(out)) : Effect.void),
-      Effect.catchCause((cause) => Effect.logWarning("AiSdk: onReport threw", cause))
-    )
-  }
-
-  /**
-   * Records a call's outcome, reports it and ends its span: the state advances only for a call
-   * the model answered (or, for a step, that was sent).
+   * Settles a call (the core records it if it was answered or sent, and writes its end on its
+   * span and in the metrics), hands its {@link Report} to `onReport`, and ends its span.
    */
   const settle = <M>(
     call: Call<M>,
-    outcome: Report["outcome"],
-    ended: Ended,
+    ended: Session.Ended & { readonly exit: Exit.Exit<unknown, unknown> },
     onReport: ((report: Report<M>) => void) | undefined
   ) =>
-    Effect.suspend(() => {
-      // What the commit did, for the metrics at the call's end (a compaction counts if written).
-      let committed: WindowStore.WriteResult | undefined
-      return Effect.gen(function*() {
-        committed = outcome === "answered" || outcome === "sent" ? yield* commit(call, ended.reported) : undefined
-        yield* report(call, outcome, ended.reported, committed, onReport)
-      }).pipe(Effect.ensuring(Effect.suspend(() => finish(call, outcome, ended.usage, ended.exit, committed, undefined))))
-    })
+    Effect.flatMap(Session.Session, (core) => core.settle(call.fitting, ended)).pipe(
+      Effect.withParentSpan(call.span),
+      Effect.flatMap((report) => report_(call, report, onReport)),
+      Effect.ensuring(endSpan(call.span, ended.exit)),
+      traced
+    )
 
-  return { runtime, fit, commit, report, settle, finish }
+  /** Records an answered call before its end (a stream, once its end is known). */
+  const commit = (call: Call<unknown>, reported: CallReport.Reported | undefined) =>
+    Effect.flatMap(Session.Session, (core) => core.commit(call.fitting, reported))
+
+  return { runtime, fit, settle, commit }
+}
+
+/** Hands a call's {@link Report} to `onReport`; a callback that throws or rejects is logged. */
+const report_ = <M>(
+  call: Call<M>,
+  report: CallReport.CallReport<Prompt.Prompt, Report["type"]>,
+  onReport: ((report: Report<M>) => void) | undefined
+) => {
+  if (onReport === undefined) return Effect.void
+  const reported = report.reported
+  const value: Report<M> = {
+    ...report,
+    type: report.method,
+    prompt: call.prompt,
+    reported: reported === undefined ? undefined : { ...reported, inputTokens: reported.total }
+  }
+  // A callback that throws or rejects must not fail a call the model has answered; a promise
+  // it returns is awaited (the report is made before the call ends), and never left unhandled.
+  return Effect.try((): unknown => onReport(value)).pipe(
+    Effect.flatMap((out) => Predicate.isPromiseLike(out) ? Effect.tryPromise(() => Promise.resolve(out)) : Effect.void),
+    Effect.catchCause((cause) => Effect.logWarning("AiSdk: onReport threw", cause))
+  )
 }
 
 const runOptions = (signal: AbortSignal | undefined) => signal === undefined ? undefined : { signal }
 
-/**
- * How a call ended, as its settling takes it: the usage reported for calibration and the
- * report, the usage for the span (the provider's input figures), and the span's exit.
- */
-interface Ended {
-  readonly reported: StableWindow.Reported | undefined
-  readonly usage: windowSpan.InputUsage | undefined
-  readonly exit: Exit.Exit<unknown, unknown>
+/** A call that did not end well: its outcome and its span's exit (an interruption, or the error). */
+const unansweredEnd = (signal: AbortSignal | undefined, error: unknown) => {
+  const outcome = signal?.aborted === true ? "interrupted" as const : "failed" as const
+  return { outcome, exit: outcome === "interrupted" ? Exit.interrupt() : Exit.fail(error) }
 }
-
-/** A call that did not end well: its span's exit (an interruption, or the error). */
-const unansweredEnd = (outcome: Report["outcome"], error: unknown): Ended => ({
-  reported: undefined,
-  usage: undefined,
-  exit: outcome === "interrupted" ? Exit.interrupt() : Exit.fail(error)
-})
 
 /** Ends a span now (the runtime's clock), with how its call ended. */
 const endSpan = (span: Tracer.Span, exit: Exit.Exit<unknown, unknown>) =>
   Effect.flatMap(Clock.currentTimeNanos, (now) => Effect.sync(() => span.end(now, exit)))
 
-/** A provider's usage as a report for calibration (none without an input total). */
+/** A provider's usage as `CallReport.Reported` (none without any input figure). */
 const reportedOf = (
-  usage: { readonly inputTokens: { readonly total: number | undefined } },
+  usage: {
+    readonly inputTokens: {
+      readonly total: number | undefined
+      readonly noCache: number | undefined
+      readonly cacheRead: number | undefined
+      readonly cacheWrite: number | undefined
+    }
+  },
   model: string | undefined
-): StableWindow.Reported | undefined => {
-  const total = usage.inputTokens.total
-  return total === undefined ? undefined : { inputTokens: total, model }
+): CallReport.Reported | undefined => {
+  const input = usage.inputTokens
+  if (input.total === undefined && input.cacheRead === undefined && input.cacheWrite === undefined && input.noCache === undefined) {
+    return undefined
+  }
+  const figures = { total: input.total, cacheRead: input.cacheRead, cacheWrite: input.cacheWrite, uncached: input.noCache }
+  return model === undefined ? figures : { ...figures, model }
 }
 
-/** How a call that did not end well ended: interrupted when its abort signal fired. */
-const unanswered = (signal: AbortSignal | undefined): Report["outcome"] =>
-  signal?.aborted === true ? "interrupted" : "failed"
+/** The tool definitions of a call, as the core counts them (a provider's own tool: its name). */
+const toolsOf = (tools: AiSdkPrompt.CallOptions["tools"]): Array<ToolDefinitions.Counted> =>
+  (tools ?? []).map((tool) => ({
+    name: tool.name,
+    text: ToolDefinitions.textOf(
+      tool.type === "function"
+        ? { name: tool.name, description: tool.description, parameters: tool.inputSchema }
+        : { name: tool.name }
+    )
+  }))
 
 type StreamResult = Awaited<ReturnType<NonNullable<LanguageModelMiddleware["wrapStream"]>>>
 type StreamPart = StreamResult["stream"] extends ReadableStream<infer P> ? P : never
@@ -442,9 +354,10 @@ type StreamPart = StreamResult["stream"] extends ReadableStream<infer P> ? P : n
 /**
  * The language model middleware. Each instance owns its runtime: its conversations' states (in
  * memory), its token counter and strategies. A prompt that cannot fit rejects the call with the
- * pipeline's error itself (an `Error` whose `_tag` names it: `PinnedBudgetError`,
- * `OverflowError`, …) and the model is not called; a bad option rejects every call with an
- * `InvalidConfigError`.
+ * window's error itself (an `Error` whose `_tag` names it: `PinnedBudgetError`,
+ * `OverflowError`, `ToolDefinitionsError`…) and the model is not called; a prompt that is not
+ * the SDK's messages rejects it with an `AiError` on `prompt`. An option it does not know, or
+ * out of its range, throws an `InvalidConfigError` when the middleware is made.
  *
  * @example
  * ```ts
@@ -462,11 +375,11 @@ type StreamPart = StreamResult["stream"] extends ReadableStream<infer P> ? P : n
  * @category constructors
  */
 export const middleware = (options: Options): LanguageModelMiddleware => {
-  const { runtime, fit, commit, report, settle, finish } = makeCore(options)
+  checkOptions(options, middlewareOptions, "AiSdk.middleware")
+  const { conversationKey, onReport, ...core } = options
+  const { runtime, fit, settle, commit } = makeCore(core)
   const pending = new WeakMap<AiSdkPrompt.CallOptions, Call<AiSdkPrompt.ProviderMessage>>()
-  const countTools = options.countTools ?? true
   const memo = AiSdkPrompt.makeMessageMemo()
-  const onReport = options.onReport
 
   /**
    * A streamed call's stream, passed on unchanged. The call is answered by its first part
@@ -482,35 +395,31 @@ export const middleware = (options: Options): LanguageModelMiddleware => {
   const watch = (stream: StreamResult["stream"], call: Call<AiSdkPrompt.ProviderMessage>, signal: AbortSignal | undefined) => {
     let started = false
     let model: string | undefined
-    let reported: StableWindow.Reported | undefined
-    let usage: windowSpan.InputUsage | undefined
+    let reported: CallReport.Reported | undefined
     let providerError: windowSpan.ProviderError | undefined
     return watchStream<StreamPart>(stream, {
       chunk: (part) => {
         started = true
         providerError ??= windowSpan.providerErrorOf(part)
         if (part.type === "response-metadata") model = part.modelId ?? model
-        if (part.type === "finish") {
-          reported = reportedOf(part.usage, model)
-          usage = part.usage.inputTokens
-        }
+        if (part.type === "finish") reported = reportedOf(part.usage, model)
       },
       end: (end) => {
-        const outcome: Report["outcome"] = end._tag === "Cancelled" || signal?.aborted === true
-          ? "interrupted"
+        const outcome = end._tag === "Cancelled" || signal?.aborted === true
+          ? "interrupted" as const
           : end._tag === "Closed" && started
-          ? "answered"
-          : "failed"
+          ? "answered" as const
+          : "failed" as const
         const exit = end._tag === "Closed"
           ? Exit.void
           : end._tag === "Errored"
           ? Exit.fail(end.error)
           : Exit.interrupt()
-        let committed: WindowStore.WriteResult | undefined
-        return runtime.runPromise(Effect.gen(function*() {
-          committed = started ? yield* commit(call, reported) : undefined
-          yield* report(call, outcome, reported, committed, onReport)
-        }).pipe(Effect.ensuring(Effect.suspend(() => finish(call, outcome, usage, exit, committed, providerError)))))
+        return runtime.runPromise(Effect.asVoid(Effect.andThen(
+          // Answered by its first part, whatever came after (rule S6).
+          started ? commit(call, reported) : Effect.void,
+          settle(call, { outcome, reported, providerError, exit }, onReport)
+        )))
       }
     })
   }
@@ -518,27 +427,28 @@ export const middleware = (options: Options): LanguageModelMiddleware => {
   return {
     specificationVersion: "v4",
     transformParams: async ({ params, type }) => {
-      const converted = AiSdkPrompt.convert(params.prompt, memo)
-      const toolTexts = countTools
-        ? (params.tools ?? []).flatMap((tool) =>
-          tool.type === "function"
-            ? [JSON.stringify({ name: tool.name, description: tool.description, parameters: tool.inputSchema })]
-            : []
-        )
-        : []
-      const conversationKey = options.conversationKey
-      const fitting = await runtime.runPromise(
-        fit(converted.prompt, {
-          type,
-          toolTexts,
-          toolReserve: 0,
-          key: conversationKey === undefined ? undefined : () => conversationKey(params.prompt)
+      const converted = convertOrFail("transformParams", () => AiSdkPrompt.convert(params.prompt, memo))
+      const { fitting, span } = await runtime.runPromise(
+        fit({
+          method: type,
+          prompt: converted.prompt,
+          tools: toolsOf(params.tools),
+          key: conversationKey === undefined ? undefined : Effect.try({
+            try: () => conversationKey(params.prompt),
+            // The caller's function: a throw rejects the call (counted, its span ended) as an AiError.
+            catch: (cause) =>
+              AiError.make({
+                module: errorModule,
+                method: "conversationKey",
+                reason: new AiError.UnknownError({ description: `the conversationKey function threw: ${describeThrown(cause)}` })
+              })
+          })
         }),
         runOptions(params.abortSignal)
       )
-      const prompt = converted.back(fitting.fitted.prompt)
+      const prompt = converted.back(fitting.prompt)
       const transformed = { ...params, prompt }
-      pending.set(transformed, { ...fitting, type, prompt })
+      pending.set(transformed, { fitting, span, prompt })
       return transformed
     },
     wrapGenerate: async ({ doGenerate, params }) => {
@@ -548,13 +458,12 @@ export const middleware = (options: Options): LanguageModelMiddleware => {
       try {
         result = await doGenerate()
       } catch (error) {
-        const outcome = unanswered(params.abortSignal)
-        await runtime.runPromise(settle(call, outcome, unansweredEnd(outcome, error), onReport))
+        await runtime.runPromise(settle(call, unansweredEnd(params.abortSignal, error), onReport))
         throw error
       }
-      await runtime.runPromise(settle(call, "answered", {
+      await runtime.runPromise(settle(call, {
+        outcome: "answered",
         reported: reportedOf(result.usage, result.response?.modelId),
-        usage: result.usage.inputTokens,
         exit: Exit.void
       }, onReport))
       return result
@@ -566,8 +475,7 @@ export const middleware = (options: Options): LanguageModelMiddleware => {
       try {
         result = await doStream()
       } catch (error) {
-        const outcome = unanswered(params.abortSignal)
-        await runtime.runPromise(settle(call, outcome, unansweredEnd(outcome, error), onReport))
+        await runtime.runPromise(settle(call, unansweredEnd(params.abortSignal, error), onReport))
         throw error
       }
       return { ...result, stream: watch(result.stream, call, params.abortSignal) }
@@ -631,23 +539,29 @@ const systemMessages = (instructions: Instructions | undefined): Array<ModelMess
  * @category constructors
  */
 export const prepareStep = (options: PrepareStepOptions): (step: Step) => Promise<{ messages: Array<ModelMessage> }> => {
-  const { runtime, fit, settle } = makeCore(options)
+  checkOptions(options, prepareStepOptions, "AiSdk.prepareStep")
+  const { conversationKey, onReport, toolTokens, ...core } = options
+  const { runtime, fit, settle } = makeCore(core)
   const memo = AiSdkPrompt.makeMessageMemo()
   return async (step) => {
     const system = systemMessages(step.instructions)
-    const all = [...system, ...step.messages]
-    const converted = AiSdkPrompt.convertModelMessages(all, memo)
-    const conversationKey = options.conversationKey
-    const fitting = await runtime.runPromise(fit(converted.prompt, {
-      type: "step",
-      toolTexts: [],
-      toolReserve: options.toolTokens ?? 0,
-      key: conversationKey === undefined ? undefined : () => conversationKey(step.messages)
+    const converted = convertOrFail("prepareStep", () => AiSdkPrompt.convertModelMessages([...system, ...step.messages], memo))
+    const { fitting, span } = await runtime.runPromise(fit({
+      method: "step",
+      prompt: converted.prompt,
+      toolReserve: toolTokens ?? 0,
+      key: conversationKey === undefined ? undefined : Effect.try({
+        try: () => conversationKey(step.messages),
+        catch: (cause) =>
+          AiError.make({
+            module: errorModule,
+            method: "conversationKey",
+            reason: new AiError.UnknownError({ description: `the conversationKey function threw: ${describeThrown(cause)}` })
+          })
+      })
     }))
-    const prompt = converted.back(fitting.fitted.prompt)
-    await runtime.runPromise(
-      settle({ ...fitting, type: "step", prompt }, "sent", { reported: undefined, usage: undefined, exit: Exit.void }, options.onReport)
-    )
+    const prompt = converted.back(fitting.prompt)
+    await runtime.runPromise(settle({ fitting, span, prompt }, { outcome: "sent", exit: Exit.void }, onReport))
     // The instructions go as the step's system prompt, as the SDK sends them.
     return { messages: prompt.filter((message) => !system.includes(message)) }
   }

@@ -212,8 +212,9 @@ export const Line = Schema.Struct({
 export type Line = typeof Line.Type
 
 /**
- * What a line is made from: a `WindowedLanguageModel.CallReport`, or the AI SDK adapter's
- * `Report` (its `type` is the line's `method`; its `reported.inputTokens` the reported total).
+ * What a line is made from: a `CallReport` of any door — a `WindowedLanguageModel.CallReport`,
+ * or the AI SDK adapter's `Report` (its `type` is the line's `method`) — or a report of the
+ * earlier form whose `reported` is `{ inputTokens }` (the reported total).
  *
  * @since 0.3.0
  * @category models
@@ -290,7 +291,8 @@ const changeOf = (change: StableWindow.Change): typeof ChangeEntry.Type => {
 }
 
 const reportedOf = (reported: NonNullable<Source["reported"]>): typeof ReportedEntry.Type =>
-  "inputTokens" in reported
+  // The form of 0.3.0's first AI SDK reports: the total alone.
+  !("total" in reported) && "inputTokens" in reported
     ? { total: reported.inputTokens }
     : {
       ...(reported.total === undefined ? {} : { total: reported.total }),
