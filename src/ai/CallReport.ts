@@ -67,12 +67,13 @@ export const reportedOf = (input: InputUsage | undefined, model: string | undefi
 
 /**
  * How a call is reported: which door and method made it (`generateText`, `generateObject`,
- * `streamText` for `effect/ai`; `generate`, `stream`, `step` for the AI SDK adapter).
+ * `streamText` for `effect/ai`; `generate`, `stream`, `step` for the AI SDK adapter; `trim` for
+ * `plain/Trim`).
  *
  * @since 0.3.0
  * @category models
  */
-export type Method = "generateText" | "generateObject" | "streamText" | "generate" | "stream" | "step"
+export type Method = "generateText" | "generateObject" | "streamText" | "generate" | "stream" | "step" | "trim"
 
 /**
  * How a call ended: the model answered, failed, or the call was interrupted; `sent` for an AI

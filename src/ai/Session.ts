@@ -293,12 +293,13 @@ const checkOptions = (options: Options, rules: Readonly<Record<string, SessionOp
 /** The budget of every call before its tools: the window less the reserve and the request's overhead. */
 const baseBudget = (options: Options, requestOverhead: number) => {
   const targetTokens = options.contextWindow - options.outputReserve - requestOverhead
-  return targetTokens < 0
+  // A target of 0 holds no message: every call would send nothing, or fail.
+  return targetTokens < 1
     ? Effect.fail(
       new InvalidConfigError({
         component: "Session",
         path: "contextWindow",
-        rule: `leaves no room for the prompt: ${options.contextWindow} less outputReserve ${options.outputReserve} and the request's ${requestOverhead} tokens is below 0`
+        rule: `leaves the prompt no room: ${options.contextWindow} less outputReserve ${options.outputReserve} and the request's ${requestOverhead} tokens is ${targetTokens}`
       })
     )
     : Effect.succeed(new ContextBudget({ maxTokens: options.contextWindow, targetTokens, outputReserve: options.outputReserve }))

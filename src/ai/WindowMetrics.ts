@@ -50,9 +50,9 @@ export interface CallFigures {
   /**
    * `WindowedLanguageModel`'s method, or the AI SDK adapter's call: `generate` (its
    * `doGenerate`: `generateText` and `generateObject`), `stream` (`doStream`) or `step`
-   * (`prepareStep`).
+   * (`prepareStep`); `trim` for `plain/Trim` (since 0.3.0: its calls are `sent`, as steps are).
    */
-  readonly method: "generateText" | "generateObject" | "streamText" | "generate" | "stream" | "step"
+  readonly method: "generateText" | "generateObject" | "streamText" | "generate" | "stream" | "step" | "trim"
   readonly mode: "stable" | "per-call"
   readonly outcome: Outcome
   /** The window's tokens (`PipelineResult.totalTokens`); absent for a rejected call. */

@@ -8,9 +8,10 @@
  * const { messages: fitted, report } = await trim(messages, { contextWindow: 128_000, outputReserve: 4_000 })
  * ```
  *
- * It runs `PromptWindow.fit` with the agent defaults (docs/ai.md, "Right within a call"):
- * `RecencyScorer`, `FirstFitSlice`, `SectionedPlacer.conversation`, no deduplication, the rules
- * K1–K6. The result holds the caller's own message objects — never copies — in the order they
+ * It runs the session core's per-call fit (`Session.makePerCall`, the one behind every front
+ * door) with the agent defaults (docs/ai.md, "Right within a call"): `RecencyScorer`,
+ * `FirstFitSlice`, `SectionedPlacer.conversation`, no deduplication, the rules K1–K6, the budget
+ * `contextWindow − outputReserve − requestOverhead`. The result holds the caller's own message objects — never copies — in the order they
  * came, system messages first; the one exception is a tool result shortened by rule K6, which
  * is a copy of its message with `content` the shortened text (`report.shortened` lists it).
  *
@@ -23,7 +24,9 @@
  * messages checked and converted by `plain/ModelMessages` (nothing of `ai` is loaded).
  *
  * A failure rejects the promise with a typed error carrying `_tag`: `InvalidInput` (a message
- * not in the chat format, or an option out of range: its `index` and `field`),
+ * not in the chat format: its `index` and `field`; an option it does not know — with the one it
+ * most likely stands for — or out of range, the value printed as JSON; a window that leaves the
+ * messages no room),
  * `TokenizerLoadError`, `CandidateError` (the `count` function threw or gave no count: its
  * `index`), `PinnedBudgetError` (the system messages alone do not fit).
  *
@@ -31,17 +34,13 @@
  */
 import { Context, Effect, Layer } from "effect"
 import { Prompt } from "effect/ai"
-import { ContextBudget } from "../ContextBudget.ts"
 import { describeThrown } from "../internal/describeThrown.ts"
 import * as OverflowNotifier from "../OverflowNotifier.ts"
 import type { PipelineError } from "../Pipeline.ts"
-import * as SectionedPlacer from "../placers/SectionedPlacer.ts"
-import * as Scorer from "../Scorer.ts"
-import * as RecencyScorer from "../scorers/RecencyScorer.ts"
-import * as Slicer from "../Slicer.ts"
-import * as FirstFitSlice from "../slicers/FirstFitSlice.ts"
 import * as GptTokenizer from "../ai/GptTokenizer.ts"
 import * as PromptWindow from "../ai/PromptWindow.ts"
+import * as Session from "../ai/Session.ts"
+import * as SessionOptions from "../ai/SessionOptions.ts"
 import * as TokenCounter from "../ai/TokenCounter.ts"
 import { InvalidInput } from "./InvalidInput.ts"
 import * as ModelMessages from "./ModelMessages.ts"
@@ -178,26 +177,22 @@ const indexOf = (metadata: Readonly<Record<string, unknown>>): number => {
   return typeof index === "number" ? index : -1
 }
 
-/** The options, checked. */
-const checkOptions = <M>(options: Options<M>): Effect.Effect<void, InvalidInput> => {
-  const { contextWindow, count, outputReserve = 0, startOn, shortenToolResults } = options
-  const bad = (field: string, problem: string) => Effect.fail(new InvalidInput({ field, problem }))
-  if (!Number.isSafeInteger(contextWindow) || contextWindow <= 0) {
-    return bad("contextWindow", `must be a positive integer (got ${String(contextWindow)})`)
-  }
-  if (!Number.isSafeInteger(outputReserve) || outputReserve < 0 || outputReserve >= contextWindow) {
-    return bad("outputReserve", `must be an integer from 0 to contextWindow - 1 (got ${String(outputReserve)})`)
-  }
-  if (count !== undefined && count !== "o200k" && count !== "cl100k" && typeof count !== "function") {
-    return bad("count", `must be "o200k", "cl100k" or a function (got ${String(count)})`)
-  }
-  if (startOn !== undefined && startOn !== "user" && startOn !== "any") {
-    return bad("startOn", `must be "user" or "any" (got ${String(startOn)})`)
-  }
-  if (shortenToolResults !== undefined && typeof shortenToolResults !== "boolean") {
-    return bad("shortenToolResults", `must be a boolean (got ${String(shortenToolResults)})`)
-  }
-  return Effect.void
+/** The options {@link trim} knows, and their rules (the session core's where they are its). */
+const knownOptions: Readonly<Record<string, SessionOptions.Rule>> = {
+  contextWindow: SessionOptions.core.contextWindow,
+  outputReserve: SessionOptions.core.outputReserve,
+  count: (value) =>
+    value === "o200k" || value === "cl100k" || typeof value === "function"
+      ? undefined
+      : SessionOptions.rules.oneOf(["o200k", "cl100k"])(value, {})?.replace(/ \(got/, " or a function (got"),
+  startOn: SessionOptions.core.startOn,
+  shortenToolResults: SessionOptions.core.shortenToolResults
+}
+
+/** The options, checked: an option problem is an `InvalidInput` naming it. */
+const checkOptions = (options: unknown): Effect.Effect<void, InvalidInput> => {
+  const problem = SessionOptions.check(options, knownOptions)
+  return problem === undefined ? Effect.void : Effect.fail(new InvalidInput({ field: problem.path, problem: problem.rule }))
 }
 
 /** The fit of messages already checked and converted (`prompt[i]` is `messages[i]`'s). */
@@ -212,34 +207,33 @@ const fitConverted = <M>(
     const outputReserve = options.outputReserve ?? 0
     const fitted = yield* Effect.gen(function*() {
       const { requestOverhead } = yield* TokenCounter.TokenCounter
-      const targetTokens = options.contextWindow - outputReserve - requestOverhead
-      if (targetTokens < 0) {
-        return yield* new InvalidInput({
-          field: "contextWindow",
-          problem: `leaves no room: ${options.contextWindow} - outputReserve ${outputReserve} - the request's ${requestOverhead} tokens`
-        })
-      }
-      const budget = new ContextBudget({ maxTokens: options.contextWindow, targetTokens, outputReserve })
-      // fromMessages keeps the message objects (a raw array would be decoded into new ones), which
-      // the counts of a count function are keyed by.
-      const result = yield* PromptWindow.fit(Prompt.fromMessages(prompt), budget, {
+      const session = yield* Session.makePerCall({
+        contextWindow: options.contextWindow,
+        outputReserve,
+        // Nothing to tell: the overflow strategy is Throw.
+        notifier: OverflowNotifier.layerNoop,
         ...(options.startOn === undefined ? {} : { startOn: options.startOn }),
         ...(options.shortenToolResults === undefined ? {} : { shortenToolResults: options.shortenToolResults })
-      })
-      return { result, requestOverhead, targetTokens }
+      }).pipe(
+        Effect.mapError((error) => new InvalidInput({ field: error.path, problem: error.rule }))
+      )
+      // fromMessages keeps the message objects (a raw array would be decoded into new ones), which
+      // the counts of a count function are keyed by.
+      const fitting = yield* session.fit({ method: "trim", prompt: Prompt.fromMessages(prompt) })
+      // The messages are handed back to be sent: the call is settled as sent (its figures on
+      // the metrics, as an AI SDK step's).
+      yield* session.settle(fitting, { outcome: "sent" })
+      return { result: fitting.fitted, requestOverhead, targetTokens: fitting.budget.targetTokens }
     }).pipe(
-      Effect.provide(Layer.mergeAll(
-        Scorer.layer(RecencyScorer.make()),
-        Slicer.layer(FirstFitSlice.make()),
-        SectionedPlacer.conversation,
-        OverflowNotifier.layerNoop,
-        counter
-      )),
+      Effect.scoped,
+      Effect.provide(counter),
       // The counter is the caller's function or gpt-tokenizer's, made to fail only as a
       // CandidateError (a function's throw was found before the fit, on the same messages);
       // an AiError here is a throw of the function on a shortened copy.
       Effect.catchTag("AiError", (error) =>
-        Effect.fail(new PromptWindow.CandidateError({ index: -1, field: "count", problem: `threw: ${error.message}` })))
+        Effect.fail(new PromptWindow.CandidateError({ index: -1, field: "count", problem: `threw: ${error.message}` }))),
+      // A trim offers no tools: their error cannot happen, and would be the input's if it did.
+      Effect.catchTag("ToolDefinitionsError", (error) => Effect.fail(new InvalidInput({ field: "tools", problem: error.message })))
     )
     const { result, requestOverhead, targetTokens } = fitted
     const cuts = new Map((result.shortened ?? []).map((cut) => [cut.index, cut.keepTokens]))
@@ -277,11 +271,6 @@ const openAIShortened = <M extends OpenAIChat.Message>(original: M, shortened: P
   return text === undefined ? undefined : { ...original, content: text }
 }
 
-const checkCall = (options: unknown): Effect.Effect<void, InvalidInput> =>
-  typeof options !== "object" || options === null
-    ? Effect.fail(new InvalidInput({ field: "options", problem: "must be an object ({ contextWindow })" }))
-    : Effect.void
-
 /**
  * {@link trim} as an Effect: the same work, its failures typed ({@link TrimError}).
  *
@@ -293,7 +282,6 @@ export const trimEffect = <M extends OpenAIChat.Message>(
   options: Options<OpenAIChat.Message>
 ): Effect.Effect<Trimmed<M>, TrimError> =>
   Effect.gen(function*() {
-    yield* checkCall(options)
     yield* checkOptions(options)
     const checked = yield* OpenAIChat.decode(messages)
     // The window is made of the caller's own objects (`messages`); the checked ones are converted.
@@ -311,7 +299,6 @@ export const trimModelMessagesEffect = <M extends ModelMessages.ModelMessage>(
   options: Options<ModelMessages.ModelMessage>
 ): Effect.Effect<Trimmed<M>, TrimError> =>
   Effect.gen(function*() {
-    yield* checkCall(options)
     yield* checkOptions(options)
     const checked = yield* ModelMessages.decode(messages)
     const prompt = yield* ModelMessages.toPromptMessages(checked)
