@@ -271,7 +271,7 @@ const makeCore = (options: CoreOptions & { readonly countTools?: boolean | undef
   ) =>
     Effect.flatMap(Session.Session, (core) => core.settle(call.fitting, ended)).pipe(
       Effect.withParentSpan(call.span),
-      Effect.flatMap((report) => report_(call, report, onReport)),
+      Effect.flatMap((report) => handOver(call, report, onReport)),
       Effect.ensuring(endSpan(call.span, ended.exit)),
       traced
     )
@@ -284,7 +284,7 @@ const makeCore = (options: CoreOptions & { readonly countTools?: boolean | undef
 }
 
 /** Hands a call's {@link Report} to `onReport`; a callback that throws or rejects is logged. */
-const report_ = <M>(
+const handOver = <M>(
   call: Call<M>,
   report: CallReport.CallReport<Prompt.Prompt, Report["type"]>,
   onReport: ((report: Report<M>) => void) | undefined
