@@ -68,6 +68,8 @@ const sessionOf = (seed: number, steps: number, chat: boolean): Session => {
 interface Findings {
   calls: number
   readonly differing: Record<string, number>
+  /** Of those, the calls whose messages sent differ (or one door failed and the other did not). */
+  readonly windowsDiffer: Record<string, number>
   readonly examples: Array<string>
   /** How often the calls dropped, shortened and failed: the run must exercise all three. */
   readonly exercised: { dropped: number; shortened: number; failed: number }
@@ -83,7 +85,7 @@ const differential = async (
   make: (seed: number) => { readonly session: Session; readonly settings: Settings }
 ): Promise<Findings> => {
   const [reference, ...others] = names
-  const findings: Findings = { calls: 0, differing: {}, examples: [], exercised: { dropped: 0, shortened: 0, failed: 0 } }
+  const findings: Findings = { calls: 0, differing: {}, windowsDiffer: {}, examples: [], exercised: { dropped: 0, shortened: 0, failed: 0 } }
   for (const seed of seeds) {
     const { session, settings } = make(seed)
     const outcomes = new Map<DoorName, Array<Outcome>>()
@@ -104,6 +106,8 @@ const differential = async (
         if (sameOutcome(want, got)) return
         const pair = `${reference} vs ${name}`
         findings.differing[pair] = (findings.differing[pair] ?? 0) + 1
+        const sentOf = (o: Outcome) => (o._tag === "Failure" ? o.error : o.sent.join(","))
+        if (sentOf(want) !== sentOf(got)) findings.windowsDiffer[pair] = (findings.windowsDiffer[pair] ?? 0) + 1
         if (findings.differing[pair]! <= 3) {
           findings.examples.push(
             `${pair}: seed ${seed} (${session.shape}), window ${settings.contextWindow}/${settings.outputReserve} ${settings.mode}, call ${k}\n` +
@@ -118,7 +122,9 @@ const differential = async (
 
 /** The differences, readable: per pair the count of differing calls out of all, then examples. */
 const differences = (findings: Findings): Array<string> => [
-  ...Object.entries(findings.differing).map(([pair, n]) => `${pair}: ${n} of ${findings.calls} calls differ`),
+  ...Object.entries(findings.differing).map(([pair, n]) =>
+    `${pair}: ${n} of ${findings.calls} calls differ (${findings.windowsDiffer[pair] ?? 0} in the messages sent)`
+  ),
   ...findings.examples
 ]
 
@@ -222,6 +228,14 @@ const everyDoor = async (session: Session, settings: Settings, names: ReadonlyAr
 
 const isDoorName = (name: string): name is DoorName => name in doors
 
+/** Each door's outcome in one line. */
+const shown = (outcomes: Partial<Record<DoorName, Outcome>>): Record<string, string> =>
+  Object.fromEntries(Object.entries(outcomes).map(([name, o]) => [name, showOutcome(o)]))
+
+/** The same line for each door. */
+const sameFor = (outcomes: Partial<Record<DoorName, Outcome>>, line: string): Record<string, string> =>
+  Object.fromEntries(Object.keys(outcomes).map((name) => [name, line]))
+
 describe("differences between the doors, each reproduced", () => {
   /**
    * `trim`/`trimModelMessages` report `shortened[].keptTokens` as the tokens the cut was asked
@@ -245,9 +259,7 @@ describe("differences between the doors, each reproduced", () => {
     assert.strictEqual(index, 3)
     const others = messages.slice(0, 3).reduce((sum, m) => sum + messageTokens(m), 0)
     assert.strictEqual(keptTokens, layer.tokens - others)
-    for (const [name, outcome] of Object.entries(outcomes)) {
-      assert.strictEqual(showOutcome(outcome), showOutcome(layer), name)
-    }
+    assert.deepStrictEqual(shown(outcomes), sameFor(outcomes, showOutcome(layer)))
   })
 
   /**
@@ -264,9 +276,7 @@ describe("differences between the doors, each reproduced", () => {
     const session = oneCall(largeResult(50))
     const outcomes = await everyDoor(session, { contextWindow: 1_000, outputReserve: 100, mode: "per-call", toolWords: 2_000 })
     assert.isAbove(toolTokensOf(2_000), 900)
-    for (const [name, outcome] of Object.entries(outcomes)) {
-      assert.strictEqual(showOutcome(outcome), "fails ToolDefinitions", name)
-    }
+    assert.deepStrictEqual(shown(outcomes), sameFor(outcomes, "fails ToolDefinitions"))
   })
 
   /**
@@ -354,7 +364,7 @@ describe("differences between the doors, each reproduced", () => {
   it("a system prompt larger than the window: every door fails with PinnedBudgetError", async () => {
     const session = oneCall([Prompt.systemMessage({ content: words(3_000) }), Prompt.userMessage({ content: [Prompt.textPart({ text: "hi" })] })])
     const outcomes = await everyDoor(session, { contextWindow: 1_000, outputReserve: 100, mode: "per-call" })
-    for (const [name, outcome] of Object.entries(outcomes)) assert.strictEqual(showOutcome(outcome), "fails PinnedBudgetError", name)
+    assert.deepStrictEqual(shown(outcomes), sameFor(outcomes, "fails PinnedBudgetError"))
   })
 })
 
