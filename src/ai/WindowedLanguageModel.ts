@@ -46,6 +46,7 @@ import * as FirstFitSlice from "../slicers/FirstFitSlice.ts"
 import type * as CacheModel from "./CacheModel.ts"
 import * as MemoryStore from "./MemoryStore.ts"
 import * as PromptWindow from "./PromptWindow.ts"
+import type { TurnBudgetError } from "./TurnBudgetError.ts"
 import * as StableWindow from "./StableWindow.ts"
 import * as Summarizer from "./Summarizer.ts"
 import { TokenCounter } from "./TokenCounter.ts"
@@ -185,7 +186,7 @@ export const errorModule = "effect-cupel/WindowedLanguageModel"
 
 /**
  * The tag of the error behind an `AiError` raised by this layer (`"OverflowError"`,
- * `"PinnedBudgetError"`, `"ScorerError"`, `"CandidateError"`…); `undefined` for any other
+ * `"PinnedBudgetError"`, `"TurnBudgetError"`, `"ScorerError"`, `"CandidateError"`…); `undefined` for any other
  * `AiError` (the wrapped model's, or the token counter's).
  *
  * @since 0.2.0
@@ -200,13 +201,14 @@ export const windowFailure = (error: AiError.AiError): string | undefined => {
 }
 
 /** An error of the window's own making, before the model is called. */
-type WindowError = PipelineError | PromptWindow.CandidateError
+type WindowError = PipelineError | PromptWindow.CandidateError | TurnBudgetError
 
 /**
  * What a window error says about the request, as an `AiError` reason.
  *
- * - The prompt cannot fit (`PinnedBudgetError`, `OverflowError` under `Throw`), or the
- *   slicer's count requirements cannot be met by it (`CountRequirementError`): an
+ * - The prompt cannot fit (`PinnedBudgetError`, `OverflowError` under `Throw`), its newest
+ *   user message cannot fit beside the system prompts (`TurnBudgetError`), or the slicer's
+ *   count requirements cannot be met by it (`CountRequirementError`): an
  *   `InvalidRequestError` on `prompt` — the request must change.
  * - The request's items are invalid — a message's item (`CandidateError`: the counter's count,
  *   an annotation, `startMillis`), a document (`InvalidItemError`), or token counts whose
@@ -227,6 +229,8 @@ const reasonOf = (error: WindowError): AiError.AiErrorReason => {
     case "PinnedBudgetError":
     case "OverflowError":
       return invalid("prompt", "the prompt must fit the context window")
+    case "TurnBudgetError":
+      return invalid("prompt", "the newest user message must fit the context window")
     case "CountRequirementError":
       return invalid("prompt", "the prompt must hold the items the slicer's count requirements ask for")
     case "CandidateError":

@@ -25,7 +25,8 @@
  * A failure rejects the promise with a typed error carrying `_tag`: `InvalidInput` (a message
  * not in the chat format, or an option out of range: its `index` and `field`),
  * `TokenizerLoadError`, `CandidateError` (the `count` function threw or gave no count: its
- * `index`), `PinnedBudgetError` (the system messages alone do not fit).
+ * `index`), `PinnedBudgetError` (the system messages alone do not fit), `TurnBudgetError` (the
+ * newest user message does not fit beside them: never a window that answers an earlier one).
  *
  * @since 0.3.0
  */
@@ -34,7 +35,6 @@ import { Prompt } from "effect/ai"
 import { ContextBudget } from "../ContextBudget.ts"
 import { describeThrown } from "../internal/describeThrown.ts"
 import * as OverflowNotifier from "../OverflowNotifier.ts"
-import type { PipelineError } from "../Pipeline.ts"
 import * as SectionedPlacer from "../placers/SectionedPlacer.ts"
 import * as Scorer from "../Scorer.ts"
 import * as RecencyScorer from "../scorers/RecencyScorer.ts"
@@ -112,7 +112,7 @@ export type TrimError =
   | InvalidInput
   | GptTokenizer.TokenizerLoadError
   | PromptWindow.CandidateError
-  | PipelineError
+  | PromptWindow.FitError
 
 const hint = "or pass count: (message) => tokens to trim"
 
@@ -322,7 +322,7 @@ export const trimModelMessagesEffect = <M extends ModelMessages.ModelMessage>(
  * Fits `messages` (OpenAI chat format) into `contextWindow - outputReserve` tokens: resolves
  * with the messages to send — the caller's own objects — and a {@link Report}; rejects with a
  * typed error carrying `_tag` (`InvalidInput`, `TokenizerLoadError`, `CandidateError`,
- * `PinnedBudgetError`).
+ * `PinnedBudgetError`, `TurnBudgetError`).
  *
  * @example
  * ```js
