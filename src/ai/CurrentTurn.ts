@@ -64,7 +64,7 @@ export interface Turn {
 
 /**
  * The members of a group, in order: one pass over the groups, no map of them all —
- * a call asks for a few units (at most four in {@link keep}), and a map of every group of a
+ * a call asks for a few units (at most five in {@link keep}), and a map of every group of a
  * thousand messages cost more than the passes.
  */
 const membersOf = (turn: Turn, group: string): Array<number> => {
@@ -98,7 +98,8 @@ export const unit = (turn: Turn, at: number): Array<number> => {
  *
  * - `newest-user` — the newest user message (pinned or not: a pinned one is in every window
  *   already, and still opens the current turn);
- * - `newest` — the newest conversation message;
+ * - `newest` — the newest conversation message of the current turn (the newest user message
+ *   itself when nothing follows it; with no user message, the newest of the history);
  * - `latest-tool-exchange` — the newest conversation message after the newest user message that
  *   is a tool call (an assistant message with a call the provider does not run) or a tool
  *   message: its unit is the turn's latest exchange. A history without a user message looks
