@@ -160,6 +160,8 @@ export * as TokenizerLoadError from "./TokenizerLoadError.ts"
 export * as TokenTotalError from "./TokenTotalError.ts"
 /** @since 0.2.0 */
 export * as TraceEvent from "./TraceEvent.ts"
+/** @since 0.3.0 */
+export * as TurnBudgetError from "./ai/TurnBudgetError.ts"
 /** @since 0.1.0 */
 export * as UShapedPlacer from "./placers/UShapedPlacer.ts"
 /** @since 0.3.0 */

@@ -3,11 +3,13 @@
  * window opens (docs/ai.md, "Right within a call", rules K2 and K3).
  *
  * A scorer and a slicer weigh messages one by one; they do not know that an agent needs the
- * message it is answering, the tool results it just asked for, and a user message to open the
- * window on (some providers reject a conversation that opens on an assistant or tool message).
- * This module says which units those are ({@link keep}), so that `PromptWindow.fit` can pin
- * them for the call, and trims a window that would open on something other than a user message
- * ({@link openOnUser}).
+ * question it is answering and everything said and fetched since, and a user message to open
+ * the window on (some providers reject a conversation that opens on an assistant or tool
+ * message). The *current turn* is the newest user message and every conversation message after
+ * it, with their groups ({@link current}). This module says which units a call keeps
+ * ({@link keep}) — the newest user message first, then the rest of the turn whole when it fits —
+ * so that `PromptWindow.fit` can pin them for the call, and trims a window that would open on
+ * something other than a user message ({@link openOnUser}).
  *
  * A *unit* is a message with every message of its group (a tool call with its results and
  * approvals, `PromptWindow.groups`): units are kept or dropped whole.
@@ -24,16 +26,18 @@ import type { PipelineResult } from "../PipelineResult.ts"
 /**
  * Why a unit is kept for the call (the value of its items' `keep` metadata):
  *
- * - `newest` — the newest non-system message;
- * - `latest-tool-exchange` — the last assistant message with a tool call, its results and approvals;
- * - `newest-user` — the newest user message;
+ * - `newest-user` — the newest user message, kept first;
+ * - `newest` — the newest non-system message's unit;
+ * - `latest-tool-exchange` — the newest tool exchange with a message in the current turn (a
+ *   tool call, its results and approvals);
+ * - `current-turn` — any other unit of the current turn, kept because the whole turn fits;
  * - `turn-opener` — the nearest user message before the oldest of the units above, when that
- *   unit is not a user message.
+ *   unit is not a user message (a late result's call, made before the newest user message).
  *
  * @since 0.3.0
  * @category models
  */
-export type Keep = "newest" | "latest-tool-exchange" | "newest-user" | "turn-opener"
+export type Keep = "newest-user" | "newest" | "latest-tool-exchange" | "current-turn" | "turn-opener"
 
 /**
  * The metadata key that carries a kept item's {@link Keep}.
@@ -60,7 +64,7 @@ export interface Turn {
 
 /**
  * The members of a group, in order: one pass over the groups, no map of them all —
- * a call asks for a few units (at most four in {@link keep}), and a map of every group of a
+ * a call asks for a few units (at most five in {@link keep}), and a map of every group of a
  * thousand messages cost more than the passes.
  */
 const membersOf = (turn: Turn, group: string): Array<number> => {
@@ -89,29 +93,85 @@ export const unit = (turn: Turn, at: number): Array<number> => {
 }
 
 /**
- * The message that stands for each of the first three reasons of rule K2 (`newest`,
- * `latest-tool-exchange`, `newest-user`): its index, or -1 when the history has none.
+ * The messages that stand for the reasons of rule K2, each an index or -1 when the history has
+ * none:
+ *
+ * - `newest-user` — the newest user message (pinned or not: a pinned one is in every window
+ *   already, and still opens the current turn);
+ * - `newest` — the newest conversation message of the current turn (the newest user message
+ *   itself when nothing follows it; with no user message, the newest of the history);
+ * - `latest-tool-exchange` — the newest conversation message after the newest user message that
+ *   is a tool call (an assistant message with a call the provider does not run) or a tool
+ *   message: its unit is the turn's latest exchange. A history without a user message looks
+ *   through all of it; an exchange older than the newest user message is no part of the turn.
  *
  * @since 0.3.0
  * @category rules
  */
-export const anchors = (turn: Turn): { readonly [K in Exclude<Keep, "turn-opener">]: number } => {
-  const lastWhere = (ok: (message: Prompt.Message) => boolean): number => {
-    for (let i = turn.messages.length - 1; i >= 0; i--) if (turn.conversation[i] && ok(turn.messages[i]!)) return i
-    return -1
+export const anchors = (
+  turn: Turn
+): { readonly [K in "newest" | "latest-tool-exchange" | "newest-user"]: number } => {
+  const messages = turn.messages
+  let newestUser = -1
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (messages[i]!.role === "user") {
+      newestUser = i
+      break
+    }
   }
-  return {
-    newest: lastWhere(() => true),
-    "latest-tool-exchange": lastWhere(hasToolCall),
-    "newest-user": lastWhere((m) => m.role === "user")
+  let newest = -1
+  let exchange = -1
+  for (let i = messages.length - 1; i > newestUser; i--) {
+    if (!turn.conversation[i]) continue
+    if (newest < 0) newest = i
+    const message = messages[i]!
+    if (message.role === "tool" || hasToolCall(message)) {
+      exchange = i
+      break
+    }
   }
+  if (newest < 0 && newestUser >= 0 && turn.conversation[newestUser]) newest = newestUser
+  return { newest, "latest-tool-exchange": exchange, "newest-user": newestUser }
 }
 
 /**
- * The units kept for the call, as a map from message index to why (rule K2): in the order
- * `newest`, `latest-tool-exchange`, `newest-user`, `turn-opener`, each unit whose conversation
- * messages fit `room` — the target less the pinned items — beside those kept before it.
- * A unit that does not fit is not kept, and the next is tried.
+ * The conversation messages of the current turn, in order: the newest user message (when it is
+ * not pinned) and every conversation message after it, each with its group's members — a tool
+ * result given after the user's message brings its call and the call's other results, which
+ * may stand before it. Empty when the history has no user message.
+ *
+ * @since 0.3.0
+ * @category rules
+ */
+export const current = (turn: Turn): Array<number> => {
+  const { groups, messages } = turn
+  const user = anchors(turn)["newest-user"]
+  if (user < 0) return []
+  const reached = new Set<string>()
+  for (let i = user + 1; i < messages.length; i++) {
+    const group = groups[i]
+    if (group !== undefined && turn.conversation[i]) reached.add(group)
+  }
+  const members: Array<number> = []
+  for (let i = 0; i < messages.length; i++) {
+    if (!turn.conversation[i]) continue
+    const group = groups[i]
+    if (i >= user || (group !== undefined && reached.has(group))) members.push(i)
+  }
+  return members
+}
+
+/**
+ * The units kept for the call, as a map from message index to why (rule K2), each only if its
+ * conversation messages fit `room` — the target less the pinned items — beside those kept
+ * before it:
+ *
+ * 1. `newest-user`, the newest user message (the caller fails the call when it does not fit:
+ *    `PromptWindow.fit` raises `TurnBudgetError`);
+ * 2. the rest of the current turn ({@link current}), whole, when it fits: its units marked
+ *    `newest`, `latest-tool-exchange` or `current-turn`;
+ * 3. otherwise `newest`, then `latest-tool-exchange`, each unit that fits;
+ * 4. `turn-opener`, when the oldest unit kept is not a user message.
  *
  * @since 0.3.0
  * @category rules
@@ -131,9 +191,21 @@ export const keep = (turn: Turn, room: number): Map<number, Keep> => {
     return true
   }
   const at = anchors(turn)
-  tryKeep(at.newest, "newest")
-  tryKeep(at["latest-tool-exchange"], "latest-tool-exchange")
   tryKeep(at["newest-user"], "newest-user")
+  const rest = current(turn).filter((i) => !kept.has(i))
+  let restTokens = 0
+  for (const i of rest) restTokens += turn.tokens[i]!
+  if (rest.length > 0 && restTokens <= left) {
+    left -= restTokens
+    const newest = unit(turn, at.newest)
+    const exchange = unit(turn, at["latest-tool-exchange"])
+    for (const i of rest) {
+      kept.set(i, newest.includes(i) ? "newest" : exchange.includes(i) ? "latest-tool-exchange" : "current-turn")
+    }
+  } else {
+    tryKeep(at.newest, "newest")
+    tryKeep(at["latest-tool-exchange"], "latest-tool-exchange")
+  }
   let oldest = n
   for (const i of kept.keys()) oldest = Math.min(oldest, i)
   if (oldest < n && turn.messages[oldest]!.role !== "user") {

@@ -45,6 +45,7 @@ import { PinnedBudgetError } from "../PinnedBudgetError.ts"
 import * as CurrentTurn from "./CurrentTurn.ts"
 import * as Shorten from "./Shorten.ts"
 import { TokenCounter } from "./TokenCounter.ts"
+import { TurnBudgetError } from "./TurnBudgetError.ts"
 
 /**
  * What the caller may set on a message's item. Fields left out keep their defaults.
@@ -91,8 +92,10 @@ export interface Options {
  *
  * - `startOn` — `"user"` (default): the window's first conversation message is a user message
  *   (rule K3); `"any"`: no such rule.
- * - `shortenToolResults` — `true` (default): a newest unit or latest tool exchange too large for
- *   the room left has its largest tool result shortened to fit (rule K6); `false`: it is left out.
+ * - `shortenToolResults` — `true` (default): a current turn too large for the room has its
+ *   largest tool result shortened so that it fits whole, else its newest unit and latest tool
+ *   exchange are shortened to fit beside the newest user message (rule K6); `false`: what does
+ *   not fit is left out.
  *
  * @since 0.3.0
  * @category models
@@ -630,10 +633,21 @@ const promptOf = (
   Prompt.fromMessages(window.map((item) => messageOf(item) ?? Prompt.systemMessage({ content: item.content })))
 
 /**
+ * Every way a fit can fail besides the counter and the candidates: the pipeline's errors, and
+ * {@link TurnBudgetError} when the newest user message does not fit beside the system prompts
+ * and pinned items (rule K2; the pipeline never raises it, so it is no `PipelineError`).
+ *
+ * @since 0.3.0
+ * @category errors
+ */
+export type FitError = Pipeline.PipelineError | TurnBudgetError
+
+/**
  * Fits a prompt into a budget: {@link toCandidates}, `Pipeline.run` (with the scorer, slicer,
  * placer and notifier in context), {@link toPrompt}. Pipeline failures — `OverflowError` under
  * the `Throw` strategy, `PinnedBudgetError` when the pinned messages alone cannot fit — are in
- * the error channel, as are the token counter's and {@link CandidateError}.
+ * the error channel, as are `TurnBudgetError` (the newest user message cannot fit beside them),
+ * the token counter's and {@link CandidateError}.
  *
  * Place with `SectionedPlacer.conversation` for a window providers accept: system messages
  * first, documents next, then the conversation in order.
@@ -666,7 +680,7 @@ export const fit = (
   prompt: Prompt.RawInput,
   budget: ContextBudget,
   options?: Options & Pipeline.Options & FitOptions
-): Effect.Effect<Fitted, Pipeline.PipelineError | AiError.AiError | CandidateError, Pipeline.Services | TokenCounter> =>
+): Effect.Effect<Fitted, FitError | AiError.AiError | CandidateError, Pipeline.Services | TokenCounter> =>
   Effect.gen(function*() {
     const made = yield* toCandidates(prompt, options)
     const { candidates, shortenings } = options?.shortenToolResults === false
@@ -681,8 +695,9 @@ export const fit = (
  *
  * - K4: the pinned items (system prompts, messages pinned by `annotate`, pinned documents) alone
  *   over the target fail with `PinnedBudgetError`, whatever `maxTokens` says.
- * - K2: the current turn's units ({@link CurrentTurn.keep}) are pinned for the call, their
- *   items' metadata `keep` saying why.
+ * - K2: the newest user message over what they leave fails with `TurnBudgetError`
+ *   ({@link turnBudgetError}); the current turn's units ({@link CurrentTurn.keep}) are pinned
+ *   for the call, their items' metadata `keep` saying why.
  * - K1: conversation messages are not deduplicated unless `deduplication: true`.
  * - K3: with `startOn: "user"` (default), the window opens on a user message
  *   ({@link CurrentTurn.openOnUser}).
@@ -694,7 +709,7 @@ export const fitCandidates = (
   candidates: Candidates,
   budget: ContextBudget,
   options?: Pipeline.Options & FitOptions
-): Effect.Effect<Fitted, Pipeline.PipelineError, Pipeline.Services> =>
+): Effect.Effect<Fitted, FitError, Pipeline.Services> =>
   Effect.gen(function*() {
     const { items, messages } = candidates
     const { conversation, kept, pinnedCount, pinnedTokens } = keepingOf(candidates, budget.targetTokens).keeping
@@ -706,6 +721,8 @@ export const fitCandidates = (
         limit: "targetTokens"
       })
     }
+    const turnError = turnBudgetError(candidates, budget.targetTokens)
+    if (turnError !== undefined) return yield* turnError
     const runItems = items.slice()
     // The kept copies' messages; every other item's is the candidates' (not copied: a thousand
     // entries a call).
@@ -736,6 +753,39 @@ export const fitCandidates = (
       : run
     return { prompt: promptOf(result.window, messageOf), result }
   })
+
+/**
+ * Rule K2's error, or `undefined`: the {@link TurnBudgetError} of candidates whose newest user
+ * message (not pinned) needs more than `targetTokens` leaves beside the pinned items. Nothing
+ * when the pinned items alone exceed the target: that is K4's `PinnedBudgetError`.
+ *
+ * @since 0.3.0
+ * @category running
+ */
+export const turnBudgetError = (candidates: Candidates, targetTokens: number): TurnBudgetError | undefined => {
+  const { keeping: { conversation, pinnedTokens }, turn } = keepingOf(candidates, targetTokens)
+  if (pinnedTokens > targetTokens) return undefined
+  const user = CurrentTurn.anchors(turn)["newest-user"]
+  if (user < 0 || conversation[user] !== true) return undefined
+  const neededTokens = candidates.items[user]!.tokens
+  const availableTokens = targetTokens - pinnedTokens
+  return neededTokens > availableTokens
+    ? new TurnBudgetError({ messageIndex: user, neededTokens, availableTokens, pinnedTokens })
+    : undefined
+}
+
+/**
+ * {@link turnBudgetError} as an Effect: fails with it, else succeeds. A stable window checks
+ * it against the call's whole target before it appends or compacts (a compaction fits to a
+ * lower target, whose figures would not be the call's).
+ *
+ * @since 0.3.0
+ * @category running
+ */
+export const checkTurn = (candidates: Candidates, targetTokens: number): Effect.Effect<void, TurnBudgetError> => {
+  const error = turnBudgetError(candidates, targetTokens)
+  return error === undefined ? Effect.void : Effect.fail(error)
+}
 
 /**
  * What a call's window must hold before anything is weighed: the pinned items (their tokens
@@ -807,13 +857,21 @@ const computeKeeping = (candidates: Candidates, targetTokens: number): KeepingAn
 }
 
 /**
- * Rule K6: when the newest message's unit, or the latest tool exchange, does not fit what the
- * pinned items and the other kept units leave, and it holds a tool message, its largest tool
- * message is shortened (`Shorten.shortenMessage`: head and tail kept, a marker saying how much
- * was left out) so that the unit fits beside the newest user message; the call keeps its result,
- * usable, instead of losing both. Nothing is shortened that fits, and nothing when even the
- * marker would not fit. A unit that does not fit `targetTokens` is cut to fit `cutTo` (default
- * the same): a stable window cuts it to its low watermark, so that the calls after it can append.
+ * Rule K6: the current turn's largest tool result shortened (`Shorten.shortenMessage`: head and
+ * tail kept, a marker saying how much was left out) before anything of the turn is dropped.
+ *
+ * 1. When the current turn ({@link CurrentTurn.current}) does not fit `targetTokens` whole
+ *    beside the pinned items, its largest tool message is cut so that the whole turn fits
+ *    `cutTo` (default `targetTokens`; a stable window cuts to its low watermark, so that the
+ *    calls after it can append).
+ * 2. When that one cut cannot make the turn fit (the rest of the turn alone is too large, or
+ *    even the marker would not fit), the newest message's unit and then the turn's latest tool
+ *    exchange, each not kept, have their largest tool message cut so that they fit beside the
+ *    newest user message and the units kept outside them — the call keeps its result, usable,
+ *    instead of losing both.
+ *
+ * Nothing is shortened that fits; user messages and documents never are; and nothing when the
+ * newest user message itself does not fit (the fit fails with `TurnBudgetError`).
  *
  * @since 0.3.0
  * @category running
@@ -828,35 +886,64 @@ export const shortenTurn = (
   TokenCounter
 > =>
   Effect.gen(function*() {
+    const unchanged = { candidates, shortenings: [] }
+    const first = keepingOf(candidates, targetTokens)
+    const { kept, pinnedTokens } = first.keeping
+    if (pinnedTokens > targetTokens || turnBudgetError(candidates, targetTokens) !== undefined) return unchanged
+    const room = Math.min(cutTo, targetTokens) - pinnedTokens
+    // 1. The whole turn, its largest tool message cut.
+    const turn = CurrentTurn.current(first.turn)
+    if (turn.length > 0 && !turn.every((i) => kept.has(i))) {
+      const cut = cutLargest(candidates, turn, room)
+      if (cut !== undefined) {
+        const next = yield* applyShortenings(candidates, [cut])
+        if (next !== candidates) return { candidates: next, shortenings: [cut] }
+      }
+    }
+    // 2. The newest unit and the turn's latest exchange, each beside what is kept outside it.
     const shortenings: Array<Shortening> = []
     let current = candidates
     for (const why of ["newest", "latest-tool-exchange"] as const) {
-      const { keeping: { kept, keptTokens, pinnedTokens }, turn } = keepingOf(current, targetTokens)
-      const at = CurrentTurn.anchors(turn)[why]
-      const members = CurrentTurn.unit(turn, at)
+      const { keeping: { kept }, turn } = keepingOf(current, targetTokens)
+      const anchors = CurrentTurn.anchors(turn)
+      const members = CurrentTurn.unit(turn, anchors[why])
       if (members.length === 0 || members.every((i) => kept.has(i))) continue
-      const tools = members.filter((i) => current.messages[i]!.role === "tool")
-      if (tools.length === 0) continue
       // The room: the target less the pinned items, the units kept outside this one and the
-      // newest user message (kept after it, rule K2).
-      const user = CurrentTurn.anchors(turn)["newest-user"]
+      // newest user message (kept first, rule K2).
+      const user = anchors["newest-user"]
       let others = 0
       for (const [i] of kept) if (!members.includes(i)) others += current.items[i]!.tokens
-      if (user >= 0 && !kept.has(user) && !members.includes(user)) others += current.items[user]!.tokens
-      let unitTokens = 0
-      for (const i of members) unitTokens += current.items[i]!.tokens
-      if (unitTokens <= targetTokens - pinnedTokens - others || keptTokens < 0) continue
-      const excess = unitTokens - (Math.min(cutTo, targetTokens) - pinnedTokens - others)
-      const largest = tools.reduce((a, b) => (current.items[b]!.tokens > current.items[a]!.tokens ? b : a))
-      const keepTokens = current.items[largest]!.tokens - excess
-      if (keepTokens <= 0) continue
-      const next = yield* applyShortenings(current, [{ index: largest, keepTokens }])
+      if (user >= 0 && turn.conversation[user] && !kept.has(user) && !members.includes(user)) {
+        others += current.items[user]!.tokens
+      }
+      const cut = cutLargest(current, members, room - others)
+      if (cut === undefined) continue
+      const next = yield* applyShortenings(current, [cut])
       if (next === current) continue
-      shortenings.push({ index: largest, keepTokens })
+      shortenings.push(cut)
       current = next
     }
     return { candidates: current, shortenings }
   })
+
+/**
+ * The cut of the largest tool message among `members` that makes them fit `room`, or
+ * `undefined` when they fit already, hold no tool message, or the others alone leave it nothing.
+ */
+const cutLargest = (candidates: Candidates, members: ReadonlyArray<number>, room: number): Shortening | undefined => {
+  let tokens = 0
+  let largest = -1
+  for (const i of members) {
+    const item = candidates.items[i]!
+    tokens += item.tokens
+    if (candidates.messages[i]!.role === "tool" && (largest < 0 || item.tokens > candidates.items[largest]!.tokens)) {
+      largest = i
+    }
+  }
+  if (largest < 0 || tokens <= room) return undefined
+  const keepTokens = candidates.items[largest]!.tokens - (tokens - room)
+  return keepTokens > 0 ? { index: largest, keepTokens } : undefined
+}
 
 /**
  * The candidates with the given tool messages shortened (rule K6): each message replaced by its

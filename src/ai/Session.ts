@@ -172,7 +172,8 @@ export interface Ended<O extends CallReport.Outcome = CallReport.Outcome> {
 }
 
 /**
- * What a call's fit can fail with: the pipeline's errors, a message that makes no valid item,
+ * What a call's fit can fail with: the pipeline's errors, a newest user message that cannot fit
+ * (`TurnBudgetError`), a message that makes no valid item,
  * tool definitions that cannot be counted or leave no room, and the `AiError`s of the token
  * counter and of a door's conversation key.
  *
@@ -180,7 +181,7 @@ export interface Ended<O extends CallReport.Outcome = CallReport.Outcome> {
  * @category errors
  */
 export type FitError =
-  | Pipeline.PipelineError
+  | PromptWindow.FitError
   | PromptWindow.CandidateError
   | ToolDefinitions.ToolDefinitionsError
   | AiError.AiError

@@ -207,7 +207,7 @@ export interface StableWindow {
     call?: Call
   ) => Effect.Effect<
     Plan,
-    Pipeline.PipelineError | AiError.AiError | PromptWindow.CandidateError,
+    PromptWindow.FitError | AiError.AiError | PromptWindow.CandidateError,
     Pipeline.Services | TokenCounter
   >
   /**
@@ -393,6 +393,9 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
         keepTokens
       }))
       let candidates = yield* PromptWindow.applyShortenings(made, kept)
+      // K2: a newest user message that does not fit the call's whole target fails the call,
+      // whether it would append or compact (a compaction fits to a lower target).
+      yield* PromptWindow.checkTurn(candidates, budget.targetTokens)
       let shortenings = kept
       const oldSummary = state?.summary === undefined ? undefined : summaryOf(state.summary)
       let summary = oldSummary

@@ -83,6 +83,10 @@ export const fromState = (state: WindowState.SummaryState): Summary => {
  *   summary (if any) stays, the newly dropped span is gone (rule C3);
  * - `no-room` — the target leaves no room for a summary beside what the call must keep.
  *
+ * An old summary stays (`kept`, `failed`, `no-room`) only while it fits the room the window
+ * leaves it; one that no longer fits is dropped with the compaction, as the messages it covers
+ * were (a window over its target would be refused by the provider).
+ *
  * `spanMessages`/`spanTokens` are what was given to be summarised; `summaryTokens` the new
  * summary's size; `chunks` and `usage` the summariser's requests.
  *
@@ -154,11 +158,17 @@ export const summarize = (input: {
       positions.push(i)
       spanTokens += candidates.items[i]!.tokens
     })
-    if (span.length === 0) return { summary: previous, outcome: outcome("kept", { id: previous?.id }) }
+    // The old summary, while it fits the room left: a call never goes over its target for it.
+    const kept = previous !== undefined && previous.tokens <= input.maxTokens ? previous : undefined
+    if (span.length === 0) {
+      return kept !== undefined || previous === undefined
+        ? { summary: kept, outcome: outcome("kept", { id: kept?.id }) }
+        : { summary: undefined, outcome: outcome("no-room") }
+    }
     // The summary is sent as a message with a header: its text gets what the header leaves.
     const header = yield* Effect.orElseSucceed(counter.count(Summarizer.summaryMessage({ text: "" }, idOf(""))), () => 0)
     const maxTokens = Math.floor(input.maxTokens - header)
-    const noRoom = { summary: previous, outcome: outcome("no-room", { spanMessages: span.length, spanTokens, id: previous?.id }) }
+    const noRoom = { summary: kept, outcome: outcome("no-room", { spanMessages: span.length, spanTokens, id: kept?.id }) }
     if (!(maxTokens > 0)) return noRoom
     const result = yield* Effect.result(input.summarizer.summarize({
       span,
@@ -169,8 +179,8 @@ export const summarize = (input: {
     }))
     if (Result.isFailure(result)) {
       return {
-        summary: previous,
-        outcome: outcome("failed", { spanMessages: span.length, spanTokens, error: result.failure, id: previous?.id })
+        summary: kept,
+        outcome: outcome("failed", { spanMessages: span.length, spanTokens, error: result.failure, id: kept?.id })
       }
     }
     const written = result.success
@@ -179,11 +189,11 @@ export const summarize = (input: {
     const tokens = yield* Effect.orElseSucceed(counter.count(Summarizer.summaryMessage(written, id)), () => Infinity)
     if (!(tokens <= input.maxTokens)) {
       return {
-        summary: previous,
+        summary: kept,
         outcome: outcome("failed", {
           spanMessages: span.length,
           spanTokens,
-          id: previous?.id,
+          id: kept?.id,
           error: new Summarizer.SummarizerError({
             summarizer: input.summarizer.name,
             reason: "over-budget",
@@ -213,9 +223,10 @@ export const summarize = (input: {
   })
 
 /**
- * A fitted window with its summary: the summary's item placed before the first conversation
- * message (after the system prompts and documents — where the messages it stands for were), in
- * the report as included (`Pinned`), and every excluded message it covers re-marked `Summarized`
+ * A fitted window with its summary: the summary's item placed right after the system prompts
+ * (and the documents, which are sent as system messages), before the first conversation message
+ * (rule C1) — whether or not that message's item is a copy the call kept (rule K2) — in the
+ * report as included (`Pinned`), and every excluded message it covers re-marked `Summarized`
  * with its id. The prompt is made again with `toPrompt`, the summary item becoming its message.
  *
  * @since 0.3.0
@@ -228,9 +239,20 @@ export const insert = (
   toPrompt: (window: ReadonlyArray<ContextItem>, candidates: PromptWindow.Candidates) => Prompt.Prompt
 ): PromptWindow.Fitted => {
   const { report } = fitted.result
+  const messageOf = new Map(candidates.messageOf)
+  // The items the call kept (rule K2) are copies, pinned for the call: each is sent as the
+  // message its index names.
+  for (const entry of report.included) {
+    const index = entry.item.metadata["messageIndex"]
+    if (!messageOf.has(entry.item) && typeof index === "number" && candidates.messages[index] !== undefined) {
+      messageOf.set(entry.item, candidates.messages[index])
+    }
+  }
+  // The first item sent as anything but a system message: an item of no message is a document,
+  // sent as a system message.
   const at = report.included.findIndex((entry) => {
-    const message = candidates.messageOf.get(entry.item)
-    return message !== undefined && message.role !== "system" && entry.item.metadata[summaryIdKey] === undefined
+    const message = messageOf.get(entry.item)
+    return message !== undefined && message.role !== "system"
   })
   const position = at < 0 ? report.included.length : at
   const included = [
@@ -250,16 +272,7 @@ export const insert = (
     },
     totalTokens: fitted.result.totalTokens + summary.item.tokens
   }
-  const messageOf = new Map(candidates.messageOf)
   messageOf.set(summary.item, summary.message)
-  // The items the call kept (rule K2) are copies, pinned for the call: each is sent as the
-  // message its index names.
-  for (const entry of included) {
-    const index = entry.item.metadata["messageIndex"]
-    if (!messageOf.has(entry.item) && typeof index === "number" && candidates.messages[index] !== undefined) {
-      messageOf.set(entry.item, candidates.messages[index])
-    }
-  }
   return { prompt: toPrompt(result.window, { ...candidates, messageOf }), result }
 }
 

@@ -112,7 +112,7 @@ export const errorModule = "effect-cupel/WindowedLanguageModel"
 
 /**
  * The tag of the error behind an `AiError` raised by this layer (`"OverflowError"`,
- * `"PinnedBudgetError"`, `"ScorerError"`, `"CandidateError"`…); `undefined` for any other
+ * `"PinnedBudgetError"`, `"TurnBudgetError"`, `"ScorerError"`, `"CandidateError"`…); `undefined` for any other
  * `AiError` (the wrapped model's, or the token counter's).
  *
  * @since 0.2.0
@@ -132,8 +132,9 @@ type WindowError = Exclude<Session.FitError, AiError.AiError>
 /**
  * What a window error says about the request, as an `AiError` reason.
  *
- * - The prompt cannot fit (`PinnedBudgetError`, `OverflowError` under `Throw`), or the
- *   slicer's count requirements cannot be met by it (`CountRequirementError`): an
+ * - The prompt cannot fit (`PinnedBudgetError`, `OverflowError` under `Throw`), its newest
+ *   user message cannot fit beside the system prompts (`TurnBudgetError`), or the slicer's
+ *   count requirements cannot be met by it (`CountRequirementError`): an
  *   `InvalidRequestError` on `prompt` — the request must change.
  * - The request's items are invalid — a message's item (`CandidateError`: the counter's count,
  *   an annotation, `startMillis`), a document (`InvalidItemError`), or token counts whose
@@ -157,6 +158,8 @@ const reasonOf = (error: WindowError): AiError.AiErrorReason => {
     case "PinnedBudgetError":
     case "OverflowError":
       return invalid("prompt", "the prompt must fit the context window")
+    case "TurnBudgetError":
+      return invalid("prompt", "the newest user message must fit the context window")
     case "CountRequirementError":
       return invalid("prompt", "the prompt must hold the items the slicer's count requirements ask for")
     case "CandidateError":

@@ -28,7 +28,8 @@
  * most likely stands for — or out of range, the value printed as JSON; a window that leaves the
  * messages no room),
  * `TokenizerLoadError`, `CandidateError` (the `count` function threw or gave no count: its
- * `index`), `PinnedBudgetError` (the system messages alone do not fit).
+ * `index`), `PinnedBudgetError` (the system messages alone do not fit), `TurnBudgetError` (the
+ * newest user message does not fit beside them: never a window that answers an earlier one).
  *
  * @since 0.3.0
  */
@@ -36,7 +37,6 @@ import { Context, Effect, Layer } from "effect"
 import { Prompt } from "effect/ai"
 import { describeThrown } from "../internal/describeThrown.ts"
 import * as OverflowNotifier from "../OverflowNotifier.ts"
-import type { PipelineError } from "../Pipeline.ts"
 import * as GptTokenizer from "../ai/GptTokenizer.ts"
 import * as PromptWindow from "../ai/PromptWindow.ts"
 import * as Session from "../ai/Session.ts"
@@ -111,7 +111,7 @@ export type TrimError =
   | InvalidInput
   | GptTokenizer.TokenizerLoadError
   | PromptWindow.CandidateError
-  | PipelineError
+  | PromptWindow.FitError
 
 const hint = "or pass count: (message) => tokens to trim"
 
@@ -309,7 +309,7 @@ export const trimModelMessagesEffect = <M extends ModelMessages.ModelMessage>(
  * Fits `messages` (OpenAI chat format) into `contextWindow - outputReserve` tokens: resolves
  * with the messages to send — the caller's own objects — and a {@link Report}; rejects with a
  * typed error carrying `_tag` (`InvalidInput`, `TokenizerLoadError`, `CandidateError`,
- * `PinnedBudgetError`).
+ * `PinnedBudgetError`, `TurnBudgetError`).
  *
  * @example
  * ```js

@@ -72,19 +72,48 @@ describe("rules within a call", () => {
       assert.deepInclude(prompt.content, long)
       const kept = result.report.included.find((entry) => entry.item.content === PromptWindow.render(long))!
       assert.strictEqual(kept.reason._tag, "Pinned")
-      assert.strictEqual(kept.item.metadata[CurrentTurn.keepKey], "newest")
+      // The newest message is the newest user message here: K2 keeps it first, under that name.
+      assert.strictEqual(kept.item.metadata[CurrentTurn.keepKey], "newest-user")
     }))
 
-  it.effect("K2 latest-tool-exchange: the last call and its result are kept although newer messages crowd them", () =>
+  it.effect("K2 latest-tool-exchange: an exchange before the newest user message is not current; newer messages take its room", () =>
     Effect.gen(function*() {
+      // Before issue 25 the call and its result were pinned here, ahead of the newest user
+      // message: an exchange older than the user's message is no part of the current turn.
       const c = call("c1")
       const r = result("c1", words(150))
       const messages = [system("s"), user("look it up"), c, r, assistant(words(100)), user(words(100)), assistant(words(100)), user("and?")]
       const target = tokensOf([messages[0]!, c, r, messages[7]!, messages[1]!]) + 5
-      const { prompt } = yield* PromptWindow.fit(messages, budget(target, target)).pipe(Effect.provide(layers))
+      const { prompt, result: run } = yield* PromptWindow.fit(messages, budget(target, target)).pipe(Effect.provide(layers))
       const sent = prompt.content.map(PromptWindow.render)
-      assert.include(sent, PromptWindow.render(c))
-      assert.strictEqual(sent.indexOf(PromptWindow.render(r)), sent.indexOf(PromptWindow.render(c)) + 1)
+      assert.notInclude(sent, PromptWindow.render(c))
+      assert.strictEqual(sent.at(-1), PromptWindow.render(messages[7]!))
+      assert.include(sent, PromptWindow.render(messages[6]!))
+      assert.deepStrictEqual(run.report.included.flatMap((e) => e.item.metadata[CurrentTurn.keepKey] ?? []), ["newest-user"])
+    }))
+
+  it.effect("K2 latest-tool-exchange: the turn's last call and its result are kept when the whole turn does not fit", () =>
+    Effect.gen(function*() {
+      const question = user("look them up")
+      const c1 = call("c1")
+      const r1 = result("c1", words(400))
+      const c2 = call("c2")
+      const r2 = result("c2", words(150))
+      const answer = assistant(words(60))
+      const messages = [system("s"), user(words(50)), assistant(words(50)), question, c1, r1, c2, r2, answer]
+      const target = tokensOf([messages[0]!, question, c2, r2, answer]) + 5
+      const { prompt, result: run } = yield* PromptWindow.fit(messages, budget(target, target), {
+        shortenToolResults: false,
+        overflowStrategy: "Truncate"
+      }).pipe(Effect.provide(layers))
+      assert.deepStrictEqual(prompt.content, [messages[0]!, question, c2, r2, answer])
+      assert.deepStrictEqual(run.report.included.map((e) => e.item.metadata[CurrentTurn.keepKey]), [
+        undefined,
+        "newest-user",
+        "latest-tool-exchange",
+        "latest-tool-exchange",
+        "newest"
+      ])
     }))
 
   it.effect("K2 newest-user: the newest user message is kept behind a long tool exchange", () =>
@@ -120,8 +149,28 @@ describe("rules within a call", () => {
       const target = tokensOf([messages[0]!, opener, c, r, answer, next]) + 3
       const { prompt, result: run } = yield* PromptWindow.fit(messages, budget(target, target)).pipe(Effect.provide(layers))
       assert.deepStrictEqual(prompt.content, [messages[0]!, opener, c, r, answer, next])
+      // Since issue 25 the exchange before the newest user message ("thanks") is not current:
+      // only that message is kept for the call, the slicer fills the room with the same units,
+      // and K3 opens the window on the user message before them.
       const why = run.report.included.map((entry) => entry.item.metadata[CurrentTurn.keepKey])
-      assert.deepStrictEqual(why, [undefined, "turn-opener", "latest-tool-exchange", "latest-tool-exchange", undefined, "newest"])
+      assert.deepStrictEqual(why, [undefined, undefined, undefined, undefined, undefined, "newest-user"])
+    }))
+
+  it.effect("K2 turn-opener: a late result's call stands before the newest user message; the user message before that call opens the window", () =>
+    Effect.gen(function*() {
+      const opener = user("check both logs")
+      const both = Prompt.assistantMessage({
+        content: ["c1", "c2"].map((id) => Prompt.toolCallPart({ id, name: "lookup", params: { q: id }, providerExecuted: false }))
+      })
+      const first = result("c1", words(40))
+      const question = user("which is older?")
+      const late = result("c2", words(40))
+      const messages = [system("s"), user(words(300)), assistant(words(300)), opener, both, first, question, late]
+      const target = tokensOf([messages[0]!, opener, both, first, question, late]) + 3
+      const { prompt, result: run } = yield* PromptWindow.fit(messages, budget(target, target)).pipe(Effect.provide(layers))
+      assert.deepStrictEqual(prompt.content, [messages[0]!, opener, both, first, late, question])
+      const why = run.report.included.map((entry) => entry.item.metadata[CurrentTurn.keepKey])
+      assert.deepStrictEqual(why, [undefined, "turn-opener", "newest", "newest", "newest", "newest-user"])
     }))
 
   it.effect("K3 the window opens on a user message: older assistant and tool units are dropped, reported Filtered", () =>
@@ -151,12 +200,24 @@ describe("rules within a call", () => {
 
   it.effect("K3 when no user message could be kept, the window opens on the oldest kept unit", () =>
     Effect.gen(function*() {
+      // Before issue 25 this was [system, long user message, call, result] with room for the
+      // exchange only: that user message is the newest, and a window without it now fails
+      // (TurnBudgetError, K2). A user message goes unkept when it is the opener of a late
+      // result's call, before the newest user message, and does not fit.
       const c = call("c1")
       const r = result("c1", words(100))
-      const messages = [system("s"), user(words(400)), c, r]
-      const target = tokensOf([messages[0]!, c, r]) + 5
+      const dropped = yield* Effect.flip(PromptWindow.fit([system("s"), user(words(400)), c, r], budget(200, 200)).pipe(Effect.provide(layers)))
+      assert.strictEqual(dropped._tag, "TurnBudgetError")
+      const both = Prompt.assistantMessage({
+        content: ["c1", "c2"].map((id) => Prompt.toolCallPart({ id, name: "lookup", params: { q: id }, providerExecuted: false }))
+      })
+      const first = result("c1", words(40))
+      const question = user("which is older?")
+      const late = result("c2", words(40))
+      const messages = [system("s"), user(words(400)), both, first, question, late]
+      const target = tokensOf([messages[0]!, both, first, question, late]) + 5
       const { prompt } = yield* PromptWindow.fit(messages, budget(target, target)).pipe(Effect.provide(layers))
-      assert.deepStrictEqual(prompt.content, [messages[0]!, c, r])
+      assert.deepStrictEqual(prompt.content, [messages[0]!, both, first, late, question])
     }))
 
   it.effect("K4 pinned items over the target are a PinnedBudgetError even when maxTokens would hold them", () =>
@@ -196,7 +257,10 @@ const unitsOf = (history: ReadonlyArray<Prompt.Message>) => {
 }
 
 describe("rules within a call, on generated conversations", () => {
-  it.effect("the newest message and the latest tool exchange are present whenever they fit; nothing dropped when all fit; the window opens on a user message", () =>
+  // Before issue 25 this property held the newest unit and the latest tool exchange present
+  // whenever they fitted beside the system prompt, whatever the newest user message: the rules
+  // it encoded (K2's old order) dropped that message. It now holds the current turn's rules.
+  it.effect("the current turn is present whenever it fits; the newest user message whenever it fits alone, else TurnBudgetError; nothing dropped when all fit; the window opens on a user message", () =>
     Effect.gen(function*() {
       const samples = fc.sample(
         fc.record({
@@ -214,43 +278,33 @@ describe("rules within a call, on generated conversations", () => {
         const history = Prompt.fromMessages(Sessions.historyAt(session, sample.step)).content
         const system = tokensOf(history.filter((m) => m.role === "system"))
         if (system > sample.target) continue
-        const run = PromptWindow.fit(Prompt.fromMessages(history), budget(sample.target, sample.target), { overflowStrategy: "Truncate" })
-        const { prompt } = yield* run.pipe(Effect.provide(sample.slicer === "greedy" ? greedy : layers))
-        const sent = new Set(prompt.content)
         const label = JSON.stringify(sample)
+        const run = PromptWindow.fit(Prompt.fromMessages(history), budget(sample.target, sample.target), { overflowStrategy: "Truncate" })
+        const outcome = yield* Effect.result(run.pipe(Effect.provide(sample.slicer === "greedy" ? greedy : layers)))
+        const newestUser = history.findLastIndex((m) => m.role === "user")
+        if (newestUser >= 0 && system + countOf(history[newestUser]!) > sample.target) {
+          assert.strictEqual(outcome._tag === "Failure" ? outcome.failure._tag : "a window", "TurnBudgetError", label)
+          continue
+        }
+        if (outcome._tag === "Failure") return assert.fail(`${outcome.failure._tag}: ${label}`)
+        const { prompt } = outcome.success
+        const sent = new Set(prompt.content)
         assert.isAtMost(tokensOf(prompt.content), sample.target, label)
         assert.strictEqual(PromptWindow.orphans(prompt).length, 0, label)
         if (tokensOf(history) <= sample.target) {
           assert.deepStrictEqual(prompt.content.length, history.length, `all fit, none dropped: ${label}`)
           continue
         }
+        if (newestUser < 0) continue
+        assert.isTrue(sent.has(history[newestUser]!), `newest user message kept: ${label}`)
         const unit = unitsOf(history)
-        const newest = history.findLastIndex((m) => m.role !== "system")
-        const newestUnit = unit(newest).map((i) => history[i]!)
-        if (system + tokensOf(newestUnit) <= sample.target) {
-          assert.isTrue(newestUnit.every((m) => sent.has(m)), `newest kept: ${label}`)
+        const turn = [...new Set(history.flatMap((_, i) => (i >= newestUser ? unit(i) : [])))].map((i) => history[i]!)
+        if (system + tokensOf(turn) <= sample.target) {
+          assert.isTrue(turn.every((m) => sent.has(m)), `the current turn kept whole: ${label}`)
         }
-        const latestCall = history.findLastIndex((m) =>
-          m.role === "assistant" && m.content.some((p) => p.type === "tool-call" && !p.providerExecuted)
-        )
-        const exchange = latestCall < 0 ? [] : unit(latestCall).map((i) => history[i]!)
-        const both = [...new Set([...newestUnit, ...exchange])]
-        if (exchange.length > 0 && system + tokensOf(both) <= sample.target) {
-          assert.isTrue(exchange.every((m) => sent.has(m)), `latest tool exchange kept: ${label}`)
-        }
-        // The window opens on a user message whenever the newest unit, the latest exchange, the
-        // newest user message and the user message before the oldest of them fit together.
-        const newestUser = history.findLastIndex((m) => m.role === "user")
-        const required = [...both, ...(newestUser < 0 ? [] : [history[newestUser]!])]
-        const oldest = Math.min(...required.map((m) => history.indexOf(m)))
-        const opener = history[oldest]!.role === "user"
-          ? undefined
-          : history.slice(0, oldest).findLast((m) => m.role === "user")
-        const needed = opener === undefined ? required : [...required, opener]
-        if (newestUser >= 0 && system + tokensOf([...new Set(needed)]) <= sample.target) {
-          const first = prompt.content.find((m) => m.role !== "system")
-          assert.strictEqual(first?.role, "user", `opens on a user message: ${label}`)
-        }
+        // The window opens on a user message, or on a late result's call kept with the turn.
+        const first = prompt.content.find((m) => m.role !== "system")!
+        assert.isTrue(first.role === "user" || turn.includes(first), `opens on a user message: ${label}`)
       }
     }).pipe(Effect.provide(counter)))
 })
@@ -361,11 +415,18 @@ describe("rule K6: one tool result larger than the room", () => {
 
   it.effect("K6 a message that is not a tool result is never shortened", () =>
     Effect.gen(function*() {
+      // Before issue 25 the window left the long user message out and sent the turn before it;
+      // it is the newest user message, so the fit now fails (K2) — still without shortening it.
       const long = user(words(3000))
-      const { prompt } = yield* PromptWindow.fit([system("s"), user("hi"), assistant("yes"), long], budget(500, 500), {
+      const error = yield* Effect.flip(PromptWindow.fit([system("s"), user("hi"), assistant("yes"), long], budget(500, 500), {
+        overflowStrategy: "Truncate"
+      }).pipe(Effect.provide(layers)))
+      assert.strictEqual(error._tag, "TurnBudgetError")
+      const answer = assistant(words(3000))
+      const { prompt } = yield* PromptWindow.fit([system("s"), user("hi"), answer], budget(500, 500), {
         overflowStrategy: "Truncate"
       }).pipe(Effect.provide(layers))
-      assert.isTrue(prompt.content.every((m) => PromptWindow.render(m) !== PromptWindow.render(long) || m === long))
+      assert.isTrue(prompt.content.every((m) => PromptWindow.render(m) !== PromptWindow.render(answer) || m === answer))
       assert.notInclude(prompt.content.map(PromptWindow.render).join("\n"), "tokens left out")
     }))
 })

@@ -182,6 +182,31 @@ describe("compaction with summaries", () => {
       }
     })).pipe(Effect.provide(layers)))
 
+  it.effect("C4 an old summary that no longer fits the room the window leaves is dropped, never sent over the target", () =>
+    Effect.scoped(Effect.gen(function*() {
+      // Found when the current turn became whole (issue 25): a compaction that had to keep a
+      // large turn kept the old summary too, 17 tokens over its target.
+      const { requests, summarizer } = yield* scripted(() => Effect.fail("down"))
+      const history = conversation(4)
+      const candidates = yield* PromptWindow.toCandidates(Prompt.fromMessages(history))
+      const previous: WindowState.SummaryState = { id: "summary-old", text: words(40, "s"), tokens: 60, covers: [] }
+      const all = new Set(history.map((_, i) => i))
+      const run = (inWindow: ReadonlySet<number>, maxTokens: number) =>
+        WindowSummary.summarize({ summarizer, candidates, inWindow, previous, context: [], maxTokens })
+      // Nothing new dropped: the old summary stays while it fits, and goes when it does not.
+      assert.strictEqual((yield* run(all, 60)).summary, previous)
+      const tight = yield* run(all, 59)
+      assert.isUndefined(tight.summary)
+      assert.strictEqual(tight.outcome._tag, "no-room")
+      // A summariser that fails: the old summary stays only while it fits.
+      const some = new Set([0, 1, 2])
+      assert.strictEqual((yield* run(some, 200)).summary, previous)
+      const failed = yield* run(some, 59)
+      assert.strictEqual(failed.outcome._tag, "failed")
+      assert.isUndefined(failed.summary)
+      assert.strictEqual((yield* Ref.get(requests)).length, 2)
+    })).pipe(Effect.provide(layers)))
+
   it.effect("C5 the summary request's prefix is the conversation's last request as it was sent", () =>
     Effect.scoped(Effect.gen(function*() {
       const { requests, summarizer } = yield* scripted()

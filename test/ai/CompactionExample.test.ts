@@ -22,6 +22,11 @@ describe("examples/compaction.ts", () => {
       const last = sent.at(-1)!
       assert.strictEqual(last.change?.summary?._tag, "written")
       const summary = last.prompt.content.map(Summarizer.readSummaryMessage).find((s) => s !== undefined)
+      // C1: the summary stands right after the system prompt, before the conversation (it was
+      // sent last, after the newest tool result, when every conversation message was kept).
+      assert.isDefined(Summarizer.readSummaryMessage(last.prompt.content[1]!))
+      assert.deepStrictEqual(last.prompt.content.map((m) => m.role), ["system", "user", "user", "assistant", "tool"])
+      assert.isDefined(last.result.report.included[1]!.item.metadata["summaryId"])
       for (let i = 1; i <= 11; i++) assert.include(summary!.text, `src/m${i}.ts`)
       const log = last.result.report.included.find((e) => e.item.metadata[Shorten.shortenedKey] !== undefined)
       assert.isDefined(log)

@@ -9,7 +9,8 @@ import * as SectionedPlacer from "../../src/placers/SectionedPlacer.ts"
 import { positionIn } from "../support/positions.ts"
 
 // ~4 characters a token, plus 4 for the message's framing.
-const counter = TokenCounter.make((m) => Math.ceil(PromptWindow.render(m).length / 4) + 4)
+const countOf = (m: Prompt.Message) => Math.ceil(PromptWindow.render(m).length / 4) + 4
+const counter = TokenCounter.make(countOf)
 const layers = Layer.mergeAll(RecencyScorer.layer, GreedySlice.layer, SectionedPlacer.conversation, OverflowNotifier.layerNoop, counter)
 const budget = (maxTokens: number, targetTokens: number) => new ContextBudget.ContextBudget({ maxTokens, targetTokens })
 
@@ -342,7 +343,15 @@ describe("PromptWindow — properties", () => {
             Effect.result(PromptWindow.fit(prompt, budget(target, target), { overflowStrategy }).pipe(Effect.provide(layers)))
           )
           if (outcome._tag === "Failure") {
-            // Only the pinned system prompt can fail to fit, and only with a tiny window.
+            // The newest user message that does not fit beside the system prompt fails the fit
+            // (rule K2, since issue 25); otherwise only the pinned system prompt can fail to fit,
+            // and only with a tiny window.
+            if (outcome.failure._tag === "TurnBudgetError") {
+              const systemTokens = withSystem ? countOf(prompt.content[0]!) : 0
+              const newestUser = prompt.content.findLast((m) => m.role === "user")!
+              assert.isAbove(systemTokens + countOf(newestUser), target)
+              return
+            }
             assert.isTrue(withSystem)
             assert.oneOf(outcome.failure._tag, ["PinnedBudgetError", "OverflowError"])
             return

@@ -439,17 +439,35 @@ describe("windows across calls, on generated sessions", () => {
         const label = JSON.stringify(sample)
         let previous: ReadonlyArray<Prompt.Message> | undefined
         for (const history of Sessions.histories(session)) {
+          // A newest user message (a long paste) that does not fit beside the system prompt
+          // fails the call (rule K2, since issue 25): the window never answers an earlier turn.
+          const asked = history.findLast((m) => m.role === "user")
+          if (asked !== undefined && tokensOf([history[0]!, asked]) > sample.target) {
+            const error = yield* Effect.flip(call_(window, history, sample.target, label))
+            assert.strictEqual(error._tag, "TurnBudgetError", label)
+            continue
+          }
           const { plan } = yield* call_(window, history, sample.target, label)
           const sent = plan.fitted.prompt.content
           assert.isAtMost(tokensOf(sent), sample.target, label)
           assert.deepStrictEqual(PromptWindow.orphans(plan.fitted.prompt), [], label)
-          // The newest message's unit (its tool call group) fits beside the system prompt: it is sent.
+          // The newest message's unit (its tool call group) fits beside the system prompt and the
+          // newest user message: it is sent. (Before issue 25 the condition left the newest user
+          // message out, and the unit took its room; now that message is kept first, and a unit
+          // that fits beside the system prompt alone is sent with its largest result shortened.)
           const groups = PromptWindow.groups(history)
           const newestGroup = groups[history.length - 1]
           const unit = newestGroup === undefined ? [history.at(-1)!] : history.filter((_, i) => groups[i] === newestGroup)
-          if (tokensOf([history[0]!, ...unit]) <= sample.target) {
+          const newestUser = history.findLast((m) => m.role === "user")
+          const question = newestUser === undefined || unit.includes(newestUser) ? [] : [newestUser]
+          if (tokensOf([history[0]!, ...question, ...unit]) <= sample.target) {
             for (const m of unit) assert.include(sent, m, label)
+          } else if (tokensOf([history[0]!, ...unit]) <= sample.target) {
+            const ids = (ms: ReadonlyArray<Prompt.Message>) => Sessions.resultIds(ms).sort()
+            assert.deepStrictEqual(ids(sent.filter((m) => m.role === "tool")).filter((id) => ids(unit).includes(id)), ids(unit), label)
+            for (const m of unit) if (m.role !== "tool") assert.include(sent, m, label)
           }
+          if (newestUser !== undefined) assert.include(sent, newestUser, label)
           if (plan.change.action === "append" && previous !== undefined) {
             assert.deepStrictEqual(sent.slice(0, previous.length), previous, label)
           }
