@@ -357,17 +357,25 @@ export interface RequestSettings {
 }
 
 /**
- * The planner for one provider: `provider`, the marks of a window (`plan`) and the settings of a
+ * A planner for one provider: `provider`, the marks of a window (`plan`) and the settings of a
  * conversation's requests (`settings`).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Planner {
+  readonly provider: "anthropic" | "openai" | "none"
+  readonly plan: (window: Window) => Plan
+  readonly settings: (conversationKey: string | undefined) => RequestSettings
+}
+
+/**
+ * The planner of the provider in use, as a service (a layer per provider).
  *
  * @since 0.3.0
  * @category services
  */
-export class CacheBreakpoints extends Context.Service<CacheBreakpoints, {
-  readonly provider: "anthropic" | "openai" | "none"
-  readonly plan: (window: Window) => Plan
-  readonly settings: (conversationKey: string | undefined) => RequestSettings
-}>()("effect-cupel/ai/CacheBreakpoints") {}
+export class CacheBreakpoints extends Context.Service<CacheBreakpoints, Planner>()("effect-cupel/ai/CacheBreakpoints") {}
 
 /**
  * Options of {@link layerAnthropic}: `ttl` — the lifetime of the tools + system and compacted
