@@ -269,4 +269,26 @@ describe("AiSdkCacheMarks.markCall", () => {
     assert.strictEqual(usage.cache_read_input_tokens, fake.calls[0]!.usage!.cache_creation_input_tokens)
     assert.strictEqual(result.usage.inputTokens.cacheRead, usage.cache_read_input_tokens)
   })
+
+  it("through the real client: a step of 12 parallel tool calls (25 blocks) is read through the read anchor, not by a mark on the last message alone", async () => {
+    const wide: Prompt = [
+      ...prompt,
+      { role: "assistant", content: Array.from({ length: 12 }, (_, i) => ({ type: "tool-call" as const, toolCallId: `w${i}`, toolName: "grep", input: { i } })) },
+      { role: "tool", content: Array.from({ length: 12 }, (_, i) => ({ type: "tool-result" as const, toolCallId: `w${i}`, toolName: "grep", output: { type: "text" as const, value: `r${i}` } })) },
+      { role: "user", content: [{ type: "text", text: "next" }] }
+    ]
+    const send = async (planned: boolean) => {
+      const fake = FakeAnthropic.make()
+      const model = createAnthropic({ fetch: fake.fetch, apiKey: "test" })("claude-sonnet-4-5")
+      const first = AiSdkCacheMarks.markCall({ prompt, tools }, { planner: anthropicPlanner, count: quarter })
+      await model.doGenerate({ prompt: first.call.prompt, tools: first.call.tools! })
+      const second = planned
+        ? AiSdkCacheMarks.markCall({ prompt: wide, tools }, { planner: anthropicPlanner, count: quarter, previousEnd: prompt.length }).call
+        : { prompt: [...wide.slice(0, -1), { ...wide.at(-1)!, providerOptions: { anthropic: { cacheControl: { type: "ephemeral" } } } }], tools }
+      await model.doGenerate({ prompt: second.prompt, tools: second.tools! })
+      return fake.calls.at(-1)!.usage!.cache_read_input_tokens
+    }
+    assert.strictEqual(await send(false), 0)
+    assert.isAbove(await send(true), 1500)
+  })
 })

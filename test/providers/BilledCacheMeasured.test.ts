@@ -93,6 +93,32 @@ describe("billed cache, measured on today's code (issue 26's table)", () => {
     assert.isAtMost(m.billed.costRatio, 0.2)
   })
 
+  it("Anthropic with six tool definitions: the planner's tools-and-system mark keeps them read across compactions", async () => {
+    const hand: Array<AiSdk.Report> = []
+    const byHand = await BilledSession.replay({
+      session,
+      provider: "anthropic",
+      middlewares: [middleware(hand)],
+      reports: hand,
+      prepare: markLast,
+      tools: BilledSession.sessionTools
+    })
+    console.log(BilledSession.describe("anthropic + tools, middleware + hand mark", byHand))
+    const planned: Array<AiSdk.Report> = []
+    const byPlanner = await BilledSession.replay({
+      session,
+      provider: "anthropic",
+      middlewares: [middleware(planned), plannedMarks()],
+      reports: planned,
+      tools: BilledSession.sessionTools
+    })
+    console.log(BilledSession.describe("anthropic + tools, middleware + planner", byPlanner))
+    assert.isAtMost(byPlanner.maxMarks, 4)
+    assert.isAtLeast(byPlanner.maxMarks, 2)
+    assert.isAbove(byPlanner.billed.readShare, byHand.billed.readShare)
+    assert.isBelow(byPlanner.billed.costRatio, byHand.billed.costRatio)
+  })
+
   for (const provider of ["openai-chat", "openai-responses"] as const) {
     it(`OpenAI (${provider}), AI SDK middleware: automatic caching bills what is predicted`, async () => {
       const reports: Array<AiSdk.Report> = []

@@ -56,6 +56,8 @@ export const replay = async (options: {
   readonly calls?: number
   readonly secondsBetweenCalls?: number
   readonly prepare?: (prompt: AiSdkPrompt.ProviderPrompt) => AiSdkPrompt.ProviderPrompt
+  /** Tool definitions sent with every call (none by default). */
+  readonly tools?: AiSdkPrompt.CallOptions["tools"]
 }): Promise<Measured> => {
   const { session } = options
   const calls = Math.min(options.calls ?? session.steps.length, session.steps.length)
@@ -79,7 +81,10 @@ export const replay = async (options: {
   const history: Array<Prompt.Message> = [...session.start]
   for (let k = 0; k < calls; k++) {
     const prompt = history.map(toProvider)
-    await model.doGenerate({ prompt: options.prepare === undefined ? prompt : options.prepare(prompt) })
+    await model.doGenerate({
+      prompt: options.prepare === undefined ? prompt : options.prepare(prompt),
+      ...(options.tools === undefined ? {} : { tools: options.tools })
+    })
     anthropicFake.clock.advance(options.secondsBetweenCalls ?? 5)
     openAIFake.clock.advance(options.secondsBetweenCalls ?? 5)
     const step = session.steps[k]!
@@ -123,6 +128,15 @@ export const replay = async (options: {
     promptCacheKeys: new Set(openAIFake.calls.map((call) => call.promptCacheKey))
   }
 }
+
+/** The session generator's six tools, with long descriptions (about 1,500 tokens in all). */
+export const sessionTools: NonNullable<AiSdkPrompt.CallOptions["tools"]> = ["read_file", "run_tests", "grep", "list_dir", "edit_file", "http_get"]
+  .map((name, i) => ({
+    type: "function" as const,
+    name,
+    description: `${name}: ${"Use this tool when the task needs it; report what it returned and what you will do next. ".repeat(10 + i)}`,
+    inputSchema: { type: "object", properties: { target: { type: "string" }, depth: { type: "number" } }, required: ["target"] }
+  }))
 
 /** A line for the test's output: billed beside predicted, in percent and × no caching. */
 export const describe = (label: string, m: Measured): string =>
