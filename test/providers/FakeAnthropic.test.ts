@@ -7,7 +7,8 @@
  */
 import { createAnthropic } from "@ai-sdk/anthropic"
 import { assert, describe, it } from "@effect/vitest"
-import { generateText, streamText } from "ai"
+import { generateText, isStepCount, streamText, tool } from "ai"
+import { z } from "zod"
 import * as FakeAnthropic from "../support/fakeAnthropic.ts"
 
 const model = "claude-sonnet-4-5"
@@ -281,5 +282,20 @@ describe("fake Anthropic: through @ai-sdk/anthropic", () => {
     assert.strictEqual(fake.calls.at(-1)!.status, 200)
     assert.deepStrictEqual(fake.calls.at(-1)!.marks.map((m) => m.index), [0, 1, 2, 3])
     assert.isTrue((result.warnings ?? []).some((w) => JSON.stringify(w).includes("breakpoint")))
+  })
+
+  it("toolCall: the fake answers with a tool call, generated and streamed, and the loop goes on", async () => {
+    const fake = FakeAnthropic.make({ toolCall: (n) => (n <= 3 ? { name: "grep", input: { q: `q${n}` } } : undefined) })
+    const anthropic = createAnthropic({ fetch: fake.fetch, apiKey: "test" })
+    const tools = { grep: tool({ description: "search", inputSchema: z.object({ q: z.string() }), execute: async ({ q }) => `found ${q}` }) }
+    const result = await generateText({ model: anthropic(model), tools, stopWhen: isStepCount(10), prompt: "go" })
+    assert.strictEqual(result.steps.length, 4)
+    assert.strictEqual(result.text, "ok")
+    const once = FakeAnthropic.make({ toolCall: (n) => (n === 1 ? { name: "grep", input: { q: "streamed" } } : undefined) })
+    const streamed = streamText({ model: createAnthropic({ fetch: once.fetch, apiKey: "test" })(model), tools, stopWhen: isStepCount(10), prompt: "go" })
+    assert.strictEqual(await streamed.text, "ok")
+    const steps = await streamed.steps
+    assert.strictEqual(steps.length, 2)
+    assert.deepStrictEqual(steps[0]!.toolCalls.map((c) => c.input), [{ q: "streamed" }])
   })
 })

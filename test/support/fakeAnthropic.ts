@@ -161,6 +161,11 @@ export interface Options {
   readonly lookback?: number
   /** The text of every answer (default "ok"). */
   readonly reply?: string
+  /**
+   * Answers the `n`th request (from 1) with a call of this tool instead of text, when it gives
+   * one: `{ name, input }` (a tool loop that goes on).
+   */
+  readonly toolCall?: (n: number) => { readonly name: string; readonly input: object } | undefined
 }
 
 /** A fake Anthropic endpoint: its `fetch`, its clock and the calls it answered. */
@@ -272,18 +277,33 @@ export const make = (options: Options = {}): FakeAnthropic => {
     const usage = call.usage!
     const id = `msg_${calls.length}`
     const model = body["model"]
+    const toolCall = options.toolCall?.(calls.length)
+    const toolUse = toolCall === undefined ? undefined : { type: "tool_use", id: `toolu_${calls.length}`, name: toolCall.name, input: toolCall.input }
+    const stopReason = toolUse === undefined ? "end_turn" : "tool_use"
     if (!stream) {
       return json(200, {
         id,
         type: "message",
         role: "assistant",
         model,
-        content: [{ type: "text", text: reply }],
-        stop_reason: "end_turn",
+        content: [toolUse ?? { type: "text", text: reply }],
+        stop_reason: stopReason,
         stop_sequence: null,
         usage
       })
     }
+    const block = toolUse === undefined
+      ? [
+        { event: "content_block_start", data: { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } } },
+        { event: "content_block_delta", data: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: reply } } }
+      ]
+      : [
+        { event: "content_block_start", data: { type: "content_block_start", index: 0, content_block: { ...toolUse, input: {} } } },
+        {
+          event: "content_block_delta",
+          data: { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: JSON.stringify(toolUse.input) } }
+        }
+      ]
     const { output_tokens: _, ...startUsage } = usage
     return sse([
       {
@@ -302,12 +322,11 @@ export const make = (options: Options = {}): FakeAnthropic => {
           }
         }
       },
-      { event: "content_block_start", data: { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } } },
-      { event: "content_block_delta", data: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: reply } } },
+      ...block,
       { event: "content_block_stop", data: { type: "content_block_stop", index: 0 } },
       {
         event: "message_delta",
-        data: { type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: usage.output_tokens } }
+        data: { type: "message_delta", delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } }
       },
       { event: "message_stop", data: { type: "message_stop" } }
     ])
