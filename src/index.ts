@@ -7,6 +7,8 @@
 /** @since 0.2.0 */
 export * as BudgetAnalysis from "./BudgetAnalysis.ts"
 /** @since 0.3.0 */
+export * as CacheBreakpoints from "./ai/CacheBreakpoints.ts"
+/** @since 0.3.0 */
 export * as CacheModel from "./ai/CacheModel.ts"
 /** @since 0.3.0 */
 export * as CallReportLog from "./ai/CallReportLog.ts"

@@ -1,0 +1,370 @@
+/**
+ * AiSdkCacheMarks: a cache plan (`CacheBreakpoints`) on an AI SDK provider call — Anthropic's
+ * `cache_control` marks as `providerOptions.anthropic.cacheControl` on the right tool, system
+ * message or content part, and OpenAI's `promptCacheKey` / `promptCacheRetention` in the call's
+ * `providerOptions.openai` (issue 26; what each provider does with them: docs/providers.md).
+ *
+ * The blocks a plan counts are the ones `@ai-sdk/anthropic` sends, in its order: each function
+ * or provider tool, each system message, then each content part of each message — except the
+ * parts it does not send (a tool approval response, an empty assistant text).
+ *
+ * Marks never pile up: the library tags its own (`providerOptions["effect-cupel"].cacheMark`)
+ * and {@link strip} removes them before a new plan is made, so a prompt carried from step to
+ * step (`prepareStep`, ai 7) holds only the current step's. The caller's own marks — on a tool,
+ * a message, a part, or the call (automatic caching) — are kept and counted against the four;
+ * a caller's OpenAI `promptCacheKey` or `promptCacheRetention` is kept too. The caller wins.
+ *
+ * Only types come from `ai`: this module loads nothing of it.
+ *
+ * @since 0.3.0
+ */
+import * as CacheBreakpoints from "../ai/CacheBreakpoints.ts"
+import type { CallOptions, ProviderMessage, ProviderPrompt } from "./AiSdkPrompt.ts"
+
+type ProviderOptions = NonNullable<ProviderMessage["providerOptions"]>
+type Tools = NonNullable<CallOptions["tools"]>
+
+/**
+ * The parts of a provider call that caching reads and writes: its prompt, its tools and its
+ * call-level provider options (a middleware's `params` has them all).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Call {
+  readonly prompt: ProviderPrompt
+  readonly tools?: Tools | undefined
+  readonly providerOptions?: ProviderOptions | undefined
+}
+
+/**
+ * The namespace of the library's own tag in `providerOptions`. Providers ignore namespaces not
+ * their own.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const tagNamespace = "effect-cupel"
+
+/**
+ * Where a block is in a call: a tool definition, a system message, or a content part.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type Location =
+  | { readonly _tag: "tool"; readonly tool: number }
+  | { readonly _tag: "system"; readonly message: number }
+  | { readonly _tag: "part"; readonly message: number; readonly part: number }
+
+/**
+ * A call's blocks as the planner sees them (`blocks`, with the caller's marks), where each one is
+ * (`locations`), the blocks through each message (`messageEnds[i]`: tools included, up to and
+ * including message `i`), and the blocks of the tools and the leading system messages
+ * (`toolsAndSystem`, undefined when there are none).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Blocks {
+  readonly blocks: ReadonlyArray<CacheBreakpoints.Block>
+  readonly locations: ReadonlyArray<Location>
+  readonly messageEnds: ReadonlyArray<number>
+  readonly toolsAndSystem: number | undefined
+}
+
+const isObject = (value: unknown): value is { readonly [key: string]: unknown } =>
+  value !== null && typeof value === "object" && !Array.isArray(value)
+
+/** The mark in provider options, as `@ai-sdk/anthropic` reads it (`cacheControl` or `cache_control`). */
+const markIn = (options: ProviderOptions | undefined): CacheBreakpoints.Ttl | undefined => {
+  const anthropic = options?.["anthropic"]
+  const value = anthropic?.["cacheControl"] ?? anthropic?.["cache_control"]
+  if (!isObject(value)) return undefined
+  return value["ttl"] === "1h" ? "1h" : "5m"
+}
+
+const isOwn = (options: ProviderOptions | undefined): boolean => {
+  const tag = options?.[tagNamespace]
+  return tag !== undefined && tag["cacheMark"] === true
+}
+
+/** The caller's mark: a mark that is not the library's own. */
+const callerMark = (options: ProviderOptions | undefined): CacheBreakpoints.Ttl | undefined =>
+  isOwn(options) ? undefined : markIn(options)
+
+type Part = Exclude<ProviderMessage, { role: "system" }>["content"][number]
+
+/** Whether `@ai-sdk/anthropic` sends the part as a block of its own. */
+const isSent = (part: Part): boolean =>
+  part.type !== "tool-approval-response" && !(part.type === "text" && part.text.length === 0)
+
+/** A part's text for counting: the part without its provider options. */
+const textOf = (value: object): string => {
+  const { providerOptions: _, ...rest } = { providerOptions: undefined, ...value }
+  return JSON.stringify(rest)
+}
+
+/**
+ * The blocks of a call, as `@ai-sdk/anthropic` sends them, each counted with `count` (over its
+ * JSON without provider options), with the caller's marks: a tool's, a system message's, a
+ * part's, a message's (on its last part, as the client places it), the call's own (on the last
+ * block). The library's own marks are not the caller's.
+ *
+ * @since 0.3.0
+ * @category blocks
+ */
+export const blocksOf = (call: Call, count: (text: string) => number): Blocks => {
+  const blocks: Array<CacheBreakpoints.Block> = []
+  const locations: Array<Location> = []
+  const messageEnds: Array<number> = []
+  const push = (location: Location, text: string, mark: CacheBreakpoints.Ttl | undefined) => {
+    blocks.push({ tokens: count(text), mark })
+    locations.push(location)
+  }
+  ;(call.tools ?? []).forEach((tool, i) => {
+    push({ _tag: "tool", tool: i }, textOf(tool), tool.type === "function" ? callerMark(tool.providerOptions) : undefined)
+  })
+  let toolsAndSystem: number | undefined = blocks.length > 0 ? blocks.length : undefined
+  let leading = true
+  call.prompt.forEach((message, m) => {
+    if (message.role === "system") {
+      push({ _tag: "system", message: m }, message.content, callerMark(message.providerOptions))
+      if (leading) toolsAndSystem = blocks.length
+    } else {
+      leading = false
+      const messageMark = callerMark(message.providerOptions)
+      const last = message.content.length - 1
+      message.content.forEach((part, p) => {
+        if (!isSent(part)) return
+        push({ _tag: "part", message: m, part: p }, textOf(part), callerMark(part.providerOptions) ?? (p === last ? messageMark : undefined))
+      })
+    }
+    messageEnds.push(blocks.length)
+  })
+  const callMark = callerMark(call.providerOptions)
+  const end = blocks.at(-1)
+  if (callMark !== undefined && end !== undefined && end.mark === undefined) blocks[blocks.length - 1] = { ...end, mark: callMark }
+  return { blocks, locations, messageEnds, toolsAndSystem }
+}
+
+/** The options without the library's own mark (the same object when there is none). */
+const unmarked = (options: ProviderOptions | undefined): ProviderOptions | undefined => {
+  if (options === undefined || !isOwn(options)) return options
+  const { [tagNamespace]: _, anthropic, ...rest } = options
+  if (anthropic === undefined) return Object.keys(rest).length === 0 ? undefined : rest
+  const { cacheControl: __, cache_control: ___, ...others } = anthropic
+  const out: ProviderOptions = Object.keys(others).length === 0 ? rest : { ...rest, anthropic: others }
+  return Object.keys(out).length === 0 ? undefined : out
+}
+
+/** The options with the library's mark of lifetime `ttl` (5 minutes: no `ttl` sent). */
+const marked = (options: ProviderOptions | undefined, ttl: CacheBreakpoints.Ttl): ProviderOptions => ({
+  ...options,
+  anthropic: { ...options?.["anthropic"], cacheControl: ttl === "1h" ? { type: "ephemeral", ttl: "1h" } : { type: "ephemeral" } },
+  [tagNamespace]: { cacheMark: true }
+})
+
+/** `value` with `providerOptions` replaced (left out when undefined); the same object when unchanged. */
+const withOptions = <A extends { providerOptions?: ProviderOptions | undefined }>(
+  value: A,
+  options: ProviderOptions | undefined
+): A => {
+  if (options === value.providerOptions) return value
+  if (options !== undefined) return { ...value, providerOptions: options }
+  const copy = { ...value }
+  delete copy.providerOptions
+  return copy
+}
+
+type Conversation = Exclude<ProviderMessage, { role: "system" }>
+
+/** The message with each part mapped by `f`, which keeps a part's own type (only its options change). */
+const mapParts = <M extends Conversation>(
+  message: M,
+  f: <P extends { providerOptions?: ProviderOptions | undefined }>(part: P, index: number) => P
+): M => {
+  switch (message.role) {
+    case "user":
+      return { ...message, content: message.content.map(f) }
+    case "assistant":
+      return { ...message, content: message.content.map(f) }
+    case "tool":
+      return { ...message, content: message.content.map(f) }
+  }
+  return message
+}
+
+/**
+ * The prompt without the library's own marks, from an earlier step or call: every other object
+ * is the same, and so are the messages that carried none. The caller's marks stay.
+ *
+ * @since 0.3.0
+ * @category marks
+ */
+export const strip = (prompt: ProviderPrompt): ProviderPrompt => {
+  let changed = false
+  const out = prompt.map((message): ProviderMessage => {
+    const options = unmarked(message.providerOptions)
+    if (message.role === "system") {
+      if (options === message.providerOptions) return message
+      changed = true
+      return withOptions(message, options)
+    }
+    let parts = false
+    const next = mapParts(message, (part) => {
+      const o = unmarked(part.providerOptions)
+      if (o === part.providerOptions) return part
+      parts = true
+      return withOptions(part, o)
+    })
+    if (!parts && options === message.providerOptions) return message
+    changed = true
+    return withOptions(next, options)
+  })
+  return changed ? out : prompt
+}
+
+/**
+ * The tools without the library's own marks (the same array when none had one).
+ *
+ * @since 0.3.0
+ * @category marks
+ */
+export const stripTools = (tools: Tools): Tools => {
+  let changed = false
+  const out = tools.map((tool) => {
+    if (tool.type !== "function") return tool
+    const options = unmarked(tool.providerOptions)
+    if (options === tool.providerOptions) return tool
+    changed = true
+    return withOptions(tool, options)
+  })
+  return changed ? out : tools
+}
+
+/**
+ * Places a plan's marks on a call whose blocks are `located` (from {@link blocksOf} on the same
+ * call): each on its tool, system message or part, tagged as the library's. A mark on a provider
+ * tool (which cannot carry one) is left out and returned in `unplaced`.
+ *
+ * @since 0.3.0
+ * @category marks
+ */
+export const apply = (
+  call: Call,
+  located: Blocks,
+  plan: CacheBreakpoints.Plan
+): { readonly prompt: ProviderPrompt; readonly tools: Tools | undefined; readonly unplaced: ReadonlyArray<CacheBreakpoints.Mark> } => {
+  if (plan.marks.length === 0) return { prompt: call.prompt, tools: call.tools, unplaced: [] }
+  const prompt = [...call.prompt]
+  const tools = call.tools === undefined ? undefined : [...call.tools]
+  const unplaced: Array<CacheBreakpoints.Mark> = []
+  for (const mark of plan.marks) {
+    const location = located.locations[mark.index]
+    if (location === undefined) {
+      unplaced.push(mark)
+      continue
+    }
+    switch (location._tag) {
+      case "tool": {
+        const tool = tools?.[location.tool]
+        if (tools === undefined || tool === undefined || tool.type !== "function") unplaced.push(mark)
+        else tools[location.tool] = withOptions(tool, marked(tool.providerOptions, mark.ttl))
+        break
+      }
+      case "system": {
+        const message = prompt[location.message]
+        if (message?.role === "system") prompt[location.message] = withOptions(message, marked(message.providerOptions, mark.ttl))
+        else unplaced.push(mark)
+        break
+      }
+      case "part": {
+        const message = prompt[location.message]
+        if (message === undefined || message.role === "system") {
+          unplaced.push(mark)
+          break
+        }
+        prompt[location.message] = mapParts(
+          message,
+          (part, p) => (p === location.part ? withOptions(part, marked(part.providerOptions, mark.ttl)) : part)
+        )
+        break
+      }
+    }
+  }
+  return { prompt, tools, unplaced }
+}
+
+/**
+ * What {@link markCall} needs besides the call: the provider's `planner`
+ * (`CacheBreakpoints.Planner`, e.g. the service of `CacheBreakpoints.layerAnthropic()`), a token
+ * `count` of a text, the `conversationKey`, the `model` id, and the session's boundaries in
+ * prompt messages: `compacted` (the messages up to the end of the frozen summary / kept prefix of
+ * the last compaction) and `previousEnd` (the messages of the previous request this prompt still
+ * starts with).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface MarkOptions {
+  readonly planner: CacheBreakpoints.Planner
+  readonly count: (text: string) => number
+  readonly conversationKey?: string | undefined
+  readonly model?: string | undefined
+  readonly compacted?: number | undefined
+  readonly previousEnd?: number | undefined
+}
+
+/**
+ * A call with the library's cache marks and settings: the library's earlier marks stripped, the
+ * window planned (`plan`), the marks placed, and OpenAI's `promptCacheKey` /
+ * `promptCacheRetention` added to `providerOptions.openai` where the caller set none. The
+ * prompt's messages that carry no mark are the call's own objects.
+ *
+ * @since 0.3.0
+ * @category marks
+ */
+export const markCall = <C extends Call>(
+  call: C,
+  options: MarkOptions
+): { readonly call: C; readonly plan: CacheBreakpoints.Plan; readonly unplaced: ReadonlyArray<CacheBreakpoints.Mark> } => {
+  const clean = {
+    prompt: strip(call.prompt),
+    tools: call.tools === undefined ? undefined : stripTools(call.tools),
+    providerOptions: call.providerOptions
+  }
+  const located = blocksOf(clean, options.count)
+  const inMessages = (n: number | undefined) => (n === undefined || n < 1 ? undefined : located.messageEnds[n - 1])
+  const plan = options.planner.plan({
+    blocks: located.blocks,
+    boundaries: {
+      toolsAndSystem: located.toolsAndSystem,
+      compacted: inMessages(options.compacted),
+      previousEnd: inMessages(options.previousEnd)
+    },
+    model: options.model
+  })
+  const placed = apply(clean, located, plan)
+  const settings = options.planner.settings(options.conversationKey)
+  const openai = call.providerOptions?.["openai"]
+  const extra = {
+    ...(settings.promptCacheKey === undefined || openai?.["promptCacheKey"] !== undefined ? {} : { promptCacheKey: settings.promptCacheKey }),
+    ...(settings.promptCacheRetention === undefined || openai?.["promptCacheRetention"] !== undefined
+      ? {}
+      : { promptCacheRetention: settings.promptCacheRetention })
+  }
+  const providerOptions = Object.keys(extra).length === 0
+    ? call.providerOptions
+    : { ...call.providerOptions, openai: { ...openai, ...extra } }
+  return {
+    call: {
+      ...call,
+      prompt: placed.prompt,
+      ...(placed.tools === undefined ? {} : { tools: placed.tools }),
+      ...(providerOptions === undefined ? {} : { providerOptions })
+    },
+    plan,
+    unplaced: placed.unplaced
+  }
+}
