@@ -11,7 +11,7 @@
  * It runs the session core's per-call fit (`Session.makePerCall`, the one behind every front
  * door) with the agent defaults (docs/ai.md, "Right within a call"): `RecencyScorer`,
  * `FirstFitSlice`, `SectionedPlacer.conversation`, no deduplication, the rules K1–K6, the budget
- * `contextWindow − outputReserve − requestOverhead`. The result holds the caller's own message objects — never copies — in the order they
+ * `contextWindow − outputReserve − requestOverhead − toolTokens`. The result holds the caller's own message objects — never copies — in the order they
  * came, system messages first; the one exception is a tool result shortened by rule K6, which
  * is a copy of its message with `content` the shortened text (`report.shortened` lists it).
  *
@@ -28,7 +28,9 @@
  * most likely stands for — or out of range, the value printed as JSON; a window that leaves the
  * messages no room),
  * `TokenizerLoadError`, `CandidateError` (the `count` function threw or gave no count: its
- * `index`), `PinnedBudgetError` (the system messages alone do not fit).
+ * `index`, as every front door reports a counter that throws), `ToolDefinitionsError`
+ * (`toolTokens` larger than the room the window leaves), `PinnedBudgetError` (the system
+ * messages alone do not fit).
  *
  * @since 0.3.0
  */
@@ -335,7 +337,7 @@ export const trimModelMessagesEffect = <M extends ModelMessages.ModelMessage>(
  * Fits `messages` (OpenAI chat format) into `contextWindow - outputReserve` tokens: resolves
  * with the messages to send — the caller's own objects — and a {@link Report}; rejects with a
  * typed error carrying `_tag` (`InvalidInput`, `TokenizerLoadError`, `CandidateError`,
- * `PinnedBudgetError`).
+ * `ToolDefinitionsError`, `PinnedBudgetError`).
  *
  * @example
  * ```js
