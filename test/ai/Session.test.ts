@@ -147,6 +147,48 @@ describe("Session: one rule for tool definitions", () => {
     assert.include(error instanceof Error ? error.message : "", "for the tool \"odd\"")
   })
 
+  it("a counter function that throws on a tool's definition: ToolDefinitionsError (threw) naming the tool, in the layer and the middleware", async () => {
+    const isTool = (text: string) => text.includes("\"name\":\"lookup\"")
+    const middleware = AiSdk.middleware({
+      contextWindow: 1_000,
+      outputReserve: 50,
+      counter: (t) => {
+        if (isTool(t)) throw new RangeError("no count")
+        return 1
+      }
+    })
+    const error = await middleware.transformParams!({
+      type: "generate",
+      model: new MockLanguageModelV4(),
+      params: {
+        prompt: [{ role: "user", content: [{ type: "text", text: "hi" }] }],
+        tools: [{ type: "function", name: "lookup", description: "d", inputSchema: { type: "object" } }]
+      }
+    }).then(() => undefined, (e: unknown) => e)
+    assert.strictEqual(Reflect.get(Object(error), "_tag"), "ToolDefinitionsError")
+    assert.strictEqual(Reflect.get(Object(error), "problem"), "threw")
+    assert.strictEqual(error instanceof Error ? error.message : "", "the token counter threw on the tool \"lookup\": RangeError: no count")
+    const layerError = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+      const model = yield* LanguageModel.make({ generateText: () => Effect.succeed([]), streamText: () => Stream.empty })
+      const context = yield* Layer.build(WindowedLanguageModel.layer({ contextWindow: 1_000, outputReserve: 50, mode: "per-call" }).pipe(
+        Layer.provide([
+          Layer.succeed(LanguageModel.LanguageModel, model),
+          TokenCounter.make((m) => {
+            if (m.role === "system" && isTool(m.content)) throw new RangeError("no count")
+            return 1
+          })
+        ])
+      ))
+      const Lookup = Tool.make("lookup", { description: "d", parameters: Schema.Struct({ q: Schema.String }), success: Schema.String })
+      const toolkit = Toolkit.make(Lookup)
+      return yield* Effect.flip(LanguageModel.generateText({ prompt: "hi", toolkit }).pipe(
+        Effect.provide(Layer.mergeAll(Layer.succeedContext(context), toolkit.toLayer({ lookup: () => Effect.succeed("") })))
+      ))
+    })))
+    assert.strictEqual(WindowedLanguageModel.windowFailure(layerError), "ToolDefinitions")
+    assert.include(layerError.message, "the token counter threw on the tool \"lookup\"")
+  })
+
   it("the two doors count the same tool as the same text", () => {
     const Lookup = Tool.make("Lookup", {
       description: "Looks a query up.",
