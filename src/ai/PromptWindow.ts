@@ -44,7 +44,7 @@ import { trusted } from "../internal/fastDecode.ts"
 import { PinnedBudgetError } from "../PinnedBudgetError.ts"
 import * as CurrentTurn from "./CurrentTurn.ts"
 import * as Shorten from "./Shorten.ts"
-import { TokenCounter } from "./TokenCounter.ts"
+import { thrownBy, TokenCounter } from "./TokenCounter.ts"
 import { TurnBudgetError } from "./TurnBudgetError.ts"
 
 /**
@@ -199,7 +199,8 @@ export interface Shortening {
 
 /**
  * A message whose item cannot be made: a value that came from the caller's code — the
- * `TokenCounter`'s count (`tokens`, a safe integer), `annotate`'s result or a throw from it
+ * `TokenCounter`'s count (`tokens`, a safe integer), a throw of `TokenCounter.make`'s
+ * function (`count`), `annotate`'s result or a throw from it
  * (`kind`, `priority`, `futureRelevanceHint`, `tags`, `metadata`, `annotate`), or
  * `startMillis` (`timestamp`: `startMillis + index` must be a valid instant) — is invalid.
  * `index` is the message's index in the prompt.
@@ -480,7 +481,8 @@ const kindOf = (message: Prompt.Message): string =>
  * The candidate items of a prompt, one per message, in order, then the `documents`.
  *
  * Fails with a {@link CandidateError} when a value from the caller's code is invalid (the
- * counter's count, an annotation, `startMillis`), and with the counter's `AiError`.
+ * counter's count, an annotation, `startMillis`) or the caller's counter function threw
+ * (`field: "count"`), and with any other `AiError` of the counter (a tokenizer's).
  *
  * @since 0.2.0
  * @category converting
@@ -545,7 +547,7 @@ const makeItem = (
   annotate: Options["annotate"]
 ): Effect.Effect<ContextItem.ContextItem, AiError.AiError | CandidateError> =>
   Effect.gen(function*() {
-    const tokens = yield* counter.count(message)
+    const tokens = yield* countMessage(counter, message, i)
     if (!Number.isSafeInteger(tokens)) {
       return yield* new CandidateError({
         index: i,
@@ -581,6 +583,23 @@ const makeItem = (
         new CandidateError({ index: i, field: fieldOf(error.issue) ?? "item", problem: `is invalid: ${error.message}` })
       )
     )
+  })
+
+/**
+ * The tokens of message `index` by the counter. A counter function that throws
+ * (`TokenCounter.make`'s `AiError`, read by `TokenCounter.thrownBy`) is the caller's code
+ * failing on that message: a {@link CandidateError} on its `count`, as in every front door.
+ */
+const countMessage = (
+  counter: TokenCounter["Service"],
+  message: Prompt.Message,
+  index: number
+): Effect.Effect<number, AiError.AiError | CandidateError> =>
+  Effect.mapError(counter.count(message), (error) => {
+    const thrown = thrownBy(error)
+    return thrown === undefined
+      ? error
+      : new CandidateError({ index, field: "count", problem: `threw: ${thrown}`, cause: error })
   })
 
 /** The caller's annotation of a message; a throw from `annotate` is a {@link CandidateError}. */
@@ -969,7 +988,7 @@ export const applyShortenings = (
       const message = candidates.messages[index]
       const item = candidates.items[index]
       if (message === undefined || item === undefined || message.role !== "tool") continue
-      const shortened = yield* Shorten.shortenMessage(message, keepTokens, counter.count)
+      const shortened = yield* Shorten.shortenMessage(message, keepTokens, (m) => countMessage(counter, m, index))
       if (shortened === undefined || shortened.message === message) continue
       if (!Number.isSafeInteger(shortened.keptTokens)) {
         return yield* new CandidateError({

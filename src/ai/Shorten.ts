@@ -561,6 +561,22 @@ export interface Shortened {
 }
 
 /**
+ * What an item's metadata says of its shortening ({@link shortenedKey}), or `undefined` for an
+ * item that was not shortened. Every front door reads a window's cuts this way: `keptTokens` is
+ * the item's `tokens`, the tokens of the shortened message sent.
+ *
+ * @since 0.3.0
+ * @category shortening
+ */
+export const shortenedOf = (item: ContextItem.ContextItem): Shortened | undefined => {
+  const value = item.metadata[shortenedKey]
+  return typeof value === "object" && value !== null && "originalTokens" in value && "keptTokens" in value &&
+      typeof value.originalTokens === "number" && typeof value.keptTokens === "number"
+    ? { originalTokens: value.originalTokens, keptTokens: value.keptTokens }
+    : undefined
+}
+
+/**
  * Marks an item as shortened: `metadata.shortened` = `{ originalTokens, keptTokens }`, and
  * the specification's `originalTokens` field — "the original token count before any external
  * summarization or truncation" — set to `originalTokens` unless the item already has one (it

@@ -77,8 +77,10 @@ export const errorModule = "effect-cupel/TokenCounter"
  * channel — with an `AiError` (module {@link errorModule}, method `count`, reason
  * `UnknownError`) whose description names the counter (`name`, default `"TokenCounter.make"`),
  * the message's role and what was thrown; the thrown value is not kept, as an `AiError` is
- * plain data. A count that is not a safe integer is refused by `PromptWindow.toCandidates`,
- * which names the message.
+ * plain data ({@link thrownBy} reads its description back). The window turns that failure
+ * into a `PromptWindow.CandidateError` naming the message (`field: "count"`, its index), as
+ * every front door reports a counter that throws (docs/ai.md, "Failures"). A count that is not
+ * a safe integer is refused by `PromptWindow.toCandidates`, which names the message too.
  *
  * @example
  * ```ts
@@ -109,7 +111,7 @@ export const make = (
               method: "count",
               reason: new AiError.UnknownError({
                 description: `the token counter "${name}" threw on a ${message.role} message: ${describeThrown(cause)}`,
-                metadata: { counter: name }
+                metadata: { counter: name, thrown: describeThrown(cause) }
               })
             })
         }),
@@ -117,3 +119,16 @@ export const make = (
     })
   )
 
+
+/**
+ * What a counter of {@link make} threw, when `error` is the `AiError` its `count` failed with
+ * for that reason (described as text); `undefined` for any other error (a tokenizer's own).
+ *
+ * @since 0.3.0
+ * @category errors
+ */
+export const thrownBy = (error: AiError.AiError): string | undefined => {
+  if (error.module !== errorModule || error.method !== "count" || error.reason._tag !== "UnknownError") return undefined
+  const thrown = error.reason.metadata["thrown"]
+  return typeof thrown === "string" ? thrown : undefined
+}

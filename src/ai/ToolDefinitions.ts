@@ -16,15 +16,15 @@
  * definition is its {@link Definition} — name, description, JSON-schema parameters — and its
  * {@link textOf}; each distinct text is counted once per session ({@link makeCounts}, a bounded
  * memo); a count must be a safe integer of at least 0, and the counts must add up to one; a
- * call whose definitions break that, or take more than the room the window leaves for the
- * prompt, fails with {@link ToolDefinitionsError}.
+ * call whose definitions break that, whose counter function throws on one, or that take more
+ * than the room the window leaves for the prompt, fails with {@link ToolDefinitionsError}.
  *
  * @since 0.2.0
  */
 import { Effect, Predicate, Schema } from "effect"
 import { type AiError, Prompt, Tool } from "effect/ai"
 import { isSafeTotal } from "../internal/tokens.ts"
-import type { TokenCounter } from "./TokenCounter.ts"
+import { thrownBy, type TokenCounter } from "./TokenCounter.ts"
 
 /**
  * A tool of any kind a toolkit holds: user-defined, dynamic or provider-defined.
@@ -121,6 +121,8 @@ export const message = (tool: Tool.Any | Tool.AnyDynamic | Tool.AnyProviderDefin
  *
  * - `count` — the token counter gave `tokens` for the tool `tool`, which is not a safe integer
  *   of at least 0;
+ * - `threw` — the counter's function (`TokenCounter.make`'s) threw on the tool `tool`: `thrown`
+ *   says what (since 0.3.0; as a throw on a message is a `CandidateError` naming it);
  * - `total` — the definitions' counts add up past `Number.MAX_SAFE_INTEGER`;
  * - `room` — the definitions take `tokens`, more than the `availableTokens` the window leaves
  *   for the prompt (the context window less the output reserve and the request's overhead).
@@ -131,8 +133,9 @@ export const message = (tool: Tool.Any | Tool.AnyDynamic | Tool.AnyProviderDefin
  * @category errors
  */
 export class ToolDefinitionsError extends Schema.TaggedError<ToolDefinitionsError>()("ToolDefinitionsError", {
-  problem: Schema.Literals(["count", "total", "room"]),
+  problem: Schema.Literals(["count", "threw", "total", "room"]),
   tool: Schema.optionalKey(Schema.String),
+  thrown: Schema.optionalKey(Schema.String),
   tokens: Schema.optionalKey(Schema.Number),
   availableTokens: Schema.optionalKey(Schema.Number)
 }) {
@@ -140,6 +143,8 @@ export class ToolDefinitionsError extends Schema.TaggedError<ToolDefinitionsErro
     switch (this.problem) {
       case "count":
         return `the token counter gave ${this.tokens} for the tool "${this.tool}"; counts must be whole and not negative`
+      case "threw":
+        return `the token counter threw on the tool "${this.tool}": ${this.thrown}`
       case "total":
         return "the tool definitions' token counts add up past Number.MAX_SAFE_INTEGER"
       case "room":
@@ -205,7 +210,10 @@ export const count = (
     for (const tool of tools) {
       let n = counts.texts.get(tool.text)
       if (n === undefined) {
-        n = yield* counter.count(Prompt.systemMessage({ content: tool.text }))
+        n = yield* Effect.mapError(counter.count(Prompt.systemMessage({ content: tool.text })), (error) => {
+          const thrown = thrownBy(error)
+          return thrown === undefined ? error : new ToolDefinitionsError({ problem: "threw", tool: tool.name, thrown })
+        })
         if (!Number.isSafeInteger(n) || n < 0) {
           return yield* new ToolDefinitionsError({ problem: "count", tool: tool.name, tokens: n })
         }

@@ -11,7 +11,7 @@
  * It runs the session core's per-call fit (`Session.makePerCall`, the one behind every front
  * door) with the agent defaults (docs/ai.md, "Right within a call"): `RecencyScorer`,
  * `FirstFitSlice`, `SectionedPlacer.conversation`, no deduplication, the rules K1–K6, the budget
- * `contextWindow − outputReserve − requestOverhead`. The result holds the caller's own message objects — never copies — in the order they
+ * `contextWindow − outputReserve − requestOverhead − toolTokens`. The result holds the caller's own message objects — never copies — in the order they
  * came, system messages first; the one exception is a tool result shortened by rule K6, which
  * is a copy of its message with `content` the shortened text (`report.shortened` lists it).
  *
@@ -28,20 +28,24 @@
  * most likely stands for — or out of range, the value printed as JSON; a window that leaves the
  * messages no room),
  * `TokenizerLoadError`, `CandidateError` (the `count` function threw or gave no count: its
- * `index`), `PinnedBudgetError` (the system messages alone do not fit), `TurnBudgetError` (the
- * newest user message does not fit beside them: never a window that answers an earlier one).
+ * `index`, as every front door reports a counter that throws), `ToolDefinitionsError`
+ * (`toolTokens` larger than the room the window leaves), `PinnedBudgetError` (the system
+ * messages alone do not fit), `TurnBudgetError` (the newest user message does not fit beside
+ * them: never a window that answers an earlier one).
  *
  * @since 0.3.0
  */
 import { Context, Effect, Layer } from "effect"
 import { Prompt } from "effect/ai"
-import { describeThrown } from "../internal/describeThrown.ts"
+import { describeJson, describeThrown } from "../internal/describeThrown.ts"
 import * as OverflowNotifier from "../OverflowNotifier.ts"
 import * as GptTokenizer from "../ai/GptTokenizer.ts"
 import * as PromptWindow from "../ai/PromptWindow.ts"
 import * as Session from "../ai/Session.ts"
 import * as SessionOptions from "../ai/SessionOptions.ts"
+import * as Shorten from "../ai/Shorten.ts"
 import * as TokenCounter from "../ai/TokenCounter.ts"
+import * as ToolDefinitions from "../ai/ToolDefinitions.ts"
 import { InvalidInput } from "./InvalidInput.ts"
 import * as ModelMessages from "./ModelMessages.ts"
 import * as OpenAIChat from "./OpenAIChat.ts"
@@ -54,8 +58,14 @@ import * as OpenAIChat from "./OpenAIChat.ts"
  * - `count` — `"o200k"` (default), `"cl100k"`, or a function giving a message's tokens (a
  *   message of the format passed: `OpenAIChat.Message` for {@link trim}, `ModelMessage` for
  *   {@link trimModelMessages}).
+ * - `toolTokens` — what the request's tool definitions take (default 0: a trim does not see
+ *   them), a whole number taken off the budget by the session core's rule, as `prepareStep`'s:
+ *   definitions that take more than the room the window leaves reject the call with
+ *   `ToolDefinitionsError`.
  * - `startOn` — `"user"` (default): the window opens on a user message (K3); `"any"`: no rule.
  * - `shortenToolResults` — `true` (default): rule K6 (see docs/ai.md).
+ * - `mode` — `"per-call"`, the only mode a trim has (it keeps nothing between calls); accepted
+ *   so that one option table serves every front door, any other value refused.
  *
  * @since 0.3.0
  * @category models
@@ -64,19 +74,25 @@ export interface Options<M = OpenAIChat.Message> {
   readonly contextWindow: number
   readonly outputReserve?: number | undefined
   readonly count?: "o200k" | "cl100k" | ((message: M, index: number) => number) | undefined
+  /** @since 0.3.0 */
+  readonly toolTokens?: number | undefined
   readonly startOn?: "user" | "any" | undefined
   readonly shortenToolResults?: boolean | undefined
+  /** @since 0.3.0 */
+  readonly mode?: "per-call" | undefined
 }
 
 /**
  * What a trim did, by message index in the input.
  *
  * - `kept` / `dropped` — the indices sent and left out, ascending.
- * - `shortened` — the tool messages sent shortened (rule K6), with the tokens they were cut to.
+ * - `shortened` — the tool messages sent shortened (rule K6), with `keptTokens` the tokens of
+ *   the shortened message sent (the counter's count of the copy, which a cut ending on a line
+ *   or word leaves at or below the room it aimed at): they add up to `tokens` with the others.
  * - `tokens` — the tokens of the messages sent; `requestOverhead` — what the request costs
  *   besides them (the reply priming of the chat format: 3 with `gpt-tokenizer`, 0 with a
  *   function); `targetTokens` — what the messages had: `contextWindow - outputReserve -
- *   requestOverhead`.
+ *   requestOverhead - toolTokens`.
  *
  * @since 0.3.0
  * @category models
@@ -111,6 +127,7 @@ export type TrimError =
   | InvalidInput
   | GptTokenizer.TokenizerLoadError
   | PromptWindow.CandidateError
+  | ToolDefinitions.ToolDefinitionsError
   | PromptWindow.FitError
 
 const hint = "or pass count: (message) => tokens to trim"
@@ -185,8 +202,14 @@ const knownOptions: Readonly<Record<string, SessionOptions.Rule>> = {
     value === "o200k" || value === "cl100k" || typeof value === "function"
       ? undefined
       : SessionOptions.rules.oneOf(["o200k", "cl100k"])(value, {})?.replace(/ \(got/, " or a function (got"),
+  // prepareStep's rule: the tokens the caller counted for the request's tools.
+  toolTokens: SessionOptions.rules.nonNegativeInt,
   startOn: SessionOptions.core.startOn,
-  shortenToolResults: SessionOptions.core.shortenToolResults
+  shortenToolResults: SessionOptions.core.shortenToolResults,
+  mode: (value) =>
+    value === "per-call"
+      ? undefined
+      : `must be "per-call": a trim fits every call from scratch (got ${describeJson(value)})`
 }
 
 /** The options, checked: an option problem is an `InvalidInput` naming it. */
@@ -219,7 +242,11 @@ const fitConverted = <M>(
       )
       // fromMessages keeps the message objects (a raw array would be decoded into new ones), which
       // the counts of a count function are keyed by.
-      const fitting = yield* session.fit({ method: "trim", prompt: Prompt.fromMessages(prompt) })
+      const fitting = yield* session.fit({
+        method: "trim",
+        prompt: Prompt.fromMessages(prompt),
+        ...(options.toolTokens === undefined ? {} : { toolReserve: options.toolTokens })
+      })
       // The messages are handed back to be sent: the call is settled as sent (its figures on
       // the metrics, as an AI SDK step's).
       yield* session.settle(fitting, { outcome: "sent" })
@@ -231,14 +258,14 @@ const fitConverted = <M>(
       // CandidateError (a function's throw was found before the fit, on the same messages);
       // an AiError here is a throw of the function on a shortened copy.
       Effect.catchTag("AiError", (error) =>
-        Effect.fail(new PromptWindow.CandidateError({ index: -1, field: "count", problem: `threw: ${error.message}` }))),
-      // A trim offers no tools: their error cannot happen, and would be the input's if it did.
-      Effect.catchTag("ToolDefinitionsError", (error) => Effect.fail(new InvalidInput({ field: "tools", problem: error.message })))
+        Effect.fail(new PromptWindow.CandidateError({ index: -1, field: "count", problem: `threw: ${error.message}` })))
     )
     const { result, requestOverhead, targetTokens } = fitted
-    const cuts = new Map((result.shortened ?? []).map((cut) => [cut.index, cut.keepTokens]))
     const out: Array<M> = []
     const kept: Array<number> = []
+    // The messages sent shortened (rule K6), read off their items as every door reads them: the
+    // tokens of the copy sent, which add up to `tokens`.
+    const shortened: Array<{ readonly index: number; readonly keptTokens: number }> = []
     let tokens = 0
     result.result.window.forEach((item, k) => {
       const index = indexOf(item.metadata)
@@ -246,7 +273,8 @@ const fitConverted = <M>(
       if (original === undefined) return
       tokens += item.tokens
       kept.push(index)
-      const copy = cuts.has(index) ? shortenedCopy(original, result.prompt.content[k]!) : undefined
+      const copy = Shorten.shortenedOf(item) === undefined ? undefined : shortenedCopy(original, result.prompt.content[k]!)
+      if (copy !== undefined) shortened.push({ index, keptTokens: item.tokens })
       out.push(copy ?? original)
     })
     const sent = new Set(kept)
@@ -257,7 +285,7 @@ const fitConverted = <M>(
       report: {
         kept: kept.slice().sort((a, b) => a - b),
         dropped,
-        shortened: [...cuts].map(([index, keptTokens]) => ({ index, keptTokens })),
+        shortened: shortened.sort((a, b) => a.index - b.index),
         tokens,
         requestOverhead,
         targetTokens
@@ -309,7 +337,7 @@ export const trimModelMessagesEffect = <M extends ModelMessages.ModelMessage>(
  * Fits `messages` (OpenAI chat format) into `contextWindow - outputReserve` tokens: resolves
  * with the messages to send — the caller's own objects — and a {@link Report}; rejects with a
  * typed error carrying `_tag` (`InvalidInput`, `TokenizerLoadError`, `CandidateError`,
- * `PinnedBudgetError`, `TurnBudgetError`).
+ * `ToolDefinitionsError`, `PinnedBudgetError`, `TurnBudgetError`).
  *
  * @example
  * ```js

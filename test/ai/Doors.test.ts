@@ -470,13 +470,27 @@ const optionFailures = async (bad: Readonly<Record<string, unknown>>) => {
   return { layer, middleware, prepareStep, trimModelMessages, trim }
 }
 
-/** Every door refused the option with one typed error naming it. */
+/**
+ * The typed error each door refuses an option with (docs/ai.md, docs/ai-sdk.md): the layer,
+ * the middleware and `prepareStep` an `InvalidConfigError` when built, the trims an
+ * `InvalidInput` when called — the class of each door's other errors of its input.
+ */
+const optionErrorOf: Readonly<Record<string, string>> = {
+  layer: "InvalidConfigError",
+  middleware: "InvalidConfigError",
+  prepareStep: "InvalidConfigError",
+  trimModelMessages: "InvalidInput",
+  trim: "InvalidInput"
+}
+
+/** Every door refused the option with its one typed error, naming the same option. */
 const assertOneError = (found: Record<string, { readonly tag: string; readonly option: string | undefined }>, option: string) => {
-  const tags = new Set(Object.values(found).map((f) => f.tag))
   const summary = JSON.stringify(found)
-  assert.strictEqual(tags.size, 1, `one error in every door: ${summary}`)
-  assert.include(["InvalidConfigError", "InvalidInput"], [...tags][0], summary)
-  for (const [name, f] of Object.entries(found)) assert.strictEqual(f.option, option, `${name}: ${summary}`)
+  assert.deepStrictEqual(Object.keys(found).sort(), Object.keys(optionErrorOf).sort(), summary)
+  for (const [name, f] of Object.entries(found)) {
+    assert.strictEqual(f.tag, optionErrorOf[name], `${name}: ${summary}`)
+    assert.strictEqual(f.option, option, `${name}: ${summary}`)
+  }
 }
 
 /**

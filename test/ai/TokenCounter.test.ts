@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { Prompt, Tokenizer } from "effect/ai"
+import { AiError, Prompt, Tokenizer } from "effect/ai"
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { ContextBudget, GreedySlice, OverflowNotifier, RecencyScorer } from "../../src/index.ts"
@@ -71,6 +71,54 @@ describe("TokenCounter.make", () => {
     }).pipe(Effect.provide(TokenCounter.make(() => {
       throw new RangeError("boom")
     }, 0, "my-estimate"))))
+
+  it.effect("thrownBy reads what a counter of make threw back from its AiError, and nothing from any other AiError", () =>
+    Effect.gen(function*() {
+      const counter = yield* TokenCounter.TokenCounter
+      const error = yield* Effect.flip(counter.count(history.content[1]!))
+      assert.strictEqual(TokenCounter.thrownBy(error), "RangeError: boom")
+      const other = AiError.make({ module: "Provider", method: "count", reason: new AiError.UnknownError({ metadata: { thrown: "x" } }) })
+      assert.isUndefined(TokenCounter.thrownBy(other))
+    }).pipe(Effect.provide(TokenCounter.make(() => {
+      throw new RangeError("boom")
+    }, 0, "my-estimate"))))
+
+  it.effect("a counter function that throws on a message: the window fails with a CandidateError on that message's count (its index), as in every front door", () =>
+    Effect.gen(function*() {
+      const budget = new ContextBudget.ContextBudget({ maxTokens: 10_000, targetTokens: 10_000 })
+      const error = yield* Effect.flip(PromptWindow.fit(history, budget))
+      assert.instanceOf(error, PromptWindow.CandidateError)
+      if (!(error instanceof PromptWindow.CandidateError)) return
+      assert.strictEqual(error.index, 2)
+      assert.strictEqual(error.field, "count")
+      assert.strictEqual(error.problem, "threw: RangeError: boom")
+      assert.strictEqual(error.message, "message 2: count threw: RangeError: boom")
+    }).pipe(Effect.provide(Layer.mergeAll(
+      RecencyScorer.layer,
+      GreedySlice.layer,
+      SectionedPlacer.conversation,
+      OverflowNotifier.layerNoop,
+      TokenCounter.make((message) => {
+        if (message.role === "assistant") throw new RangeError("boom")
+        return 10
+      })
+    ))))
+
+  it.effect("a tokenizer's own AiError is not the caller's throw: it passes through the window unchanged", () =>
+    Effect.gen(function*() {
+      const budget = new ContextBudget.ContextBudget({ maxTokens: 10_000, targetTokens: 10_000 })
+      const error = yield* Effect.flip(PromptWindow.fit(history, budget))
+      assert.strictEqual(error._tag, "AiError")
+    }).pipe(Effect.provide(Layer.mergeAll(
+      RecencyScorer.layer,
+      GreedySlice.layer,
+      SectionedPlacer.conversation,
+      OverflowNotifier.layerNoop,
+      Layer.succeed(TokenCounter.TokenCounter, TokenCounter.TokenCounter.of({
+        count: () => Effect.fail(AiError.make({ module: "Tokenizer", method: "tokenize", reason: new AiError.UnknownError({}) })),
+        requestOverhead: 0
+      }))
+    ))))
 
   it.effect("a counter that does not throw counts as before", () =>
     Effect.gen(function*() {

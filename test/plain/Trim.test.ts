@@ -152,3 +152,66 @@ describe("plain/Trim: the count function", () => {
       assert.strictEqual(seen[1], input[1])
     }))
 })
+
+describe("plain/Trim: the session core's rules, as every door has them (issue 25)", () => {
+  const rejected = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e)
+  const fields = (e: unknown) => ({
+    _tag: Reflect.get(Object(e), "_tag"),
+    field: Reflect.get(Object(e), "field"),
+    problem: Reflect.get(Object(e), "problem")
+  })
+  const count = (m: Message) => Math.ceil(JSON.stringify(m).length / 4)
+
+  it("toolTokens: the tools' tokens come off the target by the core's rule, as prepareStep's", async () => {
+    const input = history(200)
+    const without = await trim(input, { contextWindow: 2_000, outputReserve: 100, count })
+    const { messages, report } = await trim(input, { contextWindow: 2_000, outputReserve: 100, count, toolTokens: 700 })
+    assert.strictEqual(without.report.targetTokens, 1_900)
+    assert.strictEqual(report.targetTokens, 1_200)
+    assert.isAtMost(report.tokens, 1_200)
+    assert.isBelow(messages.length, without.messages.length)
+    checkWindow(input, messages)
+  })
+
+  it("toolTokens larger than the room the window leaves: rejects with ToolDefinitionsError (room), as every door", async () => {
+    const error = await rejected(trim(history(4), { contextWindow: 1_000, outputReserve: 100, count, toolTokens: 901 }))
+    assert.strictEqual(Reflect.get(Object(error), "_tag"), "ToolDefinitionsError")
+    assert.strictEqual(Reflect.get(Object(error), "problem"), "room")
+    assert.strictEqual(Reflect.get(Object(error), "availableTokens"), 900)
+  })
+
+  it("toolTokens that is not a whole number of at least 0: rejects with InvalidInput naming it", async () => {
+    for (const toolTokens of [2.5, -1, Number.NaN]) {
+      const error = await rejected(trim(history(4), { contextWindow: 1_000, count, toolTokens }))
+      assert.deepStrictEqual(fields(error)._tag, "InvalidInput")
+      assert.deepStrictEqual(fields(error).field, "toolTokens")
+    }
+  })
+
+  it("mode: \"per-call\" is accepted (a trim's only mode); any other mode rejects with InvalidInput naming mode", async () => {
+    const input = history(6)
+    const same = await trim(input, { contextWindow: 1_000, count, mode: "per-call" })
+    assert.deepStrictEqual(same.report, (await trim(input, { contextWindow: 1_000, count })).report)
+    for (const mode of ["stable", "sometimes"]) {
+      const error = await rejected(Reflect.apply(trim, undefined, [input, { contextWindow: 1_000, count, mode }]))
+      assert.strictEqual(fields(error)._tag, "InvalidInput")
+      assert.strictEqual(fields(error).field, "mode")
+      assert.include(String(fields(error).problem), "must be \"per-call\"")
+      assert.include(String(fields(error).problem), `(got "${mode}")`)
+    }
+  })
+
+  it("a shortened tool result's keptTokens are the tokens of the copy sent: the report's figures add up to tokens", async () => {
+    const big: Message = { role: "tool", tool_call_id: "c", content: Array.from({ length: 900 }, (_, i) => "abcdefghi".slice(0, 1 + i % 9)).join(" ") }
+    const input: Array<Message> = [
+      { role: "system", content: "sys" },
+      { role: "user", content: "run it" },
+      { role: "assistant", tool_calls: [{ id: "c", type: "function", function: { name: "run", arguments: "{}" } }] },
+      big
+    ]
+    const { messages, report } = await trim(input, { contextWindow: 500, count })
+    assert.deepStrictEqual(report.shortened.map((s) => s.index), [3])
+    assert.strictEqual(report.shortened[0]!.keptTokens, count(messages[3]!))
+    assert.strictEqual(messages.reduce((sum, m) => sum + count(m), 0), report.tokens)
+  })
+})

@@ -75,8 +75,8 @@ const sdkToolOf = (words: number) => {
 }
 
 /**
- * The options every door takes for `toolTokens` beside its own: `prepareStep` has the option;
- * the trims have none today, and are given it as the contract (docs: issue 25).
+ * The options every door takes for `toolTokens` beside its own: `prepareStep` and the trims
+ * have the option (the trims since issue 25).
  */
 const toolTokenOption = (settings: Settings): { readonly toolTokens?: number } =>
   settings.toolWords === undefined ? {} : { toolTokens: toolTokensOf(settings.toolWords) }
@@ -133,9 +133,15 @@ export const chatTokens = (all: ReadonlyArray<OpenAIChat.Message>) => {
   return (message: OpenAIChat.Message): number => messageTokens(OpenAIChat.toPromptMessage(message, names))
 }
 
-/** The tag of what a door rejected with: the pipeline's error behind the layer's `AiError`, else `_tag`. */
+/**
+ * The tag of what a door rejected with: the pipeline's error behind the layer's `AiError`, else
+ * `_tag`. Each error under the one name `windowFailure` gives it: the layer names a
+ * `ToolDefinitionsError` `"ToolDefinitions"` (docs/ai.md, "Tool definitions": the name it had
+ * before the error had a class), the other doors reject with the error itself.
+ */
 export const tagOf = (error: unknown): string => {
   if (AiError.isAiError(error)) return WindowedLanguageModel.windowFailure(error) ?? `AiError(${error.reason._tag})`
+  if (error instanceof ToolDefinitions.ToolDefinitionsError) return "ToolDefinitions"
   if (typeof error === "object" && error !== null && "_tag" in error && typeof error._tag === "string") return error._tag
   return `untagged: ${String(error)}`
 }
