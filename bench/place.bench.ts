@@ -42,9 +42,9 @@ import {
   type ScoredItem,
   UShapedPlacer
 } from "../src/index.ts"
-import { chronologicalOrderFast, readTimes } from "../src/internal/chronological.ts"
+import { chronologicalOrderFast, readTimes } from "../src/placers/internal/chronological.ts"
 import { placeFromRefs, reusable, type Scratch } from "../src/internal/scratch.ts"
-import { readScoresAsKeys, uShapedOrderFast } from "../src/internal/uShaped.ts"
+import { readScoresAsKeys, uShapedOrderFast } from "../src/placers/internal/uShaped.ts"
 import { chronologicalBaseline, uShapedBaseline } from "./baseline.ts"
 import { generate, untimedVariant } from "./generate.ts"
 

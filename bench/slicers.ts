@@ -18,7 +18,7 @@ import { ContextItem } from "../src/ContextItem.ts"
 import type { ScoredItem } from "../src/ScoredItem.ts"
 import * as GreedySlice from "../src/slicers/GreedySlice.ts"
 import * as KnapsackSlice from "../src/slicers/KnapsackSlice.ts"
-import { SlicerError } from "../src/SlicerError.ts"
+import { SlicerError } from "../src/slicers/SlicerError.ts"
 import { xorshift32 } from "./generate.ts"
 
 const arg = (key: string, fallback: number): number => {

@@ -15,7 +15,7 @@ export * as CallReportLog from "./ai/CallReportLog.ts"
 /** @since 0.1.0 */
 export * as ChronologicalPlacer from "./placers/ChronologicalPlacer.ts"
 /** @since 0.2.0 */
-export * as Classify from "./Classify.ts"
+export * as Classify from "./stages/Classify.ts"
 /** @since 0.2.0 */
 export * as CompositeScorer from "./scorers/CompositeScorer.ts"
 /** @since 0.1.0 */
@@ -43,7 +43,7 @@ export * as CurrentTurn from "./ai/CurrentTurn.ts"
 /** @since 0.2.0 */
 export * as DecayScorer from "./scorers/DecayScorer.ts"
 /** @since 0.2.0 */
-export * as Deduplicate from "./Deduplicate.ts"
+export * as Deduplicate from "./stages/Deduplicate.ts"
 /** @since 0.1.0 */
 export * as ExcludedItem from "./ExcludedItem.ts"
 /** @since 0.1.0 */
@@ -87,17 +87,17 @@ export * as Pipeline from "./Pipeline.ts"
 /** @since 0.2.0 */
 export * as PipelineResult from "./PipelineResult.ts"
 /** @since 0.1.0 */
-export * as Place from "./Place.ts"
+export * as Place from "./stages/Place.ts"
 /** @since 0.1.0 */
 export * as PlaceResult from "./PlaceResult.ts"
 /** @since 0.1.0 */
-export * as Placer from "./Placer.ts"
+export * as Placer from "./placers/Placer.ts"
 /** @since 0.3.0 */
 export * as PlacerConfig from "./placers/PlacerConfig.ts"
 /** @since 0.1.0 */
-export * as PlacerContractError from "./PlacerContractError.ts"
+export * as PlacerContractError from "./placers/PlacerContractError.ts"
 /** @since 0.1.0 */
-export * as PlacerError from "./PlacerError.ts"
+export * as PlacerError from "./placers/PlacerError.ts"
 /** @since 0.2.0 */
 export * as Policy from "./Policy.ts"
 /** @since 0.2.0 */
@@ -119,15 +119,15 @@ export * as ReportMetrics from "./ReportMetrics.ts"
 /** @since 0.2.0 */
 export * as ScaledScorer from "./scorers/ScaledScorer.ts"
 /** @since 0.2.0 */
-export * as Score from "./Score.ts"
+export * as Score from "./stages/Score.ts"
 /** @since 0.1.0 */
 export * as ScoredItem from "./ScoredItem.ts"
 /** @since 0.2.0 */
-export * as Scorer from "./Scorer.ts"
+export * as Scorer from "./scorers/Scorer.ts"
 /** @since 0.3.0 */
 export * as ScorerConfig from "./scorers/ScorerConfig.ts"
 /** @since 0.2.0 */
-export * as ScorerError from "./ScorerError.ts"
+export * as ScorerError from "./scorers/ScorerError.ts"
 /** @since 0.2.0 */
 export * as SectionedPlacer from "./placers/SectionedPlacer.ts"
 /** @since 0.2.0 */
@@ -135,17 +135,17 @@ export * as SelectionReport from "./SelectionReport.ts"
 /** @since 0.3.0 */
 export * as Shorten from "./ai/Shorten.ts"
 /** @since 0.2.0 */
-export * as Slice from "./Slice.ts"
+export * as Slice from "./stages/Slice.ts"
 /** @since 0.2.0 */
-export * as Slicer from "./Slicer.ts"
+export * as Slicer from "./slicers/Slicer.ts"
 /** @since 0.3.0 */
 export * as SlicerConfig from "./slicers/SlicerConfig.ts"
 /** @since 0.2.0 */
-export * as SlicerContractError from "./SlicerContractError.ts"
+export * as SlicerContractError from "./slicers/SlicerContractError.ts"
 /** @since 0.2.0 */
-export * as SlicerError from "./SlicerError.ts"
+export * as SlicerError from "./slicers/SlicerError.ts"
 /** @since 0.2.0 */
-export * as Sort from "./Sort.ts"
+export * as Sort from "./stages/Sort.ts"
 /** @since 0.3.0 */
 export * as StableWindow from "./ai/StableWindow.ts"
 /** @since 0.3.0 */

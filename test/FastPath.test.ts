@@ -22,10 +22,10 @@ import {
   UShapedPlacer
 } from "../src/index.ts"
 import type { ScoredItem } from "../src/index.ts"
-import * as Chronological from "../src/internal/chronological.ts"
+import * as Chronological from "../src/placers/internal/chronological.ts"
 import { type Keys, sortKeys, sortWholeNumbers, toKeys } from "../src/internal/radix.ts"
 import * as Scratch from "../src/internal/scratch.ts"
-import * as UShaped from "../src/internal/uShaped.ts"
+import * as UShaped from "../src/placers/internal/uShaped.ts"
 
 // ---------------------------------------------------------------------------------------------
 // Oracles: the specification's pseudocode, returning input indices in placed order.

@@ -134,7 +134,18 @@ const loops = (graph: Graph, limit = 12): Array<string> =>
     return out
   })
 
-const isInternal = (file: string) => file.startsWith("src/internal/")
+/** A module of an `internal/` folder: the shared `src/internal/` or an area's (`src/ai/internal/`). */
+const isInternal = (file: string) => file.split("/").includes("internal")
+
+/** The area a module belongs to: its first folder under src/ (`ai`, `scorers`…), or `root`. */
+const areaOf = (file: string): string => {
+  const parts = file.split("/")
+  return parts.length > 2 && parts[1] !== "internal" ? parts[1]! : "root"
+}
+
+/** The core's areas: the pipeline and its families, below every integration. */
+const coreAreas = new Set(["root", "scorers", "slicers", "placers", "stages"])
+const integrations = ["src/ai/", "src/adapters/", "src/plain/", "src/cli/"]
 
 /**
  * Every internal module that reaches a public module that reaches it back: the internal's
@@ -209,8 +220,58 @@ describe("the import graph of src/", () => {
     assert.deepStrictEqual(found, [], `import circles in src/:\n${found.join("\n")}`)
   })
 
-  it("no module under src/internal/ imports a public module that imports it back", () => {
+  it("no module under an internal/ folder imports a public module that imports it back", () => {
     const found = backEdges(readGraph("src"))
     assert.deepStrictEqual(found, [], `internal modules above their users:\n${found.join("\n")}`)
+  })
+
+  it("the core's internal modules never import ai/, adapters/, plain/ or cli/", () => {
+    const graph = readGraph("src")
+    const found = graph.files
+      .filter((file) => isInternal(file) && coreAreas.has(areaOf(file)))
+      .flatMap((file) =>
+        (graph.imports.get(file) ?? [])
+          .filter((target) => integrations.some((prefix) => target.startsWith(prefix)))
+          .map((target) => `${file} -> ${target}`)
+      )
+    assert.deepStrictEqual(found, [], `core internals that import an integration:\n${found.join("\n")}`)
+  })
+
+  it("an area's internal modules are imported from that area only", () => {
+    const graph = readGraph("src")
+    const found: Array<string> = []
+    for (const [file, targets] of graph.imports) {
+      for (const target of targets) {
+        if (!isInternal(target) || target.startsWith("src/internal/")) continue
+        if (areaOf(target) !== areaOf(file)) found.push(`${file} -> ${target}`)
+      }
+    }
+    assert.deepStrictEqual(found, [], `imports of another area's internal modules:\n${found.join("\n")}`)
+  })
+
+  it("src/internal/ holds only helpers that more than one area uses", () => {
+    const graph = readGraph("src")
+    // The areas that reach a shared helper through other shared helpers only.
+    const users = new Map<string, Set<string>>()
+    for (const file of graph.files) {
+      if (file.startsWith("src/internal/")) continue
+      const seen = new Set<string>()
+      const queue = (graph.imports.get(file) ?? []).filter((t) => t.startsWith("src/internal/"))
+      while (queue.length > 0) {
+        const helper = queue.pop()!
+        if (seen.has(helper)) continue
+        seen.add(helper)
+        queue.push(...(graph.imports.get(helper) ?? []).filter((t) => t.startsWith("src/internal/")))
+      }
+      for (const helper of seen) {
+        const areas = users.get(helper) ?? new Set<string>()
+        areas.add(areaOf(file))
+        users.set(helper, areas)
+      }
+    }
+    const found = [...users]
+      .filter(([, areas]) => areas.size === 1 && !areas.has("root"))
+      .map(([helper, areas]) => `${helper} is used by ${[...areas][0]}/ only: move it to src/${[...areas][0]}/internal/`)
+    assert.deepStrictEqual(found, [], found.join("\n"))
   })
 })

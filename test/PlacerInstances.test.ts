@@ -9,7 +9,7 @@ import { Effect } from "effect"
 import { chronologicalBaseline, uShapedBaseline } from "../bench/baseline.ts"
 import { ChronologicalPlacer, ContextItem, Placer, type ScoredItem, Timestamp, UShapedPlacer } from "../src/index.ts"
 import * as Scratch from "../src/internal/scratch.ts"
-import { placeUShaped } from "../src/internal/uShaped.ts"
+import { placeUShaped } from "../src/placers/internal/uShaped.ts"
 
 /** `n` items whose scores and timestamps depend on `seed`, with ties and untimed items. */
 const itemsOf = (n: number, seed: number): Array<ScoredItem.ScoredItem> =>

@@ -33,8 +33,7 @@ import * as SessionOptions from "../ai/SessionOptions.ts"
 import * as TokenCounter from "../ai/TokenCounter.ts"
 import * as ToolDefinitions from "../ai/ToolDefinitions.ts"
 import { describeThrown } from "../internal/describeThrown.ts"
-import { watchStream } from "../internal/watchStream.ts"
-import * as windowSpan from "../internal/windowSpan.ts"
+import { watchStream } from "./internal/watchStream.ts"
 import * as AiSdkPrompt from "./AiSdkPrompt.ts"
 
 /**
@@ -396,11 +395,11 @@ export const middleware = (options: Options): LanguageModelMiddleware => {
     let started = false
     let model: string | undefined
     let reported: CallReport.Reported | undefined
-    let providerError: windowSpan.ProviderError | undefined
+    let providerError: Session.ProviderError | undefined
     return watchStream<StreamPart>(stream, {
       chunk: (part) => {
         started = true
-        providerError ??= windowSpan.providerErrorOf(part)
+        providerError ??= Session.providerErrorOf(part)
         if (part.type === "response-metadata") model = part.modelId ?? model
         if (part.type === "finish") reported = reportedOf(part.usage, model)
       },

@@ -31,7 +31,7 @@
  * @since 0.3.0
  */
 import { Context, Layer, Schema } from "effect"
-import * as Hash from "../internal/hash.ts"
+import * as Hash from "./internal/hash.ts"
 
 /**
  * A mark's lifetime: Anthropic's 5 minutes (the default) or 1 hour.

@@ -15,7 +15,7 @@
  */
 import { Context, Effect } from "effect"
 import type { Prompt } from "effect/ai"
-import * as Hash from "../internal/hash.ts"
+import * as Hash from "./internal/hash.ts"
 
 /**
  * The current call's conversation key; `undefined` (the default) leaves the choice to the layer.

@@ -20,7 +20,7 @@ import { Clock, type Duration, Effect, Layer } from "effect"
 import * as Base64 from "effect/encoding/Base64"
 import * as KeyValueStore from "effect/persistence/KeyValueStore"
 import { InvalidConfigError } from "../InvalidConfigError.ts"
-import { positiveMillis } from "../internal/storeOptions.ts"
+import { positiveMillis } from "./internal/storeOptions.ts"
 
 /**
  * Options of {@link layer}.

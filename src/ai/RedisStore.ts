@@ -25,7 +25,7 @@ import * as KeyValueStore from "effect/persistence/KeyValueStore"
 import * as Redis from "effect/persistence/Redis"
 import { InvalidConfigError } from "../InvalidConfigError.ts"
 import { describeThrown } from "../internal/describeThrown.ts"
-import { positiveMillis } from "../internal/storeOptions.ts"
+import { positiveMillis } from "./internal/storeOptions.ts"
 
 /**
  * Options of {@link layer}.

@@ -34,14 +34,14 @@ import type { AiError, Prompt } from "effect/ai"
 import { KeyValueStore } from "effect/persistence"
 import { ContextBudget } from "../ContextBudget.ts"
 import { InvalidConfigError } from "../InvalidConfigError.ts"
-import * as windowSpan from "../internal/windowSpan.ts"
+import * as windowSpan from "./internal/windowSpan.ts"
 import * as OverflowNotifier from "../OverflowNotifier.ts"
 import type * as Pipeline from "../Pipeline.ts"
-import type * as Placer from "../Placer.ts"
+import type * as Placer from "../placers/Placer.ts"
 import * as SectionedPlacer from "../placers/SectionedPlacer.ts"
-import * as Scorer from "../Scorer.ts"
+import * as Scorer from "../scorers/Scorer.ts"
 import * as RecencyScorer from "../scorers/RecencyScorer.ts"
-import * as Slicer from "../Slicer.ts"
+import * as Slicer from "../slicers/Slicer.ts"
 import * as FirstFitSlice from "../slicers/FirstFitSlice.ts"
 import type * as CacheModel from "./CacheModel.ts"
 import * as Calibration from "./Calibration.ts"
@@ -55,6 +55,23 @@ import { TokenCounter } from "./TokenCounter.ts"
 import * as ToolDefinitions from "./ToolDefinitions.ts"
 import * as WindowMetrics from "./WindowMetrics.ts"
 import * as WindowStore from "./WindowStore.ts"
+
+/**
+ * An `error` part a streamed answer carried, as a door reads it off the stream and gives it to
+ * {@link Service.settle} (`Ended.providerError`).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type ProviderError = windowSpan.ProviderError
+
+/**
+ * A stream part's error, when it is an `error` part (AI SDK and `effect/ai` alike).
+ *
+ * @since 0.3.0
+ * @category streams
+ */
+export const providerErrorOf: (part: unknown) => ProviderError | undefined = windowSpan.providerErrorOf
 
 /**
  * A session's windows: stable across calls, or fitted from scratch at every call.

@@ -30,7 +30,7 @@ import { AiError, LanguageModel, type Prompt, type Response, type Tool } from "e
 import type { KeyValueStore } from "effect/persistence"
 import type { NoExcessProperties } from "effect/Types"
 import { InvalidConfigError } from "../InvalidConfigError.ts"
-import * as windowSpan from "../internal/windowSpan.ts"
+import * as windowSpan from "./internal/windowSpan.ts"
 import * as Report from "./CallReport.ts"
 import * as Session from "./Session.ts"
 import * as SessionOptions from "./SessionOptions.ts"

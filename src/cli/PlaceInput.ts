@@ -20,7 +20,7 @@ import { Data, Effect, Exit, FileSystem, Option, Result, Schema, SchemaGetter, S
 import * as ContextBudget from "../ContextBudget.ts"
 import * as ContextItem from "../ContextItem.ts"
 import { describePlatformError, schemaProblems } from "../internal/conformanceMessages.ts"
-import * as DecodeItems from "../internal/decodeItems.ts"
+import * as DecodeItems from "./internal/decodeItems.ts"
 import * as FastDecode from "../internal/fastDecode.ts"
 import * as ScoredItem from "../ScoredItem.ts"
 import * as JsonDepth from "./JsonDepth.ts"

@@ -28,7 +28,7 @@
  */
 import { Effect, type Layer, Result, Schema } from "effect"
 import type * as OverflowStrategy from "../OverflowStrategy.ts"
-import type * as Placer from "../Placer.ts"
+import type * as Placer from "../placers/Placer.ts"
 import * as ChronologicalPlacer from "../placers/ChronologicalPlacer.ts"
 import * as UShapedPlacer from "../placers/UShapedPlacer.ts"
 import * as Policy from "../Policy.ts"

@@ -26,9 +26,9 @@ import * as OverflowNotifier from "../OverflowNotifier.ts"
 import type * as OverflowStrategy from "../OverflowStrategy.ts"
 import * as Pipeline from "../Pipeline.ts"
 import * as Policy from "../Policy.ts"
-import * as Scorer from "../Scorer.ts"
+import * as Scorer from "../scorers/Scorer.ts"
 import type * as SelectionReport from "../SelectionReport.ts"
-import * as Slicer from "../Slicer.ts"
+import * as Slicer from "../slicers/Slicer.ts"
 import {
   decodeEntry,
   decodeSlicer,

@@ -10,7 +10,7 @@
  */
 import { Effect, Result, Schema } from "effect"
 import { showList } from "../internal/conformanceMessages.ts"
-import * as Placer from "../Placer.ts"
+import * as Placer from "../placers/Placer.ts"
 import type * as ScoredItem from "../ScoredItem.ts"
 import { PlacerName, placerLayer } from "./Components.ts"
 import { compareList, describeError, judge, type Outcome } from "./Report.ts"

@@ -9,7 +9,7 @@
  */
 import { Effect } from "effect"
 import type { ScoredItem } from "../ScoredItem.ts"
-import * as Slicer from "../Slicer.ts"
+import * as Slicer from "../slicers/Slicer.ts"
 
 /** The current slicer on `sorted` against `budget`, in the current (slice) span. */
 export const runSlicer = (

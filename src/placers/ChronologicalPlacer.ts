@@ -9,9 +9,9 @@
  */
 import * as Layer from "effect/Layer"
 import type { ContextItem } from "../ContextItem.ts"
-import * as BuiltInPlacer from "../internal/builtInPlacer.ts"
-import { chronologicalOrder, chronologicalOrderAny, placeChronological } from "../internal/chronological.ts"
-import * as Placer from "../Placer.ts"
+import * as BuiltInPlacer from "./internal/builtInPlacer.ts"
+import { chronologicalOrder, chronologicalOrderAny, placeChronological } from "./internal/chronological.ts"
+import * as Placer from "./Placer.ts"
 import type { ScoredItem } from "../ScoredItem.ts"
 
 /**

@@ -20,7 +20,7 @@
 import { Effect, Result, Schema } from "effect"
 import { Prompt } from "effect/ai"
 import { describeValue } from "../internal/describeThrown.ts"
-import { issuePath } from "../internal/issuePath.ts"
+import { issuePath } from "./internal/issuePath.ts"
 import { InvalidInput } from "./InvalidInput.ts"
 
 const Text = Schema.Struct({ type: Schema.Literal("text"), text: Schema.String })

@@ -21,12 +21,12 @@
 import { Effect } from "effect"
 import type { ContextItem } from "../ContextItem.ts"
 import { describeValue } from "../internal/describeThrown.ts"
-import { checkLength, isScore, notAScore } from "../internal/scoreChecks.ts"
+import { checkLength, isScore, notAScore } from "./internal/scoreChecks.ts"
 import { guarded, reusable } from "../internal/scratch.ts"
-import { writerOf } from "../internal/scoreWriters.ts"
+import { writerOf } from "./internal/scoreWriters.ts"
 import { InvalidConfigError } from "../InvalidConfigError.ts"
-import type * as Scorer from "../Scorer.ts"
-import type { ScorerError } from "../ScorerError.ts"
+import type * as Scorer from "./Scorer.ts"
+import type { ScorerError } from "./ScorerError.ts"
 
 /**
  * The scorer's name.

@@ -21,7 +21,7 @@
 import { Clock, DateTime, Duration, Effect, Option } from "effect"
 import type { ContextItem } from "../ContextItem.ts"
 import { InvalidConfigError } from "../InvalidConfigError.ts"
-import type * as Scorer from "../Scorer.ts"
+import type * as Scorer from "./Scorer.ts"
 
 /**
  * The scorer's name.

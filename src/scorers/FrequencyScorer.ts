@@ -26,8 +26,8 @@
 import { Effect } from "effect"
 import type { ContextItem } from "../ContextItem.ts"
 import { foldAscii } from "../internal/caseInsensitiveName.ts"
-import { positionsOfRepeats } from "../internal/repeatedObjects.ts"
-import * as Scorer from "../Scorer.ts"
+import { positionsOfRepeats } from "./internal/repeatedObjects.ts"
+import * as Scorer from "./Scorer.ts"
 
 /**
  * The scorer's name.

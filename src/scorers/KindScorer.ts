@@ -15,9 +15,9 @@ import { Effect } from "effect"
 import type { ContextItem } from "../ContextItem.ts"
 import * as ContextKind from "../ContextKind.ts"
 import type { InvalidConfigError } from "../InvalidConfigError.ts"
-import { withWriter } from "../internal/scoreWriters.ts"
-import { checkWeights, type WeightsInput } from "../internal/weightMap.ts"
-import * as Scorer from "../Scorer.ts"
+import { withWriter } from "./internal/scoreWriters.ts"
+import { checkWeights, type WeightsInput } from "./internal/weightMap.ts"
+import * as Scorer from "./Scorer.ts"
 
 /**
  * The scorer's name.

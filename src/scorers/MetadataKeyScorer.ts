@@ -14,7 +14,7 @@
 import { Effect } from "effect"
 import type { ContextItem } from "../ContextItem.ts"
 import { InvalidConfigError } from "../InvalidConfigError.ts"
-import type * as Scorer from "../Scorer.ts"
+import type * as Scorer from "./Scorer.ts"
 
 /**
  * The scorer's name.

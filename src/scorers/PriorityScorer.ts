@@ -13,9 +13,9 @@
  */
 import { Effect } from "effect"
 import type { ContextItem } from "../ContextItem.ts"
-import { writeRankScores } from "../internal/rankScores.ts"
-import { withWriter } from "../internal/scoreWriters.ts"
-import * as Scorer from "../Scorer.ts"
+import { writeRankScores } from "./internal/rankScores.ts"
+import { withWriter } from "./internal/scoreWriters.ts"
+import * as Scorer from "./Scorer.ts"
 
 /**
  * The scorer's name.

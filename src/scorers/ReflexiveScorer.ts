@@ -9,7 +9,7 @@
  */
 import { Effect } from "effect"
 import type { ContextItem } from "../ContextItem.ts"
-import * as Scorer from "../Scorer.ts"
+import * as Scorer from "./Scorer.ts"
 
 /**
  * The scorer's name.

@@ -24,10 +24,10 @@
  */
 import { Effect } from "effect"
 import type { ContextItem } from "../ContextItem.ts"
-import { positionsOfRepeats } from "../internal/repeatedObjects.ts"
-import { checkLength, isScore, notAScore } from "../internal/scoreChecks.ts"
-import type * as Scorer from "../Scorer.ts"
-import { ScorerError } from "../ScorerError.ts"
+import { positionsOfRepeats } from "./internal/repeatedObjects.ts"
+import { checkLength, isScore, notAScore } from "./internal/scoreChecks.ts"
+import type * as Scorer from "./Scorer.ts"
+import { ScorerError } from "./ScorerError.ts"
 
 /**
  * The scorer's name.

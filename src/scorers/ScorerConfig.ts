@@ -24,7 +24,7 @@
 import { DateTime, Effect, Schema } from "effect"
 import { at, join } from "../internal/configPath.ts"
 import type { InvalidConfigError } from "../InvalidConfigError.ts"
-import type * as Scorer from "../Scorer.ts"
+import type * as Scorer from "./Scorer.ts"
 import { Timestamp } from "../Timestamp.ts"
 import * as CompositeScorer from "./CompositeScorer.ts"
 import * as DecayScorer from "./DecayScorer.ts"

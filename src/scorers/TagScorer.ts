@@ -16,8 +16,8 @@ import { Effect } from "effect"
 import type { ContextItem } from "../ContextItem.ts"
 import { InvalidConfigError } from "../InvalidConfigError.ts"
 import { foldAscii } from "../internal/caseInsensitiveName.ts"
-import { checkWeights, type WeightsInput } from "../internal/weightMap.ts"
-import type * as Scorer from "../Scorer.ts"
+import { checkWeights, type WeightsInput } from "./internal/weightMap.ts"
+import type * as Scorer from "./Scorer.ts"
 
 /**
  * The scorer's name.

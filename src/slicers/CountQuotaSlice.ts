@@ -24,9 +24,9 @@
  * @since 0.2.0
  */
 import { Effect, Layer } from "effect"
-import * as CountQuota from "../internal/countQuota.ts"
+import * as CountQuota from "./internal/countQuota.ts"
 import { InvalidConfigError } from "../InvalidConfigError.ts"
-import * as Slicer from "../Slicer.ts"
+import * as Slicer from "./Slicer.ts"
 import * as KnapsackSlice from "./KnapsackSlice.ts"
 
 /**

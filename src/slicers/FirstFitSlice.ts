@@ -15,12 +15,12 @@
  * @since 0.3.0
  */
 import { Effect, type Layer } from "effect"
-import { readColumns } from "../internal/readColumns.ts"
+import { readColumns } from "./internal/readColumns.ts"
 import { isSafeTotal } from "../internal/tokens.ts"
-import { unsafeRemaining } from "../internal/unsafeRemaining.ts"
+import { unsafeRemaining } from "./internal/unsafeRemaining.ts"
 import type { ScoredItem } from "../ScoredItem.ts"
-import * as Slicer from "../Slicer.ts"
-import { SlicerError } from "../SlicerError.ts"
+import * as Slicer from "./Slicer.ts"
+import { SlicerError } from "./SlicerError.ts"
 
 /**
  * The slicer's name, as it appears in spans, reports and errors.

@@ -16,15 +16,15 @@
  */
 import { Effect, type Layer } from "effect"
 import { type Layout, sortKeys, toKeys } from "../internal/radix.ts"
-import { readColumns } from "../internal/readColumns.ts"
+import { readColumns } from "./internal/readColumns.ts"
 import type { Scratch } from "../internal/scratch.ts"
 import { orderByScoreDescending } from "../internal/sortByScore.ts"
 import { withStageScratch } from "../internal/stageScratch.ts"
 import { isSafeTotal } from "../internal/tokens.ts"
-import { unsafeRemaining } from "../internal/unsafeRemaining.ts"
+import { unsafeRemaining } from "./internal/unsafeRemaining.ts"
 import type { ScoredItem } from "../ScoredItem.ts"
-import * as Slicer from "../Slicer.ts"
-import { SlicerError } from "../SlicerError.ts"
+import * as Slicer from "./Slicer.ts"
+import { SlicerError } from "./SlicerError.ts"
 
 /**
  * The slicer's name, as it appears in spans, reports and errors.

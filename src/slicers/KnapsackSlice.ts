@@ -17,11 +17,11 @@
  * @since 0.2.0
  */
 import { Effect, Layer } from "effect"
-import { readColumns } from "../internal/readColumns.ts"
+import { readColumns } from "./internal/readColumns.ts"
 import { InvalidConfigError } from "../InvalidConfigError.ts"
 import type { ScoredItem } from "../ScoredItem.ts"
-import * as Slicer from "../Slicer.ts"
-import { SlicerError } from "../SlicerError.ts"
+import * as Slicer from "./Slicer.ts"
+import { SlicerError } from "./SlicerError.ts"
 
 /**
  * The slicer's name, as it appears in spans, reports and errors.

@@ -38,8 +38,8 @@ import type { ExclusionReason } from "../ExclusionReason.ts"
 import { isSafeTotal } from "../internal/tokens.ts"
 import { InvalidConfigError } from "../InvalidConfigError.ts"
 import type { ScoredItem } from "../ScoredItem.ts"
-import * as Slicer from "../Slicer.ts"
-import { SlicerError } from "../SlicerError.ts"
+import * as Slicer from "./Slicer.ts"
+import { SlicerError } from "./SlicerError.ts"
 
 /**
  * The slicer's name, as it appears in spans, reports and errors.

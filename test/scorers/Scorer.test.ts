@@ -3,9 +3,9 @@ import { Cause, Effect, Exit, Layer } from "effect"
 import * as CompositeScorer from "../../src/scorers/CompositeScorer.ts"
 import * as ReflexiveScorer from "../../src/scorers/ReflexiveScorer.ts"
 import * as ScaledScorer from "../../src/scorers/ScaledScorer.ts"
-import * as Score from "../../src/Score.ts"
-import * as Scorer from "../../src/Scorer.ts"
-import { ScorerError } from "../../src/ScorerError.ts"
+import * as Score from "../../src/stages/Score.ts"
+import * as Scorer from "../../src/scorers/Scorer.ts"
+import { ScorerError } from "../../src/scorers/ScorerError.ts"
 import { scorerItem as item } from "../support/scorerItems.ts"
 
 const items = [item("a", { hint: 0.1 }), item("b", { hint: 0.9 }), item("c", { hint: 0.5 })]

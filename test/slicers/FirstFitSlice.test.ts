@@ -7,8 +7,8 @@ import { Effect } from "effect"
 import fc from "fast-check"
 import { ContextItem } from "../../src/ContextItem.ts"
 import type { ScoredItem } from "../../src/ScoredItem.ts"
-import * as Slicer from "../../src/Slicer.ts"
-import { SlicerError } from "../../src/SlicerError.ts"
+import * as Slicer from "../../src/slicers/Slicer.ts"
+import { SlicerError } from "../../src/slicers/SlicerError.ts"
 import * as FirstFitSlice from "../../src/slicers/FirstFitSlice.ts"
 
 const scored = (content: string, tokens: number, score: number): ScoredItem => ({

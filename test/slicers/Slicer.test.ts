@@ -2,8 +2,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Cause, Effect, Exit } from "effect"
 import { ContextItem } from "../../src/ContextItem.ts"
 import type { ScoredItem } from "../../src/ScoredItem.ts"
-import * as Slicer from "../../src/Slicer.ts"
-import { SlicerError } from "../../src/SlicerError.ts"
+import * as Slicer from "../../src/slicers/Slicer.ts"
+import { SlicerError } from "../../src/slicers/SlicerError.ts"
 
 const sorted: ReadonlyArray<ScoredItem> = [
   { item: new ContextItem({ content: "a", tokens: 1 }), score: 0.9 },

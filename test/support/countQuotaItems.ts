@@ -9,7 +9,7 @@ import { ContextItem } from "../../src/ContextItem.ts"
 import type { CountRequirementError } from "../../src/CountRequirementError.ts"
 import * as ExclusionReason from "../../src/ExclusionReason.ts"
 import type { ScoredItem } from "../../src/ScoredItem.ts"
-import type * as Slicer from "../../src/Slicer.ts"
+import type * as Slicer from "../../src/slicers/Slicer.ts"
 import type { SpecEntry, SpecResult } from "./specCountQuota.ts"
 
 export const scored = (content: string, tokens: number, score: number, kind = "Message"): ScoredItem => ({

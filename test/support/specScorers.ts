@@ -5,7 +5,7 @@
  */
 import { Effect } from "effect"
 import type { ContextItem } from "../../src/ContextItem.ts"
-import type * as Scorer from "../../src/Scorer.ts"
+import type * as Scorer from "../../src/scorers/Scorer.ts"
 
 /** The chapters' scorer shape: `Score(item, allItems) -> float64`. */
 export type SpecScorer = (item: ContextItem, allItems: ReadonlyArray<ContextItem>) => number

@@ -11,16 +11,16 @@
  * @internal
  */
 import { Effect } from "effect"
-import { CountRequirementError } from "../CountRequirementError.ts"
-import type { CountRequirementShortfall } from "../CountRequirementShortfall.ts"
-import * as ExclusionReason from "../ExclusionReason.ts"
-import { InvalidConfigError } from "../InvalidConfigError.ts"
-import type { ScoredItem } from "../ScoredItem.ts"
+import { CountRequirementError } from "../../CountRequirementError.ts"
+import type { CountRequirementShortfall } from "../../CountRequirementShortfall.ts"
+import * as ExclusionReason from "../../ExclusionReason.ts"
+import { InvalidConfigError } from "../../InvalidConfigError.ts"
+import type { ScoredItem } from "../../ScoredItem.ts"
 import * as Slicer from "../Slicer.ts"
 import { SlicerError } from "../SlicerError.ts"
-import { foldAscii } from "./caseInsensitiveName.ts"
-import { orderByScoreDescending } from "./sortByScore.ts"
-import { isSafeTotal } from "./tokens.ts"
+import { foldAscii } from "../../internal/caseInsensitiveName.ts"
+import { orderByScoreDescending } from "../../internal/sortByScore.ts"
+import { isSafeTotal } from "../../internal/tokens.ts"
 
 /** What a count-quota entry is given as: a kind, and optional counts. */
 export interface EntryOptions {

@@ -4,7 +4,7 @@
  * @internal
  */
 import { Effect } from "effect"
-import { InvalidConfigError } from "../InvalidConfigError.ts"
+import { InvalidConfigError } from "../../InvalidConfigError.ts"
 
 /** A weight per name, as a `Map` or a plain record. */
 export type WeightsInput = ReadonlyMap<string, number> | Readonly<Record<string, number>>

@@ -9,11 +9,11 @@
  * @internal
  */
 import { Effect } from "effect"
-import type * as CacheModel from "../ai/CacheModel.ts"
-import type * as StableWindow from "../ai/StableWindow.ts"
-import * as WindowMetrics from "../ai/WindowMetrics.ts"
-import type * as WindowStore from "../ai/WindowStore.ts"
-import type { PipelineResult } from "../PipelineResult.ts"
+import type * as CacheModel from "../CacheModel.ts"
+import type * as StableWindow from "../StableWindow.ts"
+import * as WindowMetrics from "../WindowMetrics.ts"
+import type * as WindowStore from "../WindowStore.ts"
+import type { PipelineResult } from "../../PipelineResult.ts"
 
 /** A fitted call's figures, as the span's attributes and the metrics take them. */
 export interface Fit {

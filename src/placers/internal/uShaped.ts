@@ -11,11 +11,11 @@
  *
  * @internal
  */
-import type { ContextItem } from "../ContextItem.ts"
-import type { ScoredItem } from "../ScoredItem.ts"
-import { finishKeys, HI, type Keys, keyHigh, keyLow, type Layout, LO, sortKeys } from "./radix.ts"
-import { fresh, placeFromRefs, type Scratch } from "./scratch.ts"
-import { sortIdsByKey } from "./stableSort.ts"
+import type { ContextItem } from "../../ContextItem.ts"
+import type { ScoredItem } from "../../ScoredItem.ts"
+import { finishKeys, HI, type Keys, keyHigh, keyLow, type Layout, LO, sortKeys } from "../../internal/radix.ts"
+import { fresh, placeFromRefs, type Scratch } from "../../internal/scratch.ts"
+import { sortIdsByKey } from "../../internal/stableSort.ts"
 
 /**
  * From this many items up, the radix path is the faster (measured on the benchmark's inputs:

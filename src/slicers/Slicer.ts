@@ -13,12 +13,12 @@
  * @since 0.2.0
  */
 import { Context, Effect, Layer } from "effect"
-import type { ContextItem } from "./ContextItem.ts"
-import type { CountRequirementError } from "./CountRequirementError.ts"
-import type { CountRequirementShortfall } from "./CountRequirementShortfall.ts"
-import type { ExclusionReason } from "./ExclusionReason.ts"
-import { describeThrown } from "./internal/describeThrown.ts"
-import type { ScoredItem } from "./ScoredItem.ts"
+import type { ContextItem } from "../ContextItem.ts"
+import type { CountRequirementError } from "../CountRequirementError.ts"
+import type { CountRequirementShortfall } from "../CountRequirementShortfall.ts"
+import type { ExclusionReason } from "../ExclusionReason.ts"
+import { describeThrown } from "../internal/describeThrown.ts"
+import type { ScoredItem } from "../ScoredItem.ts"
 import { SlicerContractError } from "./SlicerContractError.ts"
 import { SlicerError } from "./SlicerError.ts"
 

@@ -15,10 +15,10 @@
  *
  * @internal
  */
-import type { ContextItem } from "../ContextItem.ts"
-import { type Layout, sortKeys, sortWholeNumbers, toKeys } from "./radix.ts"
-import type { Scratch } from "./scratch.ts"
-import { withStageScratch } from "./stageScratch.ts"
+import type { ContextItem } from "../../ContextItem.ts"
+import { type Layout, sortKeys, sortWholeNumbers, toKeys } from "../../internal/radix.ts"
+import type { Scratch } from "../../internal/scratch.ts"
+import { withStageScratch } from "../../internal/stageScratch.ts"
 
 /** From this many keyed items up, the linear paths win over sort and binary search. */
 const linearThreshold = 1024

@@ -7,9 +7,9 @@
  *
  * @internal
  */
-import type { ContextItem } from "../ContextItem.ts"
+import type { ContextItem } from "../../ContextItem.ts"
 import { ScorerError } from "../ScorerError.ts"
-import { describeValue } from "./describeThrown.ts"
+import { describeValue } from "../../internal/describeThrown.ts"
 
 /** A usable score: a number, not NaN (infinities are numbers; a scorer may return them). */
 export const isScore = (value: unknown): value is number => typeof value === "number" && !Number.isNaN(value)

@@ -12,11 +12,11 @@
  *
  * @internal
  */
-import type { ContextItem } from "../ContextItem.ts"
-import type { ScoredItem } from "../ScoredItem.ts"
-import { sortKeys, sortWholeNumbers, toKeys } from "./radix.ts"
-import { fresh, placeFromRefs, type Scratch } from "./scratch.ts"
-import { sortIdsByKey } from "./stableSort.ts"
+import type { ContextItem } from "../../ContextItem.ts"
+import type { ScoredItem } from "../../ScoredItem.ts"
+import { sortKeys, sortWholeNumbers, toKeys } from "../../internal/radix.ts"
+import { fresh, placeFromRefs, type Scratch } from "../../internal/scratch.ts"
+import { sortIdsByKey } from "../../internal/stableSort.ts"
 
 /**
  * From this many items up, the radix path is the faster (measured on the benchmark's inputs:

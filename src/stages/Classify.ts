@@ -7,13 +7,13 @@
  * @since 0.2.0
  */
 import { Effect } from "effect"
-import type { ContextBudget } from "./ContextBudget.ts"
-import { ContextItem } from "./ContextItem.ts"
-import { annotateExclusions } from "./internal/stageTrace.ts"
-import { isSafeTotal } from "./internal/tokens.ts"
-import { InvalidItemError } from "./InvalidItemError.ts"
-import { PinnedBudgetError } from "./PinnedBudgetError.ts"
-import { TokenTotalError } from "./TokenTotalError.ts"
+import type { ContextBudget } from "../ContextBudget.ts"
+import { ContextItem } from "../ContextItem.ts"
+import { annotateExclusions } from "../internal/stageTrace.ts"
+import { isSafeTotal } from "../internal/tokens.ts"
+import { InvalidItemError } from "../InvalidItemError.ts"
+import { PinnedBudgetError } from "../PinnedBudgetError.ts"
+import { TokenTotalError } from "../TokenTotalError.ts"
 
 /**
  * What Classify found.

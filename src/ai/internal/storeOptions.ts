@@ -5,7 +5,7 @@
  * @internal
  */
 import { Duration, Effect, Option } from "effect"
-import { InvalidConfigError } from "../InvalidConfigError.ts"
+import { InvalidConfigError } from "../../InvalidConfigError.ts"
 
 /**
  * A positive duration in milliseconds (`Infinity` for an infinite one), or the default when the

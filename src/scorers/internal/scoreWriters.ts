@@ -14,7 +14,7 @@
  *
  * @internal
  */
-import type { ContextItem } from "../ContextItem.ts"
+import type { ContextItem } from "../../ContextItem.ts"
 import type * as Scorer from "../Scorer.ts"
 
 /** Writes the scores of `items` to `out[0 … items.length-1]`, every entry, synchronously. */

@@ -11,9 +11,9 @@
  *
  * @internal
  */
-import { ContextItem } from "../ContextItem.ts"
-import { ScoredItem } from "../ScoredItem.ts"
-import * as FastDecode from "./fastDecode.ts"
+import { ContextItem } from "../../ContextItem.ts"
+import { ScoredItem } from "../../ScoredItem.ts"
+import * as FastDecode from "../../internal/fastDecode.ts"
 
 /** `input` as an array of items, or `undefined` (not an array, or an element is invalid). */
 export const items: (input: unknown) => Array<ContextItem> | undefined = FastDecode.itemsDecoder(ContextItem)

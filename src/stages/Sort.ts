@@ -7,9 +7,9 @@
  *
  * @since 0.2.0
  */
-import { orderByScoreDescending } from "./internal/sortByScore.ts"
-import { withStageScratch } from "./internal/stageScratch.ts"
-import type { ScoredItem } from "./ScoredItem.ts"
+import { orderByScoreDescending } from "../internal/sortByScore.ts"
+import { withStageScratch } from "../internal/stageScratch.ts"
+import type { ScoredItem } from "../ScoredItem.ts"
 
 /**
  * The positions `0 … n-1` of `scores` ordered by score descending, ties by position. Linear

@@ -7,10 +7,10 @@
  * @since 0.2.0
  */
 import { Effect } from "effect"
-import type { ContextItem } from "./ContextItem.ts"
-import { annotateExclusions, type EachExclusion } from "./internal/stageTrace.ts"
-import * as Scorer from "./Scorer.ts"
-import type { ScorerError } from "./ScorerError.ts"
+import type { ContextItem } from "../ContextItem.ts"
+import { annotateExclusions, type EachExclusion } from "../internal/stageTrace.ts"
+import * as Scorer from "../scorers/Scorer.ts"
+import type { ScorerError } from "../scorers/ScorerError.ts"
 
 /**
  * Scores the items with the current scorer: `scores[i]` is the score of `items[i]`. An empty

@@ -8,12 +8,12 @@
  * @since 0.2.0
  */
 import { Effect } from "effect"
-import type { ContextBudget } from "./ContextBudget.ts"
-import { annotateSliceIn, runSlicer } from "./internal/runSlicer.ts"
-import { sumTokens } from "./internal/tokens.ts"
-import type { ScoredItem } from "./ScoredItem.ts"
-import type * as Slicer from "./Slicer.ts"
-import { TokenTotalError } from "./TokenTotalError.ts"
+import type { ContextBudget } from "../ContextBudget.ts"
+import { annotateSliceIn, runSlicer } from "../internal/runSlicer.ts"
+import { sumTokens } from "../internal/tokens.ts"
+import type { ScoredItem } from "../ScoredItem.ts"
+import type * as Slicer from "../slicers/Slicer.ts"
+import { TokenTotalError } from "../TokenTotalError.ts"
 
 /**
  * The effective budget of the specification (`pipeline/slice.md`):

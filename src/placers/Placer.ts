@@ -18,11 +18,11 @@
  * @since 0.1.0
  */
 import { Context, Effect, Layer } from "effect"
-import type { ContextItem } from "./ContextItem.ts"
-import { describeThrown } from "./internal/describeThrown.ts"
+import type { ContextItem } from "../ContextItem.ts"
+import { describeThrown } from "../internal/describeThrown.ts"
 import { PlacerContractError } from "./PlacerContractError.ts"
 import { PlacerError } from "./PlacerError.ts"
-import type { ScoredItem } from "./ScoredItem.ts"
+import type { ScoredItem } from "../ScoredItem.ts"
 
 /**
  * A placement order: `order[k]` is the input index of the item placed at position `k`.

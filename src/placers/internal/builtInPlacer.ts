@@ -13,10 +13,10 @@
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type { ContextItem } from "../ContextItem.ts"
+import type { ContextItem } from "../../ContextItem.ts"
 import * as Placer from "../Placer.ts"
-import type { ScoredItem } from "../ScoredItem.ts"
-import { guarded, reusable, type Scratch } from "./scratch.ts"
+import type { ScoredItem } from "../../ScoredItem.ts"
+import { guarded, reusable, type Scratch } from "../../internal/scratch.ts"
 
 /** What a built-in placer is made of: its name and its three functions over a scratch. */
 export interface BuiltIn {

@@ -5,7 +5,7 @@
  *
  * @internal
  */
-import type { ScoredItem } from "../ScoredItem.ts"
+import type { ScoredItem } from "../../ScoredItem.ts"
 
 /**
  * Copies each item's tokens and score into typed arrays, four items at a time with every load

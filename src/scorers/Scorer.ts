@@ -14,8 +14,8 @@
  * @since 0.2.0
  */
 import { Context, Effect, Layer } from "effect"
-import type { ContextItem } from "./ContextItem.ts"
-import { describeThrown } from "./internal/describeThrown.ts"
+import type { ContextItem } from "../ContextItem.ts"
+import { describeThrown } from "../internal/describeThrown.ts"
 import { checkLength, isScore, notAScore } from "./internal/scoreChecks.ts"
 import { ScorerError } from "./ScorerError.ts"
 

@@ -8,10 +8,10 @@
  * @since 0.2.0
  */
 import { Effect } from "effect"
-import type { ContextItem } from "./ContextItem.ts"
-import type { Scratch } from "./internal/scratch.ts"
-import { annotateExclusions } from "./internal/stageTrace.ts"
-import { withStageScratch } from "./internal/stageScratch.ts"
+import type { ContextItem } from "../ContextItem.ts"
+import type { Scratch } from "../internal/scratch.ts"
+import { annotateExclusions } from "../internal/stageTrace.ts"
+import { withStageScratch } from "../internal/stageScratch.ts"
 
 /**
  * What Deduplicate kept and removed.
