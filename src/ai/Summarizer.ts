@@ -263,23 +263,11 @@ const opening = (message: Prompt.Message): string => {
   return line.length <= 60 ? line : `${line.slice(0, 60).trimEnd()}…`
 }
 
-/** Positions as ranges: `[2, 3, 4, 7]` is "2–4, 7". */
-const ranges = (positions: ReadonlyArray<number>): string => {
-  const out: Array<string> = []
-  for (let i = 0; i < positions.length;) {
-    let j = i
-    while (j + 1 < positions.length && positions[j + 1] === positions[j]! + 1) j++
-    out.push(i === j ? String(positions[i]) : `${positions[i]}–${positions[j]}`)
-    i = j + 1
-  }
-  return out.join(", ")
-}
-
 /**
- * Where the span's messages stand in the context: each message of the span that the context
- * holds (the same object, else the same role and text), by its position among the context's
- * messages other than system prompts (from 1, as the model reads them); the others, in order;
- * and the position of the summary so far when the context holds its message.
+ * Where the span's messages stand in the context: each message of the span, in order, with its
+ * position among the context's messages other than system prompts (from 1, as the model reads
+ * them) when the context holds it (the same object, else the same role and text); and the
+ * position of the summary so far when the context holds its message.
  */
 const placeInContext = (
   context: ReadonlyArray<Prompt.Message>,
@@ -298,25 +286,21 @@ const placeInContext = (
     if (!byText.has(key)) byText.set(key, n)
     if (previous !== undefined && previousAt === undefined && readSummaryMessage(message)?.text === previous) previousAt = n
   }
-  const named: Array<{ readonly at: number; readonly message: Prompt.Message }> = []
-  const outside: Array<Prompt.Message> = []
-  for (const message of span) {
-    const at = byObject.get(message) ?? byText.get(`${message.role}\n${PromptWindow.render(message)}`)
-    if (at === undefined) outside.push(message)
-    else named.push({ at, message })
-  }
-  named.sort((a, b) => a.at - b.at)
-  return { named, outside, previousAt }
+  const placed = span.map((message) => ({
+    message,
+    at: byObject.get(message) ?? byText.get(`${message.role}\n${PromptWindow.render(message)}`)
+  }))
+  return { placed, previousAt }
 }
 
 /**
  * The text of the message a {@link layerLanguageModel} request appends to the conversation's
  * last request (`context`, docs/ai.md rule C5): the instruction, the budget, the summary so far
- * (named by its place when the context holds it, else given), and the span's messages named by
- * their places in the context (the messages other than system prompts, counted from 1), with the
- * first words of the first and the last — only the span's messages the context does not hold
- * are given in full, between `<messages>` tags. A span the context holds is not sent twice: the
- * request is the cached prefix plus this short message.
+ * (named by its place when the context holds it, else given), and the span, oldest first — its
+ * messages that the context holds named by their places in it (the messages other than system
+ * prompts, counted from 1), a run of them with the first words of its first and last; those it
+ * does not hold given in full, between `<messages>` tags. A span the context holds is not sent
+ * twice: the request is the cached prefix plus this short message.
  *
  * @since 0.3.0
  * @category rendering
@@ -328,7 +312,7 @@ export const requestText = (
   context: ReadonlyArray<Prompt.Message>,
   span: ReadonlyArray<Prompt.Message>
 ): string => {
-  const { named, outside, previousAt } = placeInContext(context, span, previous)
+  const { placed, previousAt } = placeInContext(context, span, previous)
   const lines = [instruction, `Write at most ${maxTokens} tokens.`, ""]
   if (previous !== undefined) {
     if (previousAt !== undefined) {
@@ -343,27 +327,36 @@ export const requestText = (
       )
     }
   }
-  if (outside.length > 0) {
-    lines.push(
-      named.length > 0 ? "The messages to summarise that are not above, oldest first:" : "The messages to summarise, oldest first:",
-      "<messages>",
-      renderSpan(outside),
-      "</messages>"
-    )
+  if (placed.every((p) => p.at === undefined)) {
+    lines.push("The messages to summarise, oldest first:", "<messages>")
+    if (span.length > 0) lines.push(renderSpan(span))
+    lines.push("</messages>")
+    return lines.join("\n")
   }
-  if (named.length > 0) {
-    const first = named[0]!
-    const last = named[named.length - 1]!
-    lines.push(
-      `${outside.length > 0 ? "And after them, the" : "The"} messages to summarise are message${
-        named.length === 1 ? "" : "s"
-      } ${ranges(named.map((m) => m.at))} above (counting the messages above from 1, the system prompt not counted), ` +
-        (named.length === 1
-          ? `the one that begins "${opening(first.message)}".`
-          : `from the one that begins "${opening(first.message)}" to the one that begins "${opening(last.message)}".`)
-    )
+  lines.push(
+    "The messages to summarise, oldest first (those above named by their places, counting the messages above from 1, the system prompt not counted):"
+  )
+  // Runs in the span's order: messages above that follow each other there, or messages given here.
+  for (let i = 0; i < placed.length;) {
+    const at = placed[i]!.at
+    let j = i
+    if (at === undefined) {
+      while (j + 1 < placed.length && placed[j + 1]!.at === undefined) j++
+      lines.push("<messages>", renderSpan(placed.slice(i, j + 1).map((p) => p.message)), "</messages>")
+    } else {
+      while (j + 1 < placed.length && placed[j + 1]!.at === placed[j]!.at! + 1) j++
+      const first = placed[i]!
+      const last = placed[j]!
+      lines.push(
+        i === j
+          ? `- message ${at} above, the one that begins "${opening(first.message)}"`
+          : `- messages ${at}–${last.at} above, from the one that begins "${opening(first.message)}" to the one that begins "${
+            opening(last.message)
+          }"`
+      )
+    }
+    i = j + 1
   }
-  if (outside.length === 0 && named.length === 0) lines.push("The messages to summarise, oldest first:", "<messages>", "</messages>")
   return lines.join("\n")
 }
 

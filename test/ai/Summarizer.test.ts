@@ -101,8 +101,11 @@ describe("Summarizer.layerLanguageModel", () => {
       assert.include(asked, "Write at most 200 tokens.")
       // The span is named by its places among the messages above (the system prompt not
       // counted), with the first words of its first and last messages; it is not written again.
-      assert.include(asked, "messages 1–4 above")
-      assert.include(asked, `from the one that begins "My export fails with error 42." to the one that begins "Your target folder`)
+      assert.include(asked, "counting the messages above from 1, the system prompt not counted")
+      assert.include(
+        asked,
+        `- messages 1–4 above, from the one that begins "My export fails with error 42." to the one that begins "Your target folder`
+      )
       assert.notInclude(asked, "<messages>")
       assert.notInclude(asked, "result of Search [call c1]")
       assert.notInclude(asked, "<summary-so-far>")
@@ -118,21 +121,26 @@ describe("Summarizer.layerLanguageModel", () => {
       assert.isUndefined(summary.usage)
     }))
 
-  it.effect("C5: a span message the context does not hold is written out; those it holds are named", () =>
+  it.effect("C5: a span message the context does not hold is written out where it stands in the span; those it holds are named", () =>
     Effect.gen(function*() {
       const { summarizer, seen } = yield* withModel(() => text("ok"))
-      // The conversation's last request no longer held its first message (dropped earlier, unsummarised).
-      const context = [conversation[0]!, ...conversation.slice(2)]
-      const span = conversation.slice(1, 4)
+      // The conversation's last request no longer held its first message (dropped earlier,
+      // unsummarised), and a message came after it that it does not hold yet.
+      const context = [conversation[0]!, ...conversation.slice(2, 5)]
+      const span = conversation.slice(1, 6)
       yield* summarizer.summarize({ span, context, maxTokens: 100 })
       const asked = lastText((yield* Ref.get(seen))[0]!)
-      assert.include(asked, `<messages>\n${Summarizer.renderSpan([conversation[1]!])}\n</messages>`)
-      assert.include(asked, "And after them, the messages to summarise are messages 1–2 above")
+      const older = asked.indexOf(`<messages>\n${Summarizer.renderSpan([conversation[1]!])}\n</messages>`)
+      const named = asked.indexOf("- messages 1–3 above")
+      const newer = asked.indexOf(`<messages>\n${Summarizer.renderSpan([conversation[5]!])}\n</messages>`)
+      assert.isAbove(older, 0)
+      assert.isBelow(older, named)
+      assert.isBelow(named, newer)
       // A message equal in role and text is the context's, whatever its object.
       const copy = Prompt.userMessage({ content: [Prompt.textPart({ text: "My export fails with error 42." })] })
       assert.include(
         Summarizer.requestText("Summarise.", 10, undefined, conversation, [copy]),
-        `message 1 above (counting the messages above from 1, the system prompt not counted), the one that begins "My export fails`
+        `- message 1 above, the one that begins "My export fails`
       )
     }))
 
@@ -278,7 +286,7 @@ describe("Summarizer.layerLanguageModel", () => {
         "<summary-so-far>\nThe user's export failed (error 42, read-only folder).\n</summary-so-far>"
       )
       // The summary so far comes before the messages.
-      assert.isBelow(asked.indexOf("<summary-so-far>"), asked.indexOf("messages to summarise"))
+      assert.isBelow(asked.indexOf("<summary-so-far>"), asked.indexOf("The messages to summarise"))
       assert.strictEqual(summary.text, "new summary")
     }))
 
@@ -291,7 +299,7 @@ describe("Summarizer.layerLanguageModel", () => {
       const asked = lastText((yield* Ref.get(seen))[0]!)
       assert.include(asked, "The summary so far is message 1 above; fold it into your new summary.")
       assert.notInclude(asked, "<summary-so-far>")
-      assert.include(asked, "message 2 above (counting")
+      assert.include(asked, "- message 2 above")
     }))
 
   it.effect("the previous summary is folded into the first chunk", () =>
