@@ -9,8 +9,9 @@
  * what the provider billed as read when it said, else what the `cacheRule` predicted — and
  * remembers it as the conversation's previous request when it was answered or sent.
  *
- * A message object is hashed once per tracker (a `WeakMap`): an agent sends the same message
- * objects call after call, so a call hashes only its new messages. The previous requests are
+ * A message object is hashed once per tracker (a `WeakMap`), and a request that starts with the
+ * last one's message objects continues its description: an agent sends the same message objects
+ * call after call, so a call looks only at its new messages. The previous requests are
  * kept per conversation key, at most {@link maxConversations}, the least recently called
  * forgotten first: one tracker per session (layer), never a module global.
  *
@@ -195,17 +196,39 @@ export const make = (rule: CacheModel.CacheRule): Tracker => {
     return { name: tool.name, ...fields, flags: tool.flags === undefined ? "" : Hash.hashString(tool.flags) }
   }
 
+  // The last prompt described, and the state after each of its first k messages: an agent's
+  // next call starts with the same message objects, so only its new messages are looked at.
+  let last: {
+    content: ReadonlyArray<Prompt.Message>
+    readonly systemAt: Array<string>
+    readonly systemBlocksAt: Array<number>
+    readonly countAt: Array<number>
+    messages: Array<CacheMiss.Message>
+  } = { content: [], systemAt: [Hash.start], systemBlocksAt: [0], countAt: [0], messages: [] }
+
   const describe: Tracker["describe"] = (call, prompt, tools, at) => {
-    let system = Hash.start
-    let systemBlocks = 0
-    const out: Array<CacheMiss.Message> = []
-    for (const message of prompt.content) {
+    const content = prompt.content
+    let k = 0
+    const shared = Math.min(content.length, last.content.length)
+    while (k < shared && content[k] === last.content[k]) k++
+    let system = last.systemAt[k]!
+    let systemBlocks = last.systemBlocksAt[k]!
+    // A copy: the descriptor of an earlier call keeps its own.
+    const out = last.messages.slice(0, last.countAt[k]!)
+    for (let i = k; i < content.length; i++) {
+      const message = content[i]!
       const m = messageOf(message)
       if (message.role === "system") {
         system = Hash.chain(system, m.hash)
         systemBlocks++
       } else out.push(m)
+      last.systemAt[i + 1] = system
+      last.systemBlocksAt[i + 1] = systemBlocks
+      last.countAt[i + 1] = out.length
     }
+    last.systemAt.length = last.systemBlocksAt.length = last.countAt.length = content.length + 1
+    last.content = content
+    last.messages = out
     described.set(call, { at, tools: (tools ?? []).map(toolOf), system, systemBlocks, messages: out })
   }
 

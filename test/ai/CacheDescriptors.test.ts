@@ -96,6 +96,24 @@ describe("CacheDescriptors.make", () => {
     )
   })
 
+  it("M2: a request that starts with the last one's messages continues its description; interleaved conversations each keep their own", () => {
+    const tracker = CacheDescriptors.make(CacheModel.Anthropic5m)
+    const other = Prompt.systemMessage({ content: "be long" })
+    const send = (key: string, messages: ReadonlyArray<Prompt.Message>, at: number) => {
+      const call = {}
+      tracker.describe(call, Prompt.fromMessages(messages), [], at)
+      return tracker.settle(call, { key, outcome: "answered", reported: undefined, prediction: prediction(2_000, 0), compaction: false })
+    }
+    send("a", [system, hello, answer], 0)
+    send("b", [other, hello], 0)
+    // "a" appends; "b" changes its system prompt; "a" then has an earlier message replaced by
+    // another object of other text, after a prefix of the same objects.
+    const edited = Prompt.assistantMessage({ content: [Prompt.textPart({ text: "hello there" })] })
+    assert.strictEqual(send("a", [system, hello, answer, more], 1_000)?.cause._tag, "not-reported")
+    assert.deepStrictEqual(send("b", [system, hello, more], 1_000)?.cause, { _tag: "system-changed" })
+    assert.deepStrictEqual(send("a", [system, hello, edited, more], 2_000)?.cause, { _tag: "message-changed", message: 1 })
+  })
+
   it("M2: tool flags leave the cache marks out: a mark added or moved is no flag change", () => {
     assert.isUndefined(CacheDescriptors.flagsOf(undefined))
     assert.isUndefined(CacheDescriptors.flagsOf({ anthropic: { cacheControl: { type: "ephemeral" } }, "effect-cupel": { cacheMark: true } }))
