@@ -24,7 +24,7 @@
  * name the call ids of what they summarise, padded to `--summary-tokens` (default 2,000; less
  * when the summary's budget is smaller). Its summariser's requests are priced as a model
  * summariser sends them (the conversation's last request, read from the cache, then the
- * instruction and the span) and are included in its cache figures. The baselines are
+ * instruction naming the span in it) and are included in its cache figures. The baselines are
  * LangChain's `trimMessages` "last" strategy with `includeSystem`, without and with
  * `startOn: "human"`; then the AI SDK's ways (issue 20, `aiSdkBench.ts`): its `pruneMessages`
  * and this library's middleware (`effect-cupel/adapters/AiSdk`), the same sessions sent as the

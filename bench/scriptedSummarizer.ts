@@ -12,7 +12,8 @@
  *
  * Its requests are recorded: the bench prices each as the request
  * `Summarizer.layerLanguageModel` would send — the conversation's last request (`context`) then
- * one user message with the instruction and the span ({@link instructionMessage}).
+ * one short user message with the instruction naming the span in it (docs/ai.md, rule C5;
+ * {@link instructionMessage}).
  */
 import { Effect, Layer } from "effect"
 import { Prompt } from "effect/ai"
@@ -87,14 +88,21 @@ export const summaryText = (
   })
 
 /**
- * The message `Summarizer.layerLanguageModel` appends to the context for this request: the
- * default instruction, the budget, the previous summary and the span.
+ * The message `Summarizer.layerLanguageModel` appends to the context for this request
+ * (`Summarizer.requestText`): the default instruction, the budget, the previous summary and the
+ * span, named by their places in the context (only what the context does not hold written out).
  */
 export const instructionMessage = (request: Summarizer.SummaryRequest): Prompt.UserMessage =>
   Prompt.userMessage({
     content: [
       Prompt.textPart({
-        text: Summarizer.instructionText(Summarizer.defaultInstruction, request.maxTokens, request.previous, request.span)
+        text: Summarizer.requestText(
+          Summarizer.defaultInstruction,
+          request.maxTokens,
+          request.previous,
+          request.context,
+          request.span
+        )
       })
     ]
   })

@@ -26,7 +26,8 @@
  *   message with a tool call, and every message linked to it: results, approvals).
  * - the summariser's requests (the "stable + compaction" mode, with the scripted summariser of
  *   `scriptedSummarizer.ts`): each is priced as `Summarizer.layerLanguageModel` sends it — the
- *   conversation's last request, then one appended message with the instruction and the span —
+ *   conversation's last request, then one appended message with the instruction naming the span
+ *   in it (rule C5) —
  *   against the request before it (the conversation's last request: its prefix is read from the
  *   cache when the rule allows), and its prediction is added to the call's in the cache figures
  *   (hit ratio and cost); the answer's tokens are output, not input, and are left out. Calls

@@ -11,6 +11,8 @@ export * as CacheBreakpoints from "./ai/CacheBreakpoints.ts"
 /** @since 0.3.0 */
 export * as CacheModel from "./ai/CacheModel.ts"
 /** @since 0.3.0 */
+export * as CacheMiss from "./ai/CacheMiss.ts"
+/** @since 0.3.0 */
 export * as CallReportLog from "./ai/CallReportLog.ts"
 /** @since 0.1.0 */
 export * as ChronologicalPlacer from "./placers/ChronologicalPlacer.ts"

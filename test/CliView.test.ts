@@ -7,6 +7,7 @@ import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect, FileSystem } from "effect"
 import { existsSync, readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
+import * as CacheMiss from "../src/ai/CacheMiss.ts"
 import * as CallReportLog from "../src/ai/CallReportLog.ts"
 import * as ViewPage from "../src/cli/ViewPage.ts"
 import { cli, writeTemp } from "./support/cli.ts"
@@ -171,6 +172,31 @@ layer(NodeServices.layer)("cupel view: an agent session", (it) => {
       assert.include(detail, `<h3>Dropped (${changes[compact]!.dropped.length})</h3>`)
       assert.include(detail, `summarised ${c.change!.summary!.spanMessages} messages`)
       assert.include(detail, `folded into the summary ${c.change!.summary!.id}`)
+    }))
+
+  it.effect("billed beside predicted, per call and for the session; each miss's cause, and the misses counted by cause", () =>
+    Effect.gen(function*() {
+      const text = (yield* sessionLines(12)).join("\n")
+      const lines = yield* CallReportLog.decodeLines(text)
+      const missed = lines.flatMap((l, k) => (l.miss === undefined ? [] : [[k, l.miss] as const]))
+      // The compaction misses (its cause named), and the log carries it.
+      const compact = lines.findIndex((l) => l.change?.action === "compact")
+      assert.deepStrictEqual(missed.find(([k]) => k === compact)?.[1].cause._tag, "compaction")
+      const html = (yield* cli(["view"], text)).stdout
+      const byCause = new Map<string, number>()
+      for (const [, m] of missed) byCause.set(m.cause._tag, (byCause.get(m.cause._tag) ?? 0) + 1)
+      assert.strictEqual(
+        stat(html, "cache misses"),
+        `${missed.length} (${CacheMiss.causes.filter((c) => byCause.has(c)).map((c) => `${c} ${byCause.get(c)}`).join(", ")})`
+      )
+      assert.isDefined(stat(html, "billed cache reads"))
+      assert.isDefined(stat(html, "billed cache writes"))
+      assert.isDefined(stat(html, "predicted cache writes"))
+      const timeline = /<table id="timeline">[\s\S]*?<tbody>([\s\S]*?)<\/tbody>/.exec(html)![1]!
+      const rows = timeline.split("</tr>").slice(0, -1)
+      assert.include(rows[compact]!, ">compaction</span>")
+      const detail = html.slice(html.indexOf(`id="call-${compact}"`), html.indexOf(`id="call-${compact + 1}"`))
+      assert.include(detail, "a planned compaction")
     }))
 
   it.effect("added and dropped count entries that look alike one by one: two documents with the same text, one dropped", () =>

@@ -24,6 +24,7 @@ import { Clock, Effect, Exit, Layer, ManagedRuntime, Predicate, type Tracer } fr
 import type { Instructions, LanguageModelMiddleware, ModelMessage } from "ai"
 import { AiError, type Prompt } from "effect/ai"
 import { InvalidConfigError } from "../InvalidConfigError.ts"
+import * as CacheDescriptors from "../ai/CacheDescriptors.ts"
 import type * as CallReport from "../ai/CallReport.ts"
 import * as GptTokenizer from "../ai/GptTokenizer.ts"
 import * as MemoryStore from "../ai/MemoryStore.ts"
@@ -336,15 +337,19 @@ const reportedOf = (
   return model === undefined ? figures : { ...figures, model }
 }
 
-/** The tool definitions of a call, as the core counts them (a provider's own tool: its name). */
-const toolsOf = (tools: AiSdkPrompt.CallOptions["tools"]): Array<ToolDefinitions.Counted> =>
+/**
+ * The tool definitions of a call, as the core counts them (a provider's own tool: its name),
+ * with their provider flags (for the cache-miss diagnosis: a provider's own tool's are its args).
+ */
+const toolsOf = (tools: AiSdkPrompt.CallOptions["tools"]): Array<ToolDefinitions.Counted & CacheDescriptors.ToolInput> =>
   (tools ?? []).map((tool) => ({
     name: tool.name,
     text: ToolDefinitions.textOf(
       tool.type === "function"
         ? { name: tool.name, description: tool.description, parameters: tool.inputSchema }
         : { name: tool.name }
-    )
+    ),
+    flags: CacheDescriptors.flagsOf(tool.type === "function" ? tool.providerOptions : { args: tool.args })
   }))
 
 type StreamResult = Awaited<ReturnType<NonNullable<LanguageModelMiddleware["wrapStream"]>>>

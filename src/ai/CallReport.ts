@@ -11,6 +11,7 @@
  */
 import type * as ContextBudget from "../ContextBudget.ts"
 import type { PipelineResult } from "../PipelineResult.ts"
+import type * as CacheMiss from "./CacheMiss.ts"
 import type * as CacheModel from "./CacheModel.ts"
 import type * as WindowChange from "./WindowChange.ts"
 import type * as WindowStore from "./WindowStore.ts"
@@ -131,4 +132,9 @@ export interface CallReport<P, M extends Method = Method, O extends Outcome = Ou
   readonly reported: Reported | undefined
   /** Stable mode: whether the conversation's state was written (rules S6–S8). */
   readonly committed: WindowStore.WriteResult | undefined
+  /**
+   * Stable mode: why the call read less from the provider's cache than its previous request,
+   * when it did (docs/ai.md, "Why a call missed", rules M1–M4; since 0.3.0).
+   */
+  readonly miss?: CacheMiss.Miss | undefined
 }

@@ -32,8 +32,10 @@ import { describeValue } from "../internal/describeThrown.ts"
 import { isRecord } from "../internal/fastDecode.ts"
 import type { PipelineResult } from "../PipelineResult.ts"
 import { TraceEvent } from "../TraceEvent.ts"
+import * as CacheMiss from "./CacheMiss.ts"
 import * as CacheModel from "./CacheModel.ts"
 import type * as StableWindow from "./StableWindow.ts"
+import type * as Summarizer from "./Summarizer.ts"
 import { WindowReports } from "./WindowedLanguageModel.ts"
 import type * as WindowStore from "./WindowStore.ts"
 import { summaryIdKey } from "./WindowSummary.ts"
@@ -120,7 +122,17 @@ export const SummaryEntry = Schema.Struct({
   spanMessages: Count,
   spanTokens: Count,
   summaryTokens: Count,
-  error: Schema.optionalKey(Schema.String)
+  error: Schema.optionalKey(Schema.String),
+  /** How many requests wrote it, and whether the first carried the conversation's last request (since 0.3.0). */
+  chunks: Schema.optionalKey(Count),
+  withContext: Schema.optionalKey(Schema.Boolean),
+  /** What the summariser's model reported of its requests, when it did (since 0.3.0). */
+  usage: Schema.optionalKey(Schema.Struct({
+    inputTokens: Schema.optionalKey(Schema.Number),
+    outputTokens: Schema.optionalKey(Schema.Number),
+    cacheReadTokens: Schema.optionalKey(Schema.Number),
+    cacheWriteTokens: Schema.optionalKey(Schema.Number)
+  }))
 })
 
 /**
@@ -175,7 +187,9 @@ export const ReportedEntry = Schema.Struct({
  *   `stream`, `step`); `mode`, `conversation` (stable mode's key), `outcome`.
  * - `candidates`, `targetTokens` / `maxTokens` (the budget the prompt was fitted to), `toolTokens`,
  *   `calibration`, `totalTokens` (the window's), `tokensOverBudget`.
- * - `change`, `prediction`, `committed` — stable mode's; `reported` — the provider's usage.
+ * - `change`, `prediction`, `committed` — stable mode's; `reported` — the provider's usage;
+ *   `miss` — why the call read less from the cache than its previous request (stable mode,
+ *   `CacheMiss.Miss`; since 0.3.0).
  * - `window` — the items sent, in order; `excluded` — the others, with their reasons;
  *   `events` — the pipeline's stages and timings (none for an appending call, which runs none).
  *
@@ -200,6 +214,7 @@ export const Line = Schema.Struct({
   prediction: Schema.optionalKey(PredictionEntry),
   reported: Schema.optionalKey(ReportedEntry),
   committed: Schema.optionalKey(Schema.Literals(["written", "conflict", "store-failed"])),
+  miss: Schema.optionalKey(CacheMiss.Miss),
   window: Schema.Array(WindowEntry),
   excluded: Schema.Array(ExcludedEntry),
   events: Schema.Array(TraceEvent)
@@ -242,6 +257,7 @@ export interface Source {
     | { readonly inputTokens: number }
     | undefined
   readonly committed: WindowStore.WriteResult | undefined
+  readonly miss?: CacheMiss.Miss | undefined
 }
 
 /** The first {@link previewLength} characters (whole graphemes), `…` when cut. */
@@ -284,11 +300,21 @@ const changeOf = (change: StableWindow.Change): typeof ChangeEntry.Type => {
         ...(summary.error === undefined ? {} : { error: summary.error.message }),
         spanMessages: summary.spanMessages,
         spanTokens: summary.spanTokens,
-        summaryTokens: summary.summaryTokens
+        summaryTokens: summary.summaryTokens,
+        ...(summary._tag === "written" ? { chunks: summary.chunks, withContext: summary.withContext } : {}),
+        ...(summary.usage === undefined ? {} : { usage: usageEntry(summary.usage) })
       }
     })
   }
 }
+
+/** A summariser's usage without its `undefined` figures: a line says only what is known. */
+const usageEntry = (usage: Summarizer.SummaryUsage) => ({
+  ...(usage.inputTokens === undefined ? {} : { inputTokens: usage.inputTokens }),
+  ...(usage.outputTokens === undefined ? {} : { outputTokens: usage.outputTokens }),
+  ...(usage.cacheReadTokens === undefined ? {} : { cacheReadTokens: usage.cacheReadTokens }),
+  ...(usage.cacheWriteTokens === undefined ? {} : { cacheWriteTokens: usage.cacheWriteTokens })
+})
 
 const reportedOf = (reported: NonNullable<Source["reported"]>): typeof ReportedEntry.Type =>
   // The form of 0.3.0's first AI SDK reports: the total alone.
@@ -337,6 +363,7 @@ export const make = (report: Source, options: { readonly at?: DateTime.Utc | und
     }),
     ...(report.reported === undefined ? {} : { reported: reportedOf(report.reported) }),
     ...(report.committed === undefined ? {} : { committed: report.committed }),
+    ...(report.miss === undefined ? {} : { miss: report.miss }),
     window: result.report.included.map((entry) => ({ ...itemOf(entry), reason: entry.reason })),
     excluded: result.report.excluded.map((entry) => ({ ...itemOf(entry), score: entry.score, reason: entry.reason })),
     events: result.report.events

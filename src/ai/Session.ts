@@ -29,7 +29,7 @@
  *
  * @since 0.3.0
  */
-import { Context, Effect, Exit, Layer, type Scope } from "effect"
+import { Clock, Context, Effect, Exit, Layer, type Scope } from "effect"
 import type { AiError, Prompt } from "effect/ai"
 import { KeyValueStore } from "effect/persistence"
 import { ContextBudget } from "../ContextBudget.ts"
@@ -43,7 +43,8 @@ import * as Scorer from "../scorers/Scorer.ts"
 import * as RecencyScorer from "../scorers/RecencyScorer.ts"
 import * as Slicer from "../slicers/Slicer.ts"
 import * as FirstFitSlice from "../slicers/FirstFitSlice.ts"
-import type * as CacheModel from "./CacheModel.ts"
+import * as CacheDescriptors from "./CacheDescriptors.ts"
+import * as CacheModel from "./CacheModel.ts"
 import * as Calibration from "./Calibration.ts"
 import type * as CallReport from "./CallReport.ts"
 import * as MemoryStore from "./MemoryStore.ts"
@@ -137,8 +138,11 @@ export interface StableOptions<SE = never, SR = never, ZE = never, ZR = never> e
 export interface Call<M extends CallReport.Method = CallReport.Method> {
   readonly method: M
   readonly prompt: Prompt.RawInput
-  /** The call's tool definitions, to count (each a name and `ToolDefinitions.textOf`). */
-  readonly tools?: ReadonlyArray<ToolDefinitions.Counted> | undefined
+  /**
+   * The call's tool definitions, to count (each a name and `ToolDefinitions.textOf`), with the
+   * provider flags the door sees (for the cache-miss diagnosis, rule M2).
+   */
+  readonly tools?: ReadonlyArray<ToolDefinitions.Counted & CacheDescriptors.ToolInput> | undefined
   /**
    * The call's `effect/ai` tools, when it has them: a compaction's summary request sends them
    * with the conversation's last request.
@@ -251,6 +255,8 @@ interface Windows {
     Pipeline.Services | TokenCounter
   >
   readonly commit: (fitting: Fitting, reported: CallReport.Reported | undefined) => Effect.Effect<WindowStore.WriteResult | undefined>
+  /** Stable mode: the provider's cache rule, for the calls' cache misses (rules M1–M4). */
+  readonly cacheRule?: CacheModel.CacheRule | undefined
   /** A call already committed: its calibration from a report that came after. */
   readonly calibrate: (
     fitting: Fitting,
@@ -335,6 +341,8 @@ const make = Effect.fnUntraced(function*(options: Options, windows: (counter: To
   const toolCounts = ToolDefinitions.makeCounts()
   const progress = new WeakMap<Fitting, Progress>()
   const overhead = counter.requestOverhead
+  // Stable mode: each request described once, and each call's cache miss (rules M1–M4).
+  const misses = window.cacheRule === undefined ? undefined : CacheDescriptors.make(window.cacheRule)
 
   const fit = <M extends CallReport.Method>(call: Call<M>): Effect.Effect<Fitting<M>, FitError> =>
     Effect.gen(function*() {
@@ -371,6 +379,7 @@ const make = Effect.fnUntraced(function*(options: Options, windows: (counter: To
         figures
       }
       progress.set(fitting, { committed: false, result: undefined, reported: undefined })
+      if (misses !== undefined) misses.describe(fitting, fitting.prompt, call.tools, yield* Clock.currentTimeMillis)
       return fitting
     }).pipe(
       Effect.provideContext(services),
@@ -417,6 +426,14 @@ const make = Effect.fnUntraced(function*(options: Options, windows: (counter: To
       }
       yield* windowSpan.end(fitting.figures, ended.outcome, reported, known.result, ended.providerError)
       const plan = fitting.plan
+      const miss = misses?.settle(fitting, {
+        key: plan?.key,
+        outcome: ended.outcome,
+        reported,
+        prediction: plan?.prediction,
+        compaction: plan?.change.action === "compact"
+      })
+      if (miss !== undefined) yield* Effect.annotateCurrentSpan(windowSpan.missAttributes(miss))
       return {
         method: fitting.method,
         prompt: fitting.prompt,
@@ -431,7 +448,8 @@ const make = Effect.fnUntraced(function*(options: Options, windows: (counter: To
         prediction: plan?.prediction,
         outcome: ended.outcome,
         reported,
-        committed: known.result
+        committed: known.result,
+        ...(miss === undefined ? {} : { miss })
       }
     })
 
@@ -473,6 +491,7 @@ export const layerStable = <SE = never, SR = never, ZE = never, ZR = never>(
       })
       return yield* make(rest, () => ({
         mode: "stable",
+        cacheRule: options.cacheRule ?? CacheModel.Anthropic5m,
         fit: (prompt, budget, call) =>
           Effect.map(
             stable.fit(prompt, budget, {

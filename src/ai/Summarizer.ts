@@ -10,9 +10,10 @@
  * Two ways to get one:
  *
  * - {@link layerLanguageModel}: a `LanguageModel` writes it. The request is the conversation's
- *   last request as it was sent, plus one appended user message with the instruction and the
- *   span — so a provider whose cache holds that request serves all but the last message from it
- *   (the "window guard" below drops the context, then chunks the span, when that does not fit the
+ *   last request as it was sent, plus one short appended user message with the instruction that
+ *   names the span's messages by their places in it — so a provider whose cache holds that
+ *   request serves all but the last message from it, and the span is not sent twice (the
+ *   "window guard" below sends the span alone, then in chunks, only when that does not fit the
  *   summariser's own window).
  * - {@link make}: your own function (sync, async or an `Effect`).
  *
@@ -159,7 +160,7 @@ export class Summarizer extends Context.Service<Summarizer, {
  * @category constants
  */
 export const defaultInstruction =
-  "Summarise the conversation messages below for your own later use: they are about to be removed from the " +
+  "Summarise the conversation messages named below for your own later use: they are about to be removed from the " +
   "conversation, and your summary will stand in their place. Keep what the rest of the conversation may need: " +
   "the user's goals and requests, decisions made and why, facts learned (from tool results too), names, " +
   "identifiers, numbers, file paths, and open questions. Leave out greetings and repetition. Answer with the " +
@@ -253,6 +254,109 @@ export const instructionText = (
   lines.push("The messages to summarise, oldest first:", "<messages>")
   if (span.length > 0) lines.push(renderSpan(span))
   lines.push("</messages>")
+  return lines.join("\n")
+}
+
+/** A message's first words, on one line, for naming it. */
+const opening = (message: Prompt.Message): string => {
+  const line = PromptWindow.render(message).replace(/\s+/g, " ").trim()
+  return line.length <= 60 ? line : `${line.slice(0, 60).trimEnd()}…`
+}
+
+/**
+ * Where the span's messages stand in the context: each message of the span, in order, with its
+ * position among the context's messages other than system prompts (from 1, as the model reads
+ * them) when the context holds it (the same object, else the same role and text); and the
+ * position of the summary so far when the context holds its message.
+ */
+const placeInContext = (
+  context: ReadonlyArray<Prompt.Message>,
+  span: ReadonlyArray<Prompt.Message>,
+  previous: string | undefined
+) => {
+  const byObject = new Map<Prompt.Message, number>()
+  const byText = new Map<string, number>()
+  let previousAt: number | undefined
+  let n = 0
+  for (const message of context) {
+    if (message.role === "system") continue
+    n++
+    byObject.set(message, n)
+    const key = `${message.role}\n${PromptWindow.render(message)}`
+    if (!byText.has(key)) byText.set(key, n)
+    if (previous !== undefined && previousAt === undefined && readSummaryMessage(message)?.text === previous) previousAt = n
+  }
+  const placed = span.map((message) => ({
+    message,
+    at: byObject.get(message) ?? byText.get(`${message.role}\n${PromptWindow.render(message)}`)
+  }))
+  return { placed, previousAt }
+}
+
+/**
+ * The text of the message a {@link layerLanguageModel} request appends to the conversation's
+ * last request (`context`, docs/ai.md rule C5): the instruction, the budget, the summary so far
+ * (named by its place when the context holds it, else given), and the span, oldest first — its
+ * messages that the context holds named by their places in it (the messages other than system
+ * prompts, counted from 1), a run of them with the first words of its first and last; those it
+ * does not hold given in full, between `<messages>` tags. A span the context holds is not sent
+ * twice: the request is the cached prefix plus this short message.
+ *
+ * @since 0.3.0
+ * @category rendering
+ */
+export const requestText = (
+  instruction: string,
+  maxTokens: number,
+  previous: string | undefined,
+  context: ReadonlyArray<Prompt.Message>,
+  span: ReadonlyArray<Prompt.Message>
+): string => {
+  const { placed, previousAt } = placeInContext(context, span, previous)
+  const lines = [instruction, `Write at most ${maxTokens} tokens.`, ""]
+  if (previous !== undefined) {
+    if (previousAt !== undefined) {
+      lines.push(`The summary so far is message ${previousAt} above; fold it into your new summary.`, "")
+    } else {
+      lines.push(
+        "The summary so far covers what came before these messages; fold it into your new summary:",
+        "<summary-so-far>",
+        previous,
+        "</summary-so-far>",
+        ""
+      )
+    }
+  }
+  if (placed.every((p) => p.at === undefined)) {
+    lines.push("The messages to summarise, oldest first:", "<messages>")
+    if (span.length > 0) lines.push(renderSpan(span))
+    lines.push("</messages>")
+    return lines.join("\n")
+  }
+  lines.push(
+    "The messages to summarise, oldest first (those above named by their places, counting the messages above from 1, the system prompt not counted):"
+  )
+  // Runs in the span's order: messages above that follow each other there, or messages given here.
+  for (let i = 0; i < placed.length;) {
+    const at = placed[i]!.at
+    let j = i
+    if (at === undefined) {
+      while (j + 1 < placed.length && placed[j + 1]!.at === undefined) j++
+      lines.push("<messages>", renderSpan(placed.slice(i, j + 1).map((p) => p.message)), "</messages>")
+    } else {
+      while (j + 1 < placed.length && placed[j + 1]!.at === placed[j]!.at! + 1) j++
+      const first = placed[i]!
+      const last = placed[j]!
+      lines.push(
+        i === j
+          ? `- message ${at} above, the one that begins "${opening(first.message)}"`
+          : `- messages ${at}–${last.at} above, from the one that begins "${opening(first.message)}" to the one that begins "${
+            opening(last.message)
+          }"`
+      )
+    }
+    i = j + 1
+  }
   return lines.join("\n")
 }
 
@@ -467,15 +571,17 @@ const isPromiseLike = (value: unknown): value is PromiseLike<unknown> =>
  * request itself).
  *
  * Each request is the conversation's `context`, unchanged, plus one user message
- * ({@link instructionText}: the instruction, the budget, the previous summary, the span as
- * {@link renderSpan} writes it) — the prefix a provider may have cached. The window guard,
- * with the `TokenCounter` in context and room for `outputReserve` and the counter's
- * `requestOverhead`:
+ * ({@link requestText}: the instruction, the budget, the previous summary, and the span's
+ * messages named by their places in the context — only those the context does not hold written
+ * out as {@link renderSpan} writes them) — the prefix a provider has cached, and a few tokens
+ * more. The window guard, with the `TokenCounter` in context and room for `outputReserve` and
+ * the counter's `requestOverhead`:
  *
  * 1. context and message fit: that request (`withContext: true`) — with the request's `tools`,
  *    counted with the context, sent with the `toolChoice` option (default `"auto"`) and never
  *    run, so that the prefix is the one the provider cached (it hashes the tools first);
- * 2. else the message alone fits: the message alone;
+ * 2. else the span written out in one message ({@link instructionText}) fits: that message
+ *    alone (`withContext: false`);
  * 3. else the span is summarised in chunks, oldest first, each request the message for one chunk
  *    with the summary so far folded in (the first chunk's: `previous`). A chunk ends only where
  *    no tool call is parted from its results — unless a group alone does not fit, when it is
@@ -553,21 +659,23 @@ export const layerLanguageModel = (
               return { ...done, usage: usageOf(response.usage) }
             })
 
-          // 1. The context as the prefix, when it and the message fit.
-          const whole = message(request.previous, span)
-          const wholeTokens = yield* countOf(counter, whole, "the summary request", fail)
+          // 1. The context as the prefix (the conversation's last request, cached), when it and
+          // the message naming the span in it fit.
           if (context.length > 0) {
-            let contextTokens = 0
+            const named = userText(requestText(instruction, maxTokens, request.previous, context, span))
+            let contextTokens = yield* countOf(counter, named, "the summary request", fail)
             for (const [i, m] of context.entries()) contextTokens += yield* countOf(counter, m, `context message ${i}`, fail)
             // The tools are part of the prefix: they take room in the summariser's window too.
             for (const tool of tools) {
               contextTokens += yield* countOf(counter, ToolDefinitions.message(tool), `the tool "${tool.name}"`, fail)
             }
-            if (contextTokens + wholeTokens <= budget) {
-              const done = yield* ask([...context, whole], "", true)
+            if (contextTokens <= budget) {
+              const done = yield* ask([...context, named], "", true)
               return { text: done.text, tokens: done.tokens, chunks: 1, withContext: true, ...usageField(done.usage) }
             }
           }
+          const whole = message(request.previous, span)
+          const wholeTokens = yield* countOf(counter, whole, "the summary request", fail)
           // 2. The message alone.
           if (wholeTokens <= budget) {
             const done = yield* ask([whole], "", false)

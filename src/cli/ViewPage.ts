@@ -13,6 +13,7 @@
  * @since 0.3.0
  */
 import { DateTime } from "effect"
+import * as CacheMiss from "../ai/CacheMiss.ts"
 import type * as CallReportLog from "../ai/CallReportLog.ts"
 import { stableWindowFilter } from "../ai/StableWindow.ts"
 import type { ContextItem } from "../ContextItem.ts"
@@ -427,6 +428,11 @@ const callFigures = (l: CallReportLog.Line): ReadonlyArray<readonly [string, str
     (l.reported.cacheRead === undefined ? "" : `, ${count(l.reported.cacheRead)} read from the cache`) +
     (l.reported.cacheWrite === undefined ? "" : `, ${count(l.reported.cacheWrite)} written to it`)
   ] as const]),
+  ...(l.miss === undefined ? [] : [[
+    "cache miss",
+    `${CacheMiss.describe(l.miss.cause)}: ${count(Math.max(0, l.miss.previousTokens - l.miss.cachedTokens))} of the previous ` +
+    `request's ${count(l.miss.previousTokens)} tokens not read (${l.miss.source})`
+  ] as const]),
   ...(l.committed === undefined ? [] : [["state", l.committed] as const]),
   ...(l.change?.storeFailure === undefined ? [] : [["store failure", l.change.storeFailure] as const])
 ]
@@ -526,7 +532,8 @@ const sessionScript = (calls: number): string =>
 
 /**
  * The page of an agent session: the counts; a timeline of the calls, one row each, with the
- * tokens sent by kind, the predicted and the reported cache reads, what the call added, dropped
+ * tokens sent by kind, the predicted and the billed cache reads and writes, why it missed the cache
+ * (if it did), what the call added, dropped
  * and summarised; and the details of the call selected (its figures, tokens by kind against its
  * budget, the entries added and dropped, the summary, the window, what was left out and why).
  *
@@ -557,6 +564,30 @@ export const sessionPage = (source: string, lines: ReadonlyArray<CallReportLog.L
         : { read: acc.read + l.reported.cacheRead, of: acc.of + l.reported.total },
     { read: 0, of: 0 }
   )
+  const billed = lines.reduce(
+    (acc, l) =>
+      l.reported?.total === undefined || l.reported.cacheWrite === undefined
+        ? acc
+        : { written: acc.written + l.reported.cacheWrite, of: acc.of + l.reported.total },
+    { written: 0, of: 0 }
+  )
+  const predictedWrites = lines.reduce(
+    (acc, l) => l.prediction === undefined ? acc : { written: acc.written + l.prediction.writtenTokens, of: acc.of + l.prediction.totalTokens },
+    { written: 0, of: 0 }
+  )
+  // The summariser's requests, as its model billed them (a compaction's summary is part of its call's cost).
+  const summaryUsage = lines.reduce(
+    (acc, l) => {
+      const u = l.change?.summary?.usage
+      return u?.inputTokens === undefined
+        ? acc
+        : { read: acc.read + (u.cacheReadTokens ?? 0), of: acc.of + u.inputTokens, requests: acc.requests + 1 }
+    },
+    { read: 0, of: 0, requests: 0 }
+  )
+  const misses = new Map<string, number>()
+  for (const l of lines) if (l.miss !== undefined) misses.set(l.miss.cause._tag, (misses.get(l.miss.cause._tag) ?? 0) + 1)
+  const missCounts = CacheMiss.causes.filter((c) => misses.has(c)).map((c) => `${c} ${misses.get(c)}`).join(", ")
   const compactions = lines.filter((l) => l.change?.action === "compact").length
   const allKinds = byKind(lines.flatMap((l) => [
     ...(l.toolTokens > 0 ? [{ kind: toolDefinitions, tokens: l.toolTokens }] : []),
@@ -573,14 +604,21 @@ export const sessionPage = (source: string, lines: ReadonlyArray<CallReportLog.L
       ["tokens sent", count(sent)],
       ["compactions", String(compactions)],
       ["predicted cache reads", ratio(predicted.read, predicted.of)],
-      ["reported cache reads", ratio(reported.read, reported.of)]
+      ["billed cache reads", ratio(reported.read, reported.of)],
+      ["predicted cache writes", ratio(predictedWrites.written, predictedWrites.of)],
+      ["billed cache writes", ratio(billed.written, billed.of)],
+      ...(summaryUsage.requests === 0
+        ? []
+        : [["summaries' billed cache reads", ratio(summaryUsage.read, summaryUsage.of)] as const]),
+      ["cache misses", misses.size === 0 ? "none" : `${lines.filter((l) => l.miss !== undefined).length} (${missCounts})`]
     ]),
     `<div class="session"><section aria-labelledby="h-timeline"><h2 id="h-timeline">Timeline</h2>`,
     `<p class="muted">One row per call. Select a call (Tab to its button, then Enter; the arrow keys move between calls) to see what it sent, added, dropped and summarised.</p>`,
     legend(allKinds),
     `<div class="scroll"><table id="timeline"><caption>${lines.length} calls; cache reads as a share of the request</caption><thead><tr>` +
     `<th scope="col">call</th>${several ? `<th scope="col" class="n">conversation</th>` : ""}<th scope="col">change</th><th scope="col">tokens sent by kind</th><th scope="col" class="n">sent</th>` +
-    `<th scope="col" class="n">predicted cache read</th><th scope="col" class="n">reported cache read</th>` +
+    `<th scope="col" class="n">predicted cache read</th><th scope="col" class="n">billed cache read</th>` +
+    `<th scope="col" class="n">predicted cache write</th><th scope="col" class="n">billed cache write</th><th scope="col">cache miss</th>` +
     `<th scope="col" class="n">added</th><th scope="col" class="n">dropped</th><th scope="col">summary</th></tr></thead><tbody>${
       lines.map((l, k) => {
         const kinds = sentByKind(l)
@@ -605,6 +643,12 @@ export const sessionPage = (source: string, lines: ReadonlyArray<CallReportLog.L
           l.prediction === undefined ? "—" : ratio(l.prediction.cachedTokens, l.prediction.totalTokens)
         }</td><td class="n">${
           l.reported?.cacheRead === undefined ? "—" : ratio(l.reported.cacheRead, l.reported.total ?? 0)
+        }</td><td class="n">${
+          l.prediction === undefined ? "—" : ratio(l.prediction.writtenTokens, l.prediction.totalTokens)
+        }</td><td class="n">${
+          l.reported?.cacheWrite === undefined ? "—" : ratio(l.reported.cacheWrite, l.reported.total ?? 0)
+        }</td><td>${
+          l.miss === undefined ? "" : `<span title="${escapeHtml(CacheMiss.describe(l.miss.cause))}">${escapeHtml(l.miss.cause._tag)}</span>`
         }</td><td class="n">${c.added.length}</td><td class="n">${c.dropped.length}</td><td>${
           s === undefined ? "" : escapeHtml(s.outcome === "written" ? `${s.spanMessages} msgs → ${count(s.summaryTokens)} tokens` : s.outcome)
         }</td></tr>`

@@ -85,7 +85,7 @@ const conversation: ReadonlyArray<Prompt.Message> = [
 const lastText = (prompt: Prompt.Prompt): string => PromptWindow.render(prompt.content.at(-1)!)
 
 describe("Summarizer.layerLanguageModel", () => {
-  it.effect("the request is the context as it was sent plus one appended instruction message (the cache's prefix)", () =>
+  it.effect("C5: the request is the context as it was sent plus one short instruction naming the span in it (the cache's prefix, the span not sent twice)", () =>
     Effect.gen(function*() {
       const { summarizer, seen } = yield* withModel(() => text("  The export failed: folder was read-only; fixed.  \n"))
       const span = conversation.slice(1, 5)
@@ -99,17 +99,49 @@ describe("Summarizer.layerLanguageModel", () => {
       const asked = lastText(prompt!)
       assert.isTrue(asked.startsWith(Summarizer.defaultInstruction))
       assert.include(asked, "Write at most 200 tokens.")
-      // The span, each message with its role, tool call and result included.
-      assert.include(asked, Summarizer.renderSpan(span))
-      assert.include(asked, "[assistant] Search({\"query\":\"export error 42\"}) [call c1]")
-      assert.include(asked, "[tool] result of Search [call c1]: \"Error 42: the target folder is read-only.\"")
+      // The span is named by its places among the messages above (the system prompt not
+      // counted), with the first words of its first and last messages; it is not written again.
+      assert.include(asked, "counting the messages above from 1, the system prompt not counted")
+      assert.include(
+        asked,
+        `- messages 1–4 above, from the one that begins "My export fails with error 42." to the one that begins "Your target folder`
+      )
+      assert.notInclude(asked, "<messages>")
+      assert.notInclude(asked, "result of Search [call c1]")
       assert.notInclude(asked, "<summary-so-far>")
+      assert.strictEqual(asked, Summarizer.requestText(Summarizer.defaultInstruction, 200, undefined, conversation, span))
+      // Far shorter than the span written out.
+      const written = Summarizer.instructionText(Summarizer.defaultInstruction, 200, undefined, span)
+      assert.isBelow(asked.length, written.length)
       // The answer, trimmed, is the summary.
       assert.strictEqual(summary.text, "The export failed: folder was read-only; fixed.")
       assert.strictEqual(summary.tokens, textCount(summary.text))
       assert.strictEqual(summary.chunks, 1)
       assert.isTrue(summary.withContext)
       assert.isUndefined(summary.usage)
+    }))
+
+  it.effect("C5: a span message the context does not hold is written out where it stands in the span; those it holds are named", () =>
+    Effect.gen(function*() {
+      const { summarizer, seen } = yield* withModel(() => text("ok"))
+      // The conversation's last request no longer held its first message (dropped earlier,
+      // unsummarised), and a message came after it that it does not hold yet.
+      const context = [conversation[0]!, ...conversation.slice(2, 5)]
+      const span = conversation.slice(1, 6)
+      yield* summarizer.summarize({ span, context, maxTokens: 100 })
+      const asked = lastText((yield* Ref.get(seen))[0]!)
+      const older = asked.indexOf(`<messages>\n${Summarizer.renderSpan([conversation[1]!])}\n</messages>`)
+      const named = asked.indexOf("- messages 1–3 above")
+      const newer = asked.indexOf(`<messages>\n${Summarizer.renderSpan([conversation[5]!])}\n</messages>`)
+      assert.isAbove(older, 0)
+      assert.isBelow(older, named)
+      assert.isBelow(named, newer)
+      // A message equal in role and text is the context's, whatever its object.
+      const copy = Prompt.userMessage({ content: [Prompt.textPart({ text: "My export fails with error 42." })] })
+      assert.include(
+        Summarizer.requestText("Summarise.", 10, undefined, conversation, [copy]),
+        `- message 1 above, the one that begins "My export fails`
+      )
     }))
 
   it.effect("the instruction option replaces the default instruction", () =>
@@ -127,10 +159,14 @@ describe("Summarizer.layerLanguageModel", () => {
       const message = Prompt.userMessage({
         content: [Prompt.textPart({ text: Summarizer.instructionText(Summarizer.defaultInstruction, 100, undefined, span) })]
       })
+      const named = Prompt.userMessage({
+        content: [Prompt.textPart({ text: Summarizer.requestText(Summarizer.defaultInstruction, 100, undefined, conversation, span) })]
+      })
       const contextTokens = conversation.reduce((sum, m) => sum + countOf(m), 0)
-      // Room for the message alone, not for the context too (less the reserve of 100 and the
-      // request's 3).
-      const contextWindow = countOf(message) + 100 + 3 + contextTokens - 1
+      // Room for the span written out alone, not for the context and the message naming the
+      // span in it (less the reserve of 100 and the request's 3).
+      const contextWindow = countOf(named) + 100 + 3 + contextTokens - 1
+      assert.isAtMost(countOf(message) + 100 + 3, contextWindow)
       const { summarizer, seen } = yield* withModel(() => text("summary"), { contextWindow })
       const summary = yield* summarizer.summarize({ span, context: conversation, maxTokens: 100 })
       const prompts = yield* Ref.get(seen)
@@ -250,8 +286,20 @@ describe("Summarizer.layerLanguageModel", () => {
         "<summary-so-far>\nThe user's export failed (error 42, read-only folder).\n</summary-so-far>"
       )
       // The summary so far comes before the messages.
-      assert.isBelow(asked.indexOf("<summary-so-far>"), asked.indexOf("<messages>"))
+      assert.isBelow(asked.indexOf("<summary-so-far>"), asked.indexOf("The messages to summarise"))
       assert.strictEqual(summary.text, "new summary")
+    }))
+
+  it.effect("C5: a summary so far that the context holds is named by its place, not sent again", () =>
+    Effect.gen(function*() {
+      const { summarizer, seen } = yield* withModel(() => text("new summary"))
+      const previous = "The user's export failed (error 42, read-only folder)."
+      const context = [conversation[0]!, Summarizer.summaryMessage({ text: previous }, "summary-1"), ...conversation.slice(4)]
+      yield* summarizer.summarize({ span: conversation.slice(4, 5), previous, context, maxTokens: 100 })
+      const asked = lastText((yield* Ref.get(seen))[0]!)
+      assert.include(asked, "The summary so far is message 1 above; fold it into your new summary.")
+      assert.notInclude(asked, "<summary-so-far>")
+      assert.include(asked, "- message 2 above")
     }))
 
   it.effect("the previous summary is folded into the first chunk", () =>

@@ -159,7 +159,7 @@ describe("the summary request's tools", () => {
 
   it.effect("the window guard counts the tools with the context: when they do not fit, the message goes alone, without tools", () =>
     Effect.gen(function*() {
-      const message = user(Summarizer.instructionText(Summarizer.defaultInstruction, 100, undefined, span))
+      const message = user(Summarizer.requestText(Summarizer.defaultInstruction, 100, undefined, context, span))
       const contextTokens = context.reduce((sum, m) => sum + countOf(m), 0)
       const toolTokens = definitions.reduce((sum, t) => sum + countOf(ToolDefinitions.message(t)), 0)
       // Room for the context and the message (less the reserve of 100 and the request's 3), not for the tools too.

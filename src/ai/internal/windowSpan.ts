@@ -9,6 +9,7 @@
  * @internal
  */
 import { Effect } from "effect"
+import * as CacheMiss from "../CacheMiss.ts"
 import type * as CacheModel from "../CacheModel.ts"
 import type * as StableWindow from "../StableWindow.ts"
 import * as WindowMetrics from "../WindowMetrics.ts"
@@ -97,6 +98,19 @@ export const usageAttributes = (input: InputUsage): Record<string, number> => {
   if (input.cacheWrite !== undefined) attributes["gen_ai.usage.cache_creation.input_tokens"] = input.cacheWrite
   return attributes
 }
+
+/**
+ * A call's cache miss (docs/ai.md, rules M1–M4): `cupel.window.cache.miss` names the cause,
+ * `cupel.window.cache.miss_detail` says it in words, `cupel.window.cache.missed_tokens` is the
+ * previous request's tokens not read, and `cupel.window.cache.miss_source` whether the figures
+ * are billed or predicted.
+ */
+export const missAttributes = (miss: CacheMiss.Miss): Record<string, string | number> => ({
+  "cupel.window.cache.miss": miss.cause._tag,
+  "cupel.window.cache.miss_detail": CacheMiss.describe(miss.cause),
+  "cupel.window.cache.missed_tokens": Math.max(0, miss.previousTokens - miss.cachedTokens),
+  "cupel.window.cache.miss_source": miss.source
+})
 
 /**
  * An `error` part the model's answer carried (docs/design.md item 75): the provider answered —
