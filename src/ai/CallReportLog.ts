@@ -33,6 +33,7 @@ import { isRecord } from "../internal/fastDecode.ts"
 import type { PipelineResult } from "../PipelineResult.ts"
 import { TraceEvent } from "../TraceEvent.ts"
 import * as CacheModel from "./CacheModel.ts"
+import { messageIndexOf } from "./MessageIndex.ts"
 import type * as StableWindow from "./StableWindow.ts"
 import { WindowReports } from "./WindowedLanguageModel.ts"
 import type * as WindowStore from "./WindowStore.ts"
@@ -250,13 +251,13 @@ const preview = (text: string): string => cutText(text, previewLength)
 const itemOf = (entry: IncludedItem | ExcludedItem) => {
   const { item } = entry
   const role = item.metadata["role"]
-  const message = item.metadata["messageIndex"]
+  const message = messageIndexOf(item)
   const summary = item.metadata[summaryIdKey]
   return {
     ...(typeof role === "string" ? { role } : {}),
     kind: item.kind,
     tokens: item.tokens,
-    ...(typeof message === "number" && Number.isSafeInteger(message) ? { message } : {}),
+    ...(message === undefined ? {} : { message }),
     ...(typeof summary === "string" ? { summary } : {}),
     pinned: item.pinned,
     preview: preview(item.content)
