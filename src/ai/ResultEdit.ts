@@ -8,7 +8,7 @@
  * pipeline result"), given one that keeps them:
  *
  * 1. `window` is the items of `report.included`, in order (the same objects);
- * 2. `totalTokens` is the sum of the window's tokens;
+ * 2. `totalTokens` is the sum of the window's tokens, none of them negative;
  * 3. every candidate is included or excluded exactly once (by object), and `totalCandidates`
  *    is `included.length + excluded.length`;
  * 4. `totalTokensConsidered` is the sum of every candidate's tokens, negative counts included;
@@ -22,7 +22,7 @@
  */
 import type { ContextItem } from "../ContextItem.ts"
 import type { ExcludedItem } from "../ExcludedItem.ts"
-import type { ExclusionReason } from "../ExclusionReason.ts"
+import * as ExclusionReason from "../ExclusionReason.ts"
 import type { IncludedItem } from "../IncludedItem.ts"
 import * as InclusionReason from "../InclusionReason.ts"
 import type { PipelineResult } from "../PipelineResult.ts"
@@ -63,7 +63,7 @@ const windowOf = (included: ReadonlyArray<IncludedItem>): Array<ContextItem> => 
 export const exclude = (
   result: PipelineResult,
   which: (entry: IncludedItem, position: number) => boolean,
-  reason: ExclusionReason
+  reason: ExclusionReason.ExclusionReason
 ): PipelineResult => {
   const included = result.report.included
   const stays: Array<IncludedItem> = []
@@ -98,7 +98,7 @@ export const dropLeading = (
     readonly opens: (item: ContextItem) => boolean
     readonly droppable: (item: ContextItem) => boolean
   },
-  reason: ExclusionReason
+  reason: ExclusionReason.ExclusionReason
 ): PipelineResult => {
   const included = result.report.included
   let first = -1
@@ -150,6 +150,9 @@ export const reorder = (
  * then its entry moves (an excluded one is excluded no more). The window's excess is measured
  * against `targetTokens`, the target it is held to.
  *
+ * An item of negative tokens never enters a window: as the Classify stage does with a pinned
+ * one, it is excluded (`NegativeTokens`, score 0).
+ *
  * @since 0.3.0
  * @category edits
  */
@@ -161,6 +164,21 @@ export const insertPinned = (
   const { report } = result
   const wasIncluded = report.included.findIndex((entry) => entry.item === item)
   const wasExcluded = wasIncluded >= 0 ? -1 : report.excluded.findIndex((entry) => entry.item === item)
+  const isNew = wasIncluded < 0 && wasExcluded < 0
+  if (item.tokens < 0) {
+    const reason = ExclusionReason.NegativeTokens.make({ tokens: item.tokens })
+    if (wasIncluded >= 0) return exclude(result, (_, k) => k === wasIncluded, reason)
+    if (!isNew) return result
+    return {
+      ...result,
+      report: {
+        ...report,
+        excluded: withExcluded(report.excluded, [{ item, score: 0, reason }]),
+        totalCandidates: report.totalCandidates + 1,
+        totalTokensConsidered: report.totalTokensConsidered + item.tokens
+      }
+    }
+  }
   const others = wasIncluded < 0 ? report.included : report.included.filter((_, k) => k !== wasIncluded)
   const position = Math.max(0, Math.min(others.length, Math.floor(options.position)))
   const included = [
@@ -168,7 +186,6 @@ export const insertPinned = (
     { item, score: 1, reason: InclusionReason.pinned },
     ...others.slice(position)
   ]
-  const isNew = wasIncluded < 0 && wasExcluded < 0
   const totalTokens = wasIncluded < 0 ? result.totalTokens + item.tokens : result.totalTokens
   return {
     window: windowOf(included),
@@ -193,7 +210,7 @@ export const insertPinned = (
  */
 export const relabel = (
   result: PipelineResult,
-  reasonOf: (entry: ExcludedItem) => ExclusionReason | undefined
+  reasonOf: (entry: ExcludedItem) => ExclusionReason.ExclusionReason | undefined
 ): PipelineResult => {
   const before = result.report.excluded
   let excluded: Array<ExcludedItem> | undefined
@@ -212,6 +229,8 @@ export const relabel = (
  * `excluded` (put in score order when it is not), no stage's events unless given, the excess
  * measured against `targetTokens`. The entries are used as they are, so that a caller can make
  * each once per item (a stable window's appending calls report the same items call after call).
+ * An included item of negative tokens is excluded instead (`NegativeTokens`, score 0), as the
+ * Classify stage would.
  *
  * @since 0.3.0
  * @category constructors
@@ -222,8 +241,18 @@ export const fromSelection = (selection: {
   readonly targetTokens: number
   readonly events?: ReadonlyArray<TraceEvent> | undefined
 }): PipelineResult => {
-  const { included, targetTokens } = selection
-  const excluded = isByScore(selection.excluded) ? selection.excluded : selection.excluded.slice().sort(byScore)
+  let { excluded, included } = selection
+  if (included.some((entry) => entry.item.tokens < 0)) {
+    const negative: Array<ExcludedItem> = []
+    for (const entry of included) {
+      if (entry.item.tokens < 0) {
+        negative.push({ item: entry.item, score: 0, reason: ExclusionReason.NegativeTokens.make({ tokens: entry.item.tokens }) })
+      }
+    }
+    included = included.filter((entry) => entry.item.tokens >= 0)
+    excluded = [...excluded, ...negative]
+  }
+  if (!isByScore(excluded)) excluded = excluded.slice().sort(byScore)
   const totalTokens = sumTokens(included)
   return {
     window: windowOf(included),
@@ -236,6 +265,7 @@ export const fromSelection = (selection: {
       countRequirementShortfalls: []
     },
     totalTokens,
-    tokensOverBudget: Math.max(0, totalTokens - targetTokens)
+    tokensOverBudget: Math.max(0, totalTokens - selection.targetTokens)
   }
 }
+
