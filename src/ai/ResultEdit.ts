@@ -31,11 +31,6 @@ import type { TraceEvent } from "../TraceEvent.ts"
 /** Score order, highest first; equal scores (and incomparable ones) keep their order. */
 const byScore = (a: ExcludedItem, b: ExcludedItem): number => (a.score > b.score ? -1 : a.score < b.score ? 1 : 0)
 
-const isByScore = (excluded: ReadonlyArray<ExcludedItem>): boolean => {
-  for (let k = 1; k < excluded.length; k++) if (byScore(excluded[k - 1]!, excluded[k]!) > 0) return false
-  return true
-}
-
 /** `excluded` with `added` after it, then in score order (stable: `Array.prototype.sort` is). */
 const withExcluded = (excluded: ReadonlyArray<ExcludedItem>, added: ReadonlyArray<ExcludedItem>): Array<ExcludedItem> =>
   [...excluded, ...added].sort(byScore)
@@ -242,26 +237,44 @@ export const fromSelection = (selection: {
   readonly events?: ReadonlyArray<TraceEvent> | undefined
 }): PipelineResult => {
   let { excluded, included } = selection
-  if (included.some((entry) => entry.item.tokens < 0)) {
-    const negative: Array<ExcludedItem> = []
+  // One pass over each list (an appending call's are the history's length): the window, its
+  // tokens and whether an item of negative tokens is there; the excluded tokens and order.
+  let window = new Array<ContextItem>(included.length)
+  let totalTokens = 0
+  let negative = false
+  for (let k = 0; k < included.length; k++) {
+    const item = included[k]!.item
+    window[k] = item
+    totalTokens += item.tokens
+    if (item.tokens < 0) negative = true
+  }
+  if (negative) {
+    const left: Array<ExcludedItem> = []
     for (const entry of included) {
       if (entry.item.tokens < 0) {
-        negative.push({ item: entry.item, score: 0, reason: ExclusionReason.NegativeTokens.make({ tokens: entry.item.tokens }) })
+        left.push({ item: entry.item, score: 0, reason: ExclusionReason.NegativeTokens.make({ tokens: entry.item.tokens }) })
       }
     }
     included = included.filter((entry) => entry.item.tokens >= 0)
-    excluded = [...excluded, ...negative]
+    excluded = [...excluded, ...left]
+    window = windowOf(included)
+    totalTokens = sumTokens(included)
   }
-  if (!isByScore(excluded)) excluded = excluded.slice().sort(byScore)
-  const totalTokens = sumTokens(included)
+  let excludedTokens = 0
+  let sorted = true
+  for (let k = 0; k < excluded.length; k++) {
+    excludedTokens += excluded[k]!.item.tokens
+    if (k > 0 && byScore(excluded[k - 1]!, excluded[k]!) > 0) sorted = false
+  }
+  if (!sorted) excluded = excluded.slice().sort(byScore)
   return {
-    window: windowOf(included),
+    window,
     report: {
       events: selection.events ?? [],
       included,
       excluded,
       totalCandidates: included.length + excluded.length,
-      totalTokensConsidered: totalTokens + sumTokens(excluded),
+      totalTokensConsidered: totalTokens + excludedTokens,
       countRequirementShortfalls: []
     },
     totalTokens,

@@ -514,7 +514,7 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
         commonPrefixTokens: common,
         secondsSincePrevious: found._tag === "Found" ? Math.max(0, now - found.state.updatedAtMillis) / 1000 : Infinity
       })
-      const shortenedInWindow = shortenings.filter((sh) => entries.some((entry) => WindowEntry.isMessage(entry, sh.index)))
+      const shortenedInWindow = shortenedIn(shortenings, entries)
       if (shortenedInWindow.length > 0) fitted = { ...fitted, shortened: shortenedInWindow }
       const next = new WindowState.WindowState({
         format: 1,
@@ -920,6 +920,19 @@ const keepRelativeOrder = (
     if (index !== undefined && !messageOf.has(entry.item)) messageOf.set(entry.item, candidates.messages[index]!)
   }
   return { prompt: PromptWindow.toPrompt(result.window, { ...candidates, messageOf }), result }
+}
+
+/** The shortenings of messages in a window: one pass over the window, whatever their number. */
+const shortenedIn = (
+  shortenings: ReadonlyArray<PromptWindow.Shortening>,
+  entries: ReadonlyArray<WindowEntry.WindowEntry>
+): Array<PromptWindow.Shortening> => {
+  if (shortenings.length === 0) return []
+  const wanted = new Set<number>()
+  for (const sh of shortenings) wanted.add(sh.index)
+  const present = new Set<number>()
+  for (const entry of entries) if (entry._tag === "Message" && wanted.has(entry.index)) present.add(entry.index)
+  return shortenings.filter((sh) => present.has(sh.index))
 }
 
 /** The tokens of the history's last step: its newest assistant message and what follows it. */

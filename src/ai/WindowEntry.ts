@@ -53,8 +53,13 @@ export type WindowEntry = Message | Document | Summary
  * session bench reaches it); what matters is only that the shared ones stay bounded.
  */
 const shared = 1 << 16
-const messages: Array<Message> = []
-const documents: Array<Document> = []
+const messages: Array<Message | undefined> = []
+const documents: Array<Document | undefined> = []
+
+/** Grows `table` to hold `index`, one slot after another: a far write would make it sparse (slow). */
+const reach = <A>(table: Array<A | undefined>, index: number): void => {
+  while (table.length <= index) table.push(undefined)
+}
 
 /**
  * Message `index` of the history.
@@ -64,6 +69,7 @@ const documents: Array<Document> = []
  */
 export const message = (index: number): Message => {
   if (index < 0 || index >= shared || !Number.isInteger(index)) return { _tag: "Message", index }
+  reach(messages, index)
   let entry = messages[index]
   if (entry === undefined) {
     entry = Object.freeze({ _tag: "Message", index })
@@ -80,6 +86,7 @@ export const message = (index: number): Message => {
  */
 export const document = (index: number): Document => {
   if (index < 0 || index >= shared || !Number.isInteger(index)) return { _tag: "Document", index }
+  reach(documents, index)
   let entry = documents[index]
   if (entry === undefined) {
     entry = Object.freeze({ _tag: "Document", index })
@@ -115,19 +122,39 @@ export const equals = (a: WindowEntry, b: WindowEntry): boolean => {
 }
 
 /**
- * Whether `entry` is message `index`.
- *
- * @since 0.3.0
- * @category comparing
+ * Whole numbers >= 0, as a bitmap up to {@link dense} (an entry's index is below the history's
+ * length: a thousand entries are a kilobyte, and no hashing), in a `Set` past it.
  */
-export const isMessage = (entry: WindowEntry, index?: number): entry is Message =>
-  entry._tag === "Message" && (index === undefined || entry.index === index)
+class IndexSet {
+  private marks = new Uint8Array(0)
+  private far: Set<number> | undefined = undefined
 
-const addNew = (set: Set<number>, index: number): boolean => {
-  if (set.has(index)) return false
-  set.add(index)
-  return true
+  /** Adds `index`; `false` when it was there already. */
+  add(index: number): boolean {
+    if (index < dense && Number.isInteger(index) && index >= 0) {
+      if (index >= this.marks.length) {
+        const grown = new Uint8Array(Math.min(dense, Math.max(64, 2 * this.marks.length, index + 1)))
+        grown.set(this.marks)
+        this.marks = grown
+      }
+      if (this.marks[index] === 1) return false
+      this.marks[index] = 1
+      return true
+    }
+    this.far ??= new Set()
+    if (this.far.has(index)) return false
+    this.far.add(index)
+    return true
+  }
+
+  has(index: number): boolean {
+    return index < this.marks.length && index >= 0 && Number.isInteger(index)
+      ? this.marks[index] === 1
+      : this.far?.has(index) === true
+  }
 }
+
+const dense = 1 << 20
 
 /**
  * A set of entries: membership by tag and index.
@@ -136,12 +163,12 @@ const addNew = (set: Set<number>, index: number): boolean => {
  * @category models
  */
 export class EntrySet {
-  private readonly messages = new Set<number>()
-  private readonly documents = new Set<number>()
+  private readonly messages = new IndexSet()
+  private readonly documents = new IndexSet()
   private hasSummary = false
 
-  constructor(entries?: Iterable<WindowEntry>) {
-    if (entries !== undefined) for (const entry of entries) this.add(entry)
+  constructor(entries?: ReadonlyArray<WindowEntry>) {
+    if (entries !== undefined) for (let k = 0; k < entries.length; k++) this.add(entries[k]!)
   }
 
   /** Adds `entry`; `false` when it was there already. */
@@ -153,9 +180,9 @@ export class EntrySet {
         return !was
       }
       case "Message":
-        return addNew(this.messages, entry.index)
+        return this.messages.add(entry.index)
       case "Document":
-        return addNew(this.documents, entry.index)
+        return this.documents.add(entry.index)
     }
   }
 
