@@ -34,6 +34,7 @@ import type { PipelineResult } from "../PipelineResult.ts"
 import { TraceEvent } from "../TraceEvent.ts"
 import * as CacheMiss from "./CacheMiss.ts"
 import * as CacheModel from "./CacheModel.ts"
+import { messageIndexOf } from "./MessageIndex.ts"
 import type * as StableWindow from "./StableWindow.ts"
 import type * as Summarizer from "./Summarizer.ts"
 import { WindowReports } from "./WindowedLanguageModel.ts"
@@ -266,13 +267,13 @@ const preview = (text: string): string => cutText(text, previewLength)
 const itemOf = (entry: IncludedItem | ExcludedItem) => {
   const { item } = entry
   const role = item.metadata["role"]
-  const message = item.metadata["messageIndex"]
+  const message = messageIndexOf(item)
   const summary = item.metadata[summaryIdKey]
   return {
     ...(typeof role === "string" ? { role } : {}),
     kind: item.kind,
     tokens: item.tokens,
-    ...(typeof message === "number" && Number.isSafeInteger(message) ? { message } : {}),
+    ...(message === undefined ? {} : { message }),
     ...(typeof summary === "string" ? { summary } : {}),
     pinned: item.pinned,
     preview: preview(item.content)

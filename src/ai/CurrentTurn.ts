@@ -19,9 +19,8 @@
 import type { Prompt } from "effect/ai"
 import type { ContextItem } from "../ContextItem.ts"
 import * as ExclusionReason from "../ExclusionReason.ts"
-import type { ExcludedItem } from "../ExcludedItem.ts"
-import type { IncludedItem } from "../IncludedItem.ts"
 import type { PipelineResult } from "../PipelineResult.ts"
+import * as ResultEdit from "./ResultEdit.ts"
 
 /**
  * Why a unit is kept for the call (the value of its items' `keep` metadata):
@@ -230,12 +229,15 @@ export const keep = (turn: Turn, room: number): Map<number, Keep> => {
  */
 export const startOnUserFilter = "start-on-user"
 
+const startOnUser = ExclusionReason.Filtered.make({ filterName: startOnUserFilter })
+
 /**
  * Rule K3: the window opens on a user message. Conversation items placed before the first
  * conversation item that is a user message or a kept unit's (`kept`) are dropped from the
  * window and reported as excluded (`Filtered`, {@link startOnUserFilter}), with the score they
- * were included with. Items that are not conversation (system prompts, pinned messages,
- * documents) are never dropped; nothing is dropped when no conversation item qualifies.
+ * were included with (`ResultEdit.dropLeading`). Items that are not conversation (system
+ * prompts, pinned messages, documents) are never dropped; nothing is dropped when no
+ * conversation item qualifies.
  *
  * `conversationRole` gives the role of an item that is a conversation message, `undefined` for
  * any other item.
@@ -247,40 +249,11 @@ export const openOnUser = (
   result: PipelineResult,
   conversationRole: (item: ContextItem) => Prompt.Message["role"] | undefined,
   kept: ReadonlySet<ContextItem>
-): PipelineResult => {
-  const included = result.report.included
-  let first = -1
-  for (let k = 0; k < included.length; k++) {
-    const item = included[k]!.item
-    const role = conversationRole(item)
-    if (role !== undefined && (role === "user" || kept.has(item))) {
-      first = k
-      break
-    }
-  }
-  if (first < 0) return result
-  const dropped: Array<IncludedItem> = []
-  const stays: Array<IncludedItem> = []
-  for (let k = 0; k < included.length; k++) {
-    const entry = included[k]!
-    if (k < first && conversationRole(entry.item) !== undefined) dropped.push(entry)
-    else stays.push(entry)
-  }
-  if (dropped.length === 0) return result
-  let droppedTokens = 0
-  for (const entry of dropped) droppedTokens += entry.item.tokens
-  const reason = ExclusionReason.Filtered.make({ filterName: startOnUserFilter })
-  const excluded: Array<ExcludedItem> = [
-    ...result.report.excluded,
-    ...dropped.map((entry) => ({ item: entry.item, score: entry.score, reason }))
-  ]
-  // The report lists exclusions by score, highest first, ties in the order they came (stable).
-  excluded.sort((a, b) => (a.score > b.score ? -1 : a.score < b.score ? 1 : 0))
-  const totalTokens = result.totalTokens - droppedTokens
-  return {
-    window: stays.map((entry) => entry.item),
-    report: { ...result.report, included: stays, excluded },
-    totalTokens,
-    tokensOverBudget: Math.max(0, result.tokensOverBudget - droppedTokens)
-  }
-}
+): PipelineResult =>
+  ResultEdit.dropLeading(result, {
+    opens: (item) => {
+      const role = conversationRole(item)
+      return role !== undefined && (role === "user" || kept.has(item))
+    },
+    droppable: (item) => conversationRole(item) !== undefined
+  }, startOnUser)

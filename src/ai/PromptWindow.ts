@@ -43,6 +43,7 @@ import { describeThrown } from "../internal/describeThrown.ts"
 import { trusted } from "../internal/fastDecode.ts"
 import { PinnedBudgetError } from "../PinnedBudgetError.ts"
 import * as CurrentTurn from "./CurrentTurn.ts"
+import { messageIndexKey, messageIndexOf } from "./MessageIndex.ts"
 import * as Shorten from "./Shorten.ts"
 import { thrownBy, TokenCounter } from "./TokenCounter.ts"
 import { TurnBudgetError } from "./TurnBudgetError.ts"
@@ -520,7 +521,7 @@ export const toCandidates = (
         const cached = cache?.get(message)
         // A message object seen before at this index, in this group, and from the same start.
         if (
-          cached !== undefined && cached.metadata["messageIndex"] === i && cached.group === group &&
+          cached !== undefined && messageIndexOf(cached) === i && cached.group === group &&
           cached.timestamp?.epochMilliseconds === start + i
         ) {
           item = cached
@@ -573,7 +574,7 @@ const makeItem = (
       source: "Chat",
       pinned: annotation?.pinned ?? message.role === "system",
       tags: annotation?.tags ?? [],
-      metadata: { ...annotation?.metadata, role: message.role, messageIndex: i },
+      metadata: { ...annotation?.metadata, role: message.role, [messageIndexKey]: i },
       timestamp: timestamp.value,
       ...(priority === undefined ? {} : { priority }),
       ...(hint === undefined ? {} : { futureRelevanceHint: hint }),
@@ -765,9 +766,9 @@ export const fitCandidates = (
     const result = (options?.startOn ?? "user") === "user"
       ? CurrentTurn.openOnUser(run, (item) => {
         const message = messageOf(item)
-        return message !== undefined && message.role !== "system" && conversation[messageIndexOf(item)] === true
-          ? message.role
-          : undefined
+        if (message === undefined || message.role === "system") return undefined
+        const index = messageIndexOf(item)
+        return index !== undefined && conversation[index] === true ? message.role : undefined
       }, keptItems)
       : run
     return { prompt: promptOf(result.window, messageOf), result }
@@ -1013,9 +1014,3 @@ export const applyShortenings = (
       ? candidates
       : { ...candidates, items, messages, messageOf }
   })
-
-/** The index of the message an item was made from (its `messageIndex` metadata), or -1. */
-const messageIndexOf = (item: ContextItem.ContextItem): number => {
-  const index = item.metadata["messageIndex"]
-  return typeof index === "number" ? index : -1
-}

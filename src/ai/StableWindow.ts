@@ -29,17 +29,19 @@ import { InvalidConfigError } from "../InvalidConfigError.ts"
 import { describeThrown } from "../internal/describeThrown.ts"
 import * as Hash from "./internal/hash.ts"
 import type * as Pipeline from "../Pipeline.ts"
-import type { PipelineResult } from "../PipelineResult.ts"
 import * as CacheModel from "./CacheModel.ts"
 import * as Calibration from "./Calibration.ts"
 import type * as CallReport from "./CallReport.ts"
 import * as ConversationKey from "./ConversationKey.ts"
+import { messageIndexOf } from "./MessageIndex.ts"
 import * as PromptWindow from "./PromptWindow.ts"
+import * as ResultEdit from "./ResultEdit.ts"
 import type { TokenCounter } from "./TokenCounter.ts"
 import * as SessionOptions from "./SessionOptions.ts"
 import * as Summarizer from "./Summarizer.ts"
 import type * as ToolDefinitions from "./ToolDefinitions.ts"
 import * as WindowChange from "./WindowChange.ts"
+import * as WindowEntry from "./WindowEntry.ts"
 import * as WindowState from "./WindowState.ts"
 import * as WindowStore from "./WindowStore.ts"
 import * as WindowSummary from "./WindowSummary.ts"
@@ -400,12 +402,13 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
       const oldSummary = state?.summary === undefined ? undefined : summaryOf(state.summary)
       let summary = oldSummary
       const extras = (): Extras => ({ candidates, documents, summary })
-      const tokensBefore = (entry: number): number => tokensOfEntry(entry, { candidates, documents, summary: oldSummary })
+      const tokensBefore = (entry: WindowEntry.WindowEntry): number =>
+        tokensOfEntry(entry, { candidates, documents, summary: oldSummary })
 
       let fitted: PromptWindow.Fitted | undefined
       let action: Action
       let watermark: number | undefined
-      let entries: Array<number>
+      let entries: Array<WindowEntry.WindowEntry>
       let appended = 0
       // S3: append while it fits.
       const append = previousEntries === undefined || state === undefined
@@ -416,7 +419,7 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
         action = "append"
         entries = append.entries
         appended = append.addedTokens
-        fitted = appendedResult(extras(), previousEntries, entries, append.windowTokens, reportEntries)
+        fitted = appendedResult(extras(), previousEntries, entries, budget.targetTokens, reportEntries)
       } else {
         // K6, with the cut at the low watermark (what a compaction cuts to) so that the calls
         // after it can append.
@@ -460,7 +463,10 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
           const run = yield* PromptWindow.fitCandidates(candidates, lowBudget, options)
           fitted = previousEntries === undefined ? run : keepRelativeOrder(run, candidates, documents, previousEntries)
           if (summarizer !== undefined) {
-            const inWindow = new Set(entriesOf(fitted.result.window, documents).filter((entry) => entry >= 0))
+            const inWindow = new Set<number>()
+            for (const entry of entriesOf(fitted.result.window, documents)) {
+              if (entry._tag === "Message") inWindow.add(entry.index)
+            }
             // The summary request's prefix: the conversation's last request, as it was sent.
             const context = previousEntries === undefined
               ? []
@@ -479,12 +485,14 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
             summaryOutcome = written.outcome
             yield* logSummarizer(summarizerFailing, written.outcome)
             summary = written.summary === undefined ? undefined : summaryOf(written.summary)
-            if (summary !== undefined) fitted = WindowSummary.insert(fitted, candidates, summary, PromptWindow.toPrompt)
+            if (summary !== undefined) {
+              fitted = WindowSummary.insert(fitted, candidates, summary, PromptWindow.toPrompt, budget.targetTokens)
+            }
           } else summary = undefined
         }
         entries = entriesOf(fitted.result.window, documents)
       }
-      const tokensAfter = (entry: number): number => tokensOfEntry(entry, extras())
+      const tokensAfter = (entry: WindowEntry.WindowEntry): number => tokensOfEntry(entry, extras())
       const summaryReplaced = oldSummary !== undefined && summary !== oldSummary
 
       const windowTokens = fitted.result.totalTokens
@@ -506,7 +514,7 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
         commonPrefixTokens: common,
         secondsSincePrevious: found._tag === "Found" ? Math.max(0, now - found.state.updatedAtMillis) / 1000 : Infinity
       })
-      const shortenedInWindow = shortenings.filter((sh) => entries.includes(sh.index))
+      const shortenedInWindow = shortenedIn(shortenings, entries)
       if (shortenedInWindow.length > 0) fitted = { ...fitted, shortened: shortenedInWindow }
       const next = new WindowState.WindowState({
         format: 1,
@@ -514,7 +522,7 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
         revision: (basedOn ?? 0) + 1,
         historyLength: n,
         historyDigest,
-        window: WindowState.toRuns(entries),
+        window: WindowState.runsOf(entries),
         windowTokens,
         toolTokens,
         calls: (state?.calls ?? 0) + 1,
@@ -590,7 +598,7 @@ const prefixDigests = (
 }
 
 type Previous =
-  | { readonly _tag: "Usable"; readonly state: WindowState.WindowState; readonly entries: Array<number> }
+  | { readonly _tag: "Usable"; readonly state: WindowState.WindowState; readonly entries: Array<WindowEntry.WindowEntry> }
   | { readonly _tag: "Unusable"; readonly reason: FreshReason }
 
 /** Whether a stored state may be continued (rule S3), and why not. */
@@ -618,18 +626,17 @@ const usable = (found: WindowStore.ReadResult, call: {
   if (state.historyLength > call.n || call.digests[state.historyLength] !== state.historyDigest) {
     return { _tag: "Unusable", reason: "history-changed" }
   }
-  const entries = WindowState.fromRuns(state.window)
-  const seen = new Set<number>()
+  const entries = WindowState.entriesOf(state.window)
+  const seen = new WindowEntry.EntrySet()
   for (const entry of entries) {
-    const inRange = entry === WindowState.summaryEntry
+    const inRange = entry._tag === "Summary"
       ? state.summary !== undefined
-      : entry >= 0
-      ? entry < state.historyLength
-      : -entry - 1 < call.documents
+      : entry._tag === "Message"
+      ? entry.index < state.historyLength
+      : entry.index < call.documents
     // A window that names a message it never saw, a document that is not there, or an entry
     // twice was not written by this code for this history.
-    if (!inRange || seen.has(entry)) return { _tag: "Unusable", reason: "corrupt" }
-    seen.add(entry)
+    if (!inRange || !seen.add(entry)) return { _tag: "Unusable", reason: "corrupt" }
   }
   if (state.summary !== undefined) {
     for (const [first, length] of state.summary.covers) {
@@ -647,11 +654,11 @@ const usable = (found: WindowStore.ReadResult, call: {
  */
 const appendPlan = (
   candidates: PromptWindow.Candidates,
-  previous: ReadonlyArray<number>,
+  previous: ReadonlyArray<WindowEntry.WindowEntry>,
   seen: number,
-  tokensOf: (entry: number) => number,
+  tokensOf: (entry: WindowEntry.WindowEntry) => number,
   target: number
-): { readonly entries: Array<number>; readonly windowTokens: number; readonly addedTokens: number } | undefined => {
+): { readonly entries: Array<WindowEntry.WindowEntry>; readonly addedTokens: number } | undefined => {
   const n = candidates.messages.length
   const firstOf = new Map<string, number>()
   const oldMembers = new Set<number>()
@@ -674,7 +681,7 @@ const appendPlan = (
     // A late member of a group already sent: only when that group ends the previous window can
     // the new member follow it directly.
     const tail = previous.slice(previous.length - oldMembers.size)
-    if (!tail.every((entry) => oldMembers.has(entry))) return undefined
+    if (!tail.every((entry) => entry._tag === "Message" && oldMembers.has(entry.index))) return undefined
   }
   let windowTokens = 0
   for (const entry of previous) windowTokens += tokensOf(entry)
@@ -682,7 +689,7 @@ const appendPlan = (
   let addedTokens = 0
   for (let j = seen; j < n; j++) {
     added.push(j)
-    addedTokens += tokensOf(j)
+    addedTokens += candidates.items[j]!.tokens
   }
   if (windowTokens + addedTokens > target) return undefined
   const unitKey = (j: number): number => {
@@ -690,7 +697,9 @@ const appendPlan = (
     return group === undefined ? j : firstOf.get(group) ?? j
   }
   added.sort((a, b) => unitKey(a) - unitKey(b) || a - b)
-  return { entries: [...previous, ...added], windowTokens: windowTokens + addedTokens, addedTokens }
+  const entries = previous.slice()
+  for (const j of added) entries.push(WindowEntry.message(j))
+  return { entries, addedTokens }
 }
 
 /** What a window's entries refer to: the history's messages, the documents, the summary. */
@@ -700,21 +709,34 @@ interface Extras {
   readonly summary: WindowSummary.Summary | undefined
 }
 
-/** The item of an entry. */
-const itemOfEntry = (entry: number, extras: Extras): ContextItem => {
-  if (entry === WindowState.summaryEntry && extras.summary !== undefined) return extras.summary.item
-  return entry >= 0 ? extras.candidates.items[entry]! : extras.documents[-entry - 1]!
+/**
+ * The item of an entry. A usable state names the summary only with one, and messages and
+ * documents that are there (`usable`).
+ */
+const itemOfEntry = (entry: WindowEntry.WindowEntry, extras: Extras): ContextItem => {
+  switch (entry._tag) {
+    case "Message":
+      return extras.candidates.items[entry.index]!
+    case "Document":
+      return extras.documents[entry.index]!
+    case "Summary":
+      return extras.summary!.item
+  }
 }
 
 /** The tokens of an entry. */
-const tokensOfEntry = (entry: number, extras: Extras): number => itemOfEntry(entry, extras).tokens
+const tokensOfEntry = (entry: WindowEntry.WindowEntry, extras: Extras): number => itemOfEntry(entry, extras).tokens
 
 /** The message an entry is sent as: the history's own, the summary's, a document's text as a system message. */
-const messageOfEntry = (entry: number, extras: Extras): Prompt.Message => {
-  if (entry === WindowState.summaryEntry && extras.summary !== undefined) return extras.summary.message
-  return entry >= 0
-    ? extras.candidates.messages[entry]!
-    : Prompt.systemMessage({ content: extras.documents[-entry - 1]!.content })
+const messageOfEntry = (entry: WindowEntry.WindowEntry, extras: Extras): Prompt.Message => {
+  switch (entry._tag) {
+    case "Message":
+      return extras.candidates.messages[entry.index]!
+    case "Document":
+      return Prompt.systemMessage({ content: extras.documents[entry.index]!.content })
+    case "Summary":
+      return extras.summary!.message
+  }
 }
 
 /** Logs a summariser's failure once, and once more when it writes a summary again. */
@@ -734,22 +756,23 @@ const logSummarizer = (failing: Ref.Ref<boolean>, outcome: WindowSummary.Outcome
     : Effect.void
 
 /**
- * The result of an appending call: the window as the entries say, each item `Kept` (appended
- * or not), every other candidate excluded as `Filtered` by the stable window, no stage run.
+ * The result of an appending call (`ResultEdit.fromSelection`): the window as the entries say,
+ * each item `Kept` (appended or not), every other candidate excluded as `Filtered` by the
+ * stable window (or `Summarized`, when the summary covers it), no stage run.
  */
 const appendedResult = (
   extras: Extras,
-  previous: ReadonlyArray<number>,
-  entries: ReadonlyArray<number>,
-  windowTokens: number,
+  previous: ReadonlyArray<WindowEntry.WindowEntry>,
+  entries: ReadonlyArray<WindowEntry.WindowEntry>,
+  targetTokens: number,
   reports: ReportEntries
 ): PromptWindow.Fitted => {
   const { candidates, documents, summary } = extras
   const n = candidates.messages.length
   // Marks by entry: messages at 0…n − 1, documents after them, the summary last.
   const sent = new Uint8Array(n + documents.length + 1)
-  const at = (entry: number) =>
-    entry === WindowState.summaryEntry ? n + documents.length : entry >= 0 ? entry : n - entry - 1
+  const at = (entry: WindowEntry.WindowEntry): number =>
+    entry._tag === "Message" ? entry.index : entry._tag === "Document" ? n + entry.index : n + documents.length
   for (const entry of previous) sent[at(entry)] = 1
   const included = new Array<IncludedItem>(entries.length)
   for (let k = 0; k < entries.length; k++) {
@@ -764,10 +787,8 @@ const appendedResult = (
     for (const i of WindowState.fromRuns(summary.state.covers)) if (i < n) covered[i] = 1
   }
   const excluded: Array<ExcludedItem> = []
-  let considered = 0
   for (let i = 0; i < n; i++) {
     const item = candidates.items[i]!
-    considered += Math.max(0, item.tokens)
     if (sent[i] !== 2) {
       excluded.push(
         summary !== undefined && covered?.[i] === 1 ? reports.summarized(item, summary.state.id) : reports.excluded(item)
@@ -775,29 +796,13 @@ const appendedResult = (
     }
   }
   for (let d = 0; d < documents.length; d++) {
-    const document = documents[d]!
-    considered += Math.max(0, document.tokens)
-    if (sent[n + d] !== 2) excluded.push(reports.excluded(document))
+    if (sent[n + d] !== 2) excluded.push(reports.excluded(documents[d]!))
   }
-  if (summary !== undefined) considered += summary.item.tokens
-  const window = included.map((entry) => entry.item)
-  const result: PipelineResult = {
-    window,
-    report: {
-      events: [],
-      included,
-      excluded,
-      totalCandidates: candidates.items.length + (summary === undefined ? 0 : 1),
-      totalTokensConsidered: considered,
-      countRequirementShortfalls: []
-    },
-    totalTokens: windowTokens,
-    tokensOverBudget: 0
-  }
+  const result = ResultEdit.fromSelection({ included, excluded, targetTokens })
   const messageOf = summary === undefined
     ? candidates.messageOf
     : new Map(candidates.messageOf).set(summary.item, summary.message)
-  return { prompt: PromptWindow.toPrompt(window, { ...candidates, messageOf }), result }
+  return { prompt: PromptWindow.toPrompt(result.window, { ...candidates, messageOf }), result }
 }
 
 /**
@@ -855,49 +860,79 @@ const makeReportEntries = (): ReportEntries => {
  */
 export const stableWindowFilter = "stable-window"
 
-/** The entry of each item of a window: its message's index, or its document's entry. */
-const entriesOf = (window: ReadonlyArray<ContextItem>, documents: ReadonlyArray<ContextItem>): Array<number> => {
+/**
+ * The entry of an item of a window: its document's, the summary's, or its message's (the
+ * candidates' item or the copy the call kept, rule K2); `undefined` for none of these (no item
+ * of a fitted window).
+ */
+const entryOfItem = (
+  documents: ReadonlyArray<ContextItem>
+): (item: ContextItem) => WindowEntry.WindowEntry | undefined => {
   const documentIndex = new Map<ContextItem, number>()
   documents.forEach((document, d) => documentIndex.set(document, d))
-  return window.map((item) => {
+  return (item) => {
     const d = documentIndex.get(item)
-    if (d !== undefined) return WindowState.documentEntry(d)
-    if (item.metadata[WindowSummary.summaryIdKey] !== undefined) return WindowState.summaryEntry
-    // A message's item, or the copy of it that the call kept (rule K2): its index is its entry.
-    const index = item.metadata["messageIndex"]
-    return typeof index === "number" ? index : -1
-  })
+    if (d !== undefined) return WindowEntry.document(d)
+    if (item.metadata[WindowSummary.summaryIdKey] !== undefined) return WindowEntry.summary
+    const index = messageIndexOf(item)
+    return index === undefined ? undefined : WindowEntry.message(index)
+  }
+}
+
+/**
+ * The entries of a window's items ({@link entryOfItem}); an item of no entry would have no
+ * place in the state, and is left out.
+ */
+const entriesOf = (
+  window: ReadonlyArray<ContextItem>,
+  documents: ReadonlyArray<ContextItem>
+): Array<WindowEntry.WindowEntry> => {
+  const entryOf = entryOfItem(documents)
+  const entries: Array<WindowEntry.WindowEntry> = []
+  for (const item of window) {
+    const entry = entryOf(item)
+    if (entry !== undefined) entries.push(entry)
+  }
+  return entries
 }
 
 /**
  * Rule S4's last clause: the items of a compacted window that were in the previous window take,
- * among the places they occupy, their previous relative order.
+ * among the places they occupy, their previous relative order (`ResultEdit.reorder`).
  */
 const keepRelativeOrder = (
   fitted: PromptWindow.Fitted,
   candidates: PromptWindow.Candidates,
   documents: ReadonlyArray<ContextItem>,
-  previous: ReadonlyArray<number>
+  previous: ReadonlyArray<WindowEntry.WindowEntry>
 ): PromptWindow.Fitted => {
-  const rank = new Map<number, number>()
+  const rank = new WindowEntry.EntryMap<number>()
   previous.forEach((entry, k) => rank.set(entry, k))
-  const included = fitted.result.report.included
-  const entries = entriesOf(included.map((entry) => entry.item), documents)
-  const places: Array<number> = []
-  for (let k = 0; k < entries.length; k++) if (rank.has(entries[k]!)) places.push(k)
-  const byRank = places.slice().sort((a, b) => rank.get(entries[a]!)! - rank.get(entries[b]!)!)
-  const inOrder = byRank.map((k) => included[k]!)
-  if (byRank.every((k, p) => k === places[p])) return fitted
-  const reordered = included.slice()
-  places.forEach((k, p) => (reordered[k] = inOrder[p]!))
-  const window = reordered.map((entry) => entry.item)
-  const result: PipelineResult = { ...fitted.result, window, report: { ...fitted.result.report, included: reordered } }
+  const entryOf = entryOfItem(documents)
+  const result = ResultEdit.reorder(fitted.result, (included) => {
+    const entry = entryOf(included.item)
+    return entry === undefined ? undefined : rank.get(entry)
+  })
+  if (result === fitted.result) return fitted
   const messageOf = new Map(candidates.messageOf)
-  for (const entry of reordered) {
-    const index = entry.item.metadata["messageIndex"]
-    if (typeof index === "number" && !messageOf.has(entry.item)) messageOf.set(entry.item, candidates.messages[index]!)
+  for (const entry of result.report.included) {
+    const index = messageIndexOf(entry.item)
+    if (index !== undefined && !messageOf.has(entry.item)) messageOf.set(entry.item, candidates.messages[index]!)
   }
-  return { prompt: PromptWindow.toPrompt(window, { ...candidates, messageOf }), result }
+  return { prompt: PromptWindow.toPrompt(result.window, { ...candidates, messageOf }), result }
+}
+
+/** The shortenings of messages in a window: one pass over the window, whatever their number. */
+const shortenedIn = (
+  shortenings: ReadonlyArray<PromptWindow.Shortening>,
+  entries: ReadonlyArray<WindowEntry.WindowEntry>
+): Array<PromptWindow.Shortening> => {
+  if (shortenings.length === 0) return []
+  const wanted = new Set<number>()
+  for (const sh of shortenings) wanted.add(sh.index)
+  const present = new Set<number>()
+  for (const entry of entries) if (entry._tag === "Message" && wanted.has(entry.index)) present.add(entry.index)
+  return shortenings.filter((sh) => present.has(sh.index))
 }
 
 /** The tokens of the history's last step: its newest assistant message and what follows it. */

@@ -2,12 +2,11 @@
  * WindowChange: what a call did to its conversation's window — appended, compacted or fitted
  * afresh, and why — and the accounting of it: the entries kept, added and dropped, and the
  * prefix two consecutive windows share (what a provider's prompt cache can serve). A window
- * here is its entries (`WindowState`'s: a message's index, a document's negative entry, the
- * summary's).
+ * here is its entries (`WindowEntry`: a message of the history, a document, the summary).
  *
  * @since 0.3.0
  */
-import * as WindowState from "./WindowState.ts"
+import * as WindowEntry from "./WindowEntry.ts"
 import type * as WindowSummary from "./WindowSummary.ts"
 
 /**
@@ -62,16 +61,16 @@ export interface Change {
  * @category accounting
  */
 export const commonPrefix = (
-  previous: ReadonlyArray<number>,
-  current: ReadonlyArray<number>,
-  tokensOf: (entry: number) => number,
+  previous: ReadonlyArray<WindowEntry.WindowEntry>,
+  current: ReadonlyArray<WindowEntry.WindowEntry>,
+  tokensOf: (entry: WindowEntry.WindowEntry) => number,
   summaryReplaced: boolean
 ): number => {
   let tokens = 0
   const n = Math.min(previous.length, current.length)
-  for (let k = 0; k < n && previous[k] === current[k]; k++) {
+  for (let k = 0; k < n && WindowEntry.equals(previous[k]!, current[k]!); k++) {
     // A new summary stands where the old one stood: the same entry, another text.
-    if (summaryReplaced && current[k] === WindowState.summaryEntry) break
+    if (summaryReplaced && current[k]!._tag === "Summary") break
     tokens += tokensOf(current[k]!)
   }
   return tokens
@@ -88,10 +87,10 @@ export const commonPrefix = (
  */
 export const changeOf = (
   windows: {
-    readonly previous: ReadonlyArray<number> | undefined
-    readonly current: ReadonlyArray<number>
-    readonly tokensBefore: (entry: number) => number
-    readonly tokensAfter: (entry: number) => number
+    readonly previous: ReadonlyArray<WindowEntry.WindowEntry> | undefined
+    readonly current: ReadonlyArray<WindowEntry.WindowEntry>
+    readonly tokensBefore: (entry: WindowEntry.WindowEntry) => number
+    readonly tokensAfter: (entry: WindowEntry.WindowEntry) => number
     readonly summaryReplaced: boolean
   },
   action: Action,
@@ -103,9 +102,9 @@ export const changeOf = (
   const { current, summaryReplaced, tokensAfter, tokensBefore } = windows
   const previous = windows.previous ?? []
   // A replaced summary is the same entry with another text: dropped, and another one added.
-  const same = (entry: number) => !(summaryReplaced && entry === WindowState.summaryEntry)
-  const before = new Set(previous)
-  const now = new Set(current)
+  const same = (entry: WindowEntry.WindowEntry) => !(summaryReplaced && entry._tag === "Summary")
+  const before = new WindowEntry.EntrySet(previous)
+  const now = new WindowEntry.EntrySet(current)
   let kept = 0
   let keptTokens = 0
   let added = 0
@@ -121,7 +120,8 @@ export const changeOf = (
       addedTokens += tokensAfter(entry)
     }
   }
-  for (const entry of before) {
+  // A window names an entry at most once: `StableWindow` uses no state that does not.
+  for (const entry of previous) {
     if (!now.has(entry) || !same(entry)) {
       dropped++
       droppedTokens += tokensBefore(entry)

@@ -10,14 +10,16 @@
  * @since 0.3.0
  */
 import { Effect, Schema } from "effect"
+import * as WindowEntry from "./WindowEntry.ts"
 
 const count = (name: string) =>
   Schema.Number.check(Schema.makeFilter((n) => (Number.isSafeInteger(n) && n >= 0) || `${name} must be a whole number >= 0`))
 
 /**
- * One run of window entries: `[first, length]` — the entries `first, first + 1, …, first +
- * length − 1`, in that order. An entry `i >= 0` is message `i` of the history; an entry `-(d +
- * 1)` is document `d` of the layer's `documents`.
+ * One run of stored window entries: `[first, length]` — the entries `first, first + 1, …,
+ * first + length − 1`, in that order. A stored entry `i >= 0` is message `i` of the history;
+ * `-(d + 1)` is document `d` of the layer's `documents`; `Number.MIN_SAFE_INTEGER` is the
+ * summary. Read and written only as `WindowEntry`s ({@link entriesOf}, {@link runsOf}).
  *
  * @since 0.3.0
  * @category models
@@ -117,7 +119,7 @@ export const decodeJson: (text: string) => Effect.Effect<WindowState, Schema.Sch
 export const encodeJson: (state: WindowState) => Effect.Effect<string, Schema.SchemaError> = Schema.encodeEffect(Json)
 
 /**
- * The entries of a window as runs (consecutive entries `e, e + 1, …` share a run).
+ * Whole numbers as runs (consecutive numbers `e, e + 1, …` share a run): a summary's `covers`.
  *
  * @since 0.3.0
  * @category converting
@@ -136,7 +138,7 @@ export const toRuns = (entries: ReadonlyArray<number>): Array<readonly [number, 
 }
 
 /**
- * The entries of runs, in order.
+ * The numbers of runs, in order.
  *
  * @since 0.3.0
  * @category converting
@@ -148,17 +150,54 @@ export const fromRuns = (runs: ReadonlyArray<readonly [number, number]>): Array<
 }
 
 /**
- * The entry of the summary (`summary`) in a window's entries.
- *
- * @since 0.3.0
- * @category constants
+ * The stored integer of an entry: `i` for message `i`, `-(d + 1)` for document `d`,
+ * `Number.MIN_SAFE_INTEGER` for the summary. The layout of format 1; nothing outside this module
+ * sees it.
  */
-export const summaryEntry = Number.MIN_SAFE_INTEGER
+const encodeEntry = (entry: WindowEntry.WindowEntry): number => {
+  switch (entry._tag) {
+    case "Message":
+      return entry.index
+    case "Document":
+      return -(entry.index + 1)
+    case "Summary":
+      return summaryCode
+  }
+}
+
+const summaryCode = Number.MIN_SAFE_INTEGER
+
+const decodeEntry = (code: number): WindowEntry.WindowEntry =>
+  code === summaryCode ? WindowEntry.summary : code >= 0 ? WindowEntry.message(code) : WindowEntry.document(-code - 1)
 
 /**
- * The entry of document `d`.
+ * The entries of a window as stored runs (format 1: an entry is an integer, and consecutive
+ * integers `e, e + 1, …` share a run).
  *
  * @since 0.3.0
  * @category converting
  */
-export const documentEntry = (d: number): number => -(d + 1)
+export const runsOf = (entries: ReadonlyArray<WindowEntry.WindowEntry>): Array<readonly [number, number]> => {
+  const runs: Array<readonly [number, number]> = []
+  let k = 0
+  while (k < entries.length) {
+    const first = encodeEntry(entries[k]!)
+    let length = 1
+    while (k + length < entries.length && encodeEntry(entries[k + length]!) === first + length) length++
+    runs.push([first, length])
+    k += length
+  }
+  return runs
+}
+
+/**
+ * The entries of a window's stored runs, in order.
+ *
+ * @since 0.3.0
+ * @category converting
+ */
+export const entriesOf = (runs: ReadonlyArray<readonly [number, number]>): Array<WindowEntry.WindowEntry> => {
+  const entries: Array<WindowEntry.WindowEntry> = []
+  for (const [first, length] of runs) for (let i = 0; i < length; i++) entries.push(decodeEntry(first + i))
+  return entries
+}

@@ -21,10 +21,10 @@ import { ContextItem } from "../ContextItem.ts"
 import * as ContextKind from "../ContextKind.ts"
 import * as ExclusionReason from "../ExclusionReason.ts"
 import type { ExcludedItem } from "../ExcludedItem.ts"
-import * as InclusionReason from "../InclusionReason.ts"
 import * as Hash from "./internal/hash.ts"
-import type { PipelineResult } from "../PipelineResult.ts"
+import { messageIndexOf } from "./MessageIndex.ts"
 import type * as PromptWindow from "./PromptWindow.ts"
+import * as ResultEdit from "./ResultEdit.ts"
 import * as Summarizer from "./Summarizer.ts"
 import { TokenCounter } from "./TokenCounter.ts"
 import type * as ToolDefinitions from "./ToolDefinitions.ts"
@@ -226,8 +226,10 @@ export const summarize = (input: {
  * A fitted window with its summary: the summary's item placed right after the system prompts
  * (and the documents, which are sent as system messages), before the first conversation message
  * (rule C1) — whether or not that message's item is a copy the call kept (rule K2) — in the
- * report as included (`Pinned`), and every excluded message it covers re-marked `Summarized`
- * with its id. The prompt is made again with `toPrompt`, the summary item becoming its message.
+ * report as included (`Pinned`, `ResultEdit.insertPinned`), and every excluded message it
+ * covers re-marked `Summarized` with its id (`ResultEdit.relabel`). `targetTokens` is the target
+ * the window is held to (the call's). The prompt is made again with `toPrompt`, the summary item
+ * becoming its message.
  *
  * @since 0.3.0
  * @category compacting
@@ -236,15 +238,16 @@ export const insert = (
   fitted: PromptWindow.Fitted,
   candidates: PromptWindow.Candidates,
   summary: Summary,
-  toPrompt: (window: ReadonlyArray<ContextItem>, candidates: PromptWindow.Candidates) => Prompt.Prompt
+  toPrompt: (window: ReadonlyArray<ContextItem>, candidates: PromptWindow.Candidates) => Prompt.Prompt,
+  targetTokens: number
 ): PromptWindow.Fitted => {
   const { report } = fitted.result
   const messageOf = new Map(candidates.messageOf)
   // The items the call kept (rule K2) are copies, pinned for the call: each is sent as the
   // message its index names.
   for (const entry of report.included) {
-    const index = entry.item.metadata["messageIndex"]
-    if (!messageOf.has(entry.item) && typeof index === "number" && candidates.messages[index] !== undefined) {
+    const index = messageIndexOf(entry.item)
+    if (!messageOf.has(entry.item) && index !== undefined && candidates.messages[index] !== undefined) {
       messageOf.set(entry.item, candidates.messages[index])
     }
   }
@@ -254,26 +257,29 @@ export const insert = (
     const message = messageOf.get(entry.item)
     return message !== undefined && message.role !== "system"
   })
-  const position = at < 0 ? report.included.length : at
-  const included = [
-    ...report.included.slice(0, position),
-    { item: summary.item, score: 1, reason: InclusionReason.pinned },
-    ...report.included.slice(position)
-  ]
-  const result: PipelineResult = {
-    ...fitted.result,
-    window: included.map((entry) => entry.item),
-    report: {
-      ...report,
-      included,
-      excluded: markSummarized(report.excluded, summary.state, candidates),
-      totalCandidates: report.totalCandidates + 1,
-      totalTokensConsidered: report.totalTokensConsidered + summary.item.tokens
-    },
-    totalTokens: fitted.result.totalTokens + summary.item.tokens
-  }
+  const inserted = ResultEdit.insertPinned(fitted.result, summary.item, {
+    position: at < 0 ? report.included.length : at,
+    targetTokens
+  })
+  const result = ResultEdit.relabel(inserted, summarizedReason(summary.state, candidates))
   messageOf.set(summary.item, summary.message)
   return { prompt: toPrompt(result.window, { ...candidates, messageOf }), result }
+}
+
+/**
+ * The reason of an excluded entry that `summary` covers: `Summarized` with its id, for a
+ * message's own item only (a document may carry any metadata); `undefined` for any other.
+ */
+const summarizedReason = (
+  summary: WindowState.SummaryState,
+  candidates: PromptWindow.Candidates
+): (entry: ExcludedItem) => ExclusionReason.ExclusionReason | undefined => {
+  const covered = new Set(WindowState.fromRuns(summary.covers))
+  const reason = ExclusionReason.Summarized.make({ summaryId: summary.id })
+  return (entry) => {
+    const index = messageIndexOf(entry.item)
+    return index !== undefined && covered.has(index) && candidates.items[index] === entry.item ? reason : undefined
+  }
 }
 
 /**
@@ -287,13 +293,9 @@ export const markSummarized = (
   summary: WindowState.SummaryState,
   candidates: PromptWindow.Candidates
 ): Array<ExcludedItem> => {
-  const covered = new Set(WindowState.fromRuns(summary.covers))
-  const reason = ExclusionReason.Summarized.make({ summaryId: summary.id })
+  const reasonOf = summarizedReason(summary, candidates)
   return excluded.map((entry) => {
-    const index = entry.item.metadata["messageIndex"]
-    // Only a message's own item: a document may carry any metadata.
-    return typeof index === "number" && covered.has(index) && candidates.items[index] === entry.item
-      ? { ...entry, reason }
-      : entry
+    const reason = reasonOf(entry)
+    return reason === undefined ? entry : { ...entry, reason }
   })
 }

@@ -40,6 +40,7 @@ import { Prompt } from "effect/ai"
 import { describeJson, describeThrown } from "../internal/describeThrown.ts"
 import * as OverflowNotifier from "../OverflowNotifier.ts"
 import * as GptTokenizer from "../ai/GptTokenizer.ts"
+import { messageIndexOf } from "../ai/MessageIndex.ts"
 import * as PromptWindow from "../ai/PromptWindow.ts"
 import * as Session from "../ai/Session.ts"
 import * as SessionOptions from "../ai/SessionOptions.ts"
@@ -188,12 +189,6 @@ const counterOf = <M>(
     }, 0, "count")
   })
 
-/** The index of the message an item was made from (its `messageIndex` metadata). */
-const indexOf = (metadata: Readonly<Record<string, unknown>>): number => {
-  const index = metadata["messageIndex"]
-  return typeof index === "number" ? index : -1
-}
-
 /** The options {@link trim} knows, and their rules (the session core's where they are its). */
 const knownOptions: Readonly<Record<string, SessionOptions.Rule>> = {
   contextWindow: SessionOptions.core.contextWindow,
@@ -268,7 +263,7 @@ const fitConverted = <M>(
     const shortened: Array<{ readonly index: number; readonly keptTokens: number }> = []
     let tokens = 0
     result.result.window.forEach((item, k) => {
-      const index = indexOf(item.metadata)
+      const index = messageIndexOf(item) ?? -1
       const original = messages[index]
       if (original === undefined) return
       tokens += item.tokens
