@@ -236,14 +236,11 @@ export type Media =
 
 const image = (size: Dimensions | undefined): Media => ({ _tag: "Image", size })
 
-/** A JPEG's frame header may sit behind EXIF and ICC segments: a small read first, then a bounded one. */
+/** A header's bytes, or for a JPEG a walk of its segments (its frame may sit behind EXIF and ICC data). */
 const imageSize = (format: Size.ImageFormat, data: string | Uint8Array): Dimensions | undefined => {
-  const first = Size.head(data, format === "jpeg" ? 4096 : Size.headerBytes)
-  if (first === undefined) return undefined
-  const size = Size.dimensions(format, first)
-  if (size !== undefined || format !== "jpeg" || first.length < 4096) return size
-  const more = Size.head(data, Size.jpegScanBytes)
-  return more === undefined ? undefined : Size.dimensions(format, more)
+  if (format === "jpeg") return Size.jpegDimensions(data)
+  const head = Size.head(data, Size.headerBytes)
+  return head === undefined ? undefined : Size.dimensions(format, head)
 }
 
 const isImageType = (mediaType: string): boolean => mediaType === "image" || mediaType.startsWith("image/")

@@ -19,10 +19,12 @@ export interface Dimensions {
 export type ImageFormat = "png" | "jpeg" | "gif" | "webp"
 
 /**
- * How far into a file a JPEG's frame header is looked for: EXIF and ICC segments come before
- * it and may hold a thumbnail, so the scan walks segment by segment up to this many bytes.
+ * How far into a file a JPEG's frame header is looked for, and through how many segments: EXIF
+ * and ICC segments come before it and may hold a thumbnail, so the scan walks segment by
+ * segment, reading a few bytes of each.
  */
-export const jpegScanBytes = 256 * 1024
+export const jpegScanBytes = 16 * 1024 * 1024
+export const jpegSegments = 1024
 
 /** The bytes every other header needs (PNG 24, GIF 10, WebP 30). */
 export const headerBytes = 64
@@ -100,6 +102,21 @@ export const head = (data: string | Uint8Array, maxBytes: number): Uint8Array | 
 }
 
 /**
+ * `length` bytes of a file from `offset`, reading nothing else: a byte array is sliced, base64
+ * decoded from the quantum holding `offset` (which assumes base64 without line breaks, as a
+ * data URL's is: with them, a header read this way does not parse, and the size is unknown).
+ */
+export const read = (data: string | Uint8Array, offset: number, length: number): Uint8Array | undefined => {
+  if (typeof data !== "string") return data.subarray(offset, offset + length)
+  if (isLink(data)) return undefined
+  const start = payloadStart(data)
+  if (start === undefined) return undefined
+  const quantum = Math.floor(offset / 3)
+  const skip = offset - quantum * 3
+  return decodeBase64(data, start + quantum * 4, skip + length).bytes.subarray(skip, skip + length)
+}
+
+/**
  * The file in chunks of about `chunkBytes`, up to `maxBytes` in all: a byte array is sliced,
  * base64 decoded a chunk at a time (never whole).
  */
@@ -170,12 +187,16 @@ const webp = (b: Uint8Array): Dimensions | undefined => {
 const isFrame = (marker: number): boolean =>
   marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc
 
-/** JPEG: walks the segments (each says its length) to the first frame header. */
-const jpeg = (b: Uint8Array): Dimensions | undefined => {
+/**
+ * JPEG: walks the segments (each says its length) to the first frame header, reading only
+ * each segment's first bytes: at most {@link jpegSegments} segments within {@link jpegScanBytes}.
+ */
+export const jpegDimensions = (data: string | Uint8Array): Dimensions | undefined => {
   let i = 2
-  while (i + 9 < b.length) {
-    if (b[i] !== 0xff) return undefined
-    const marker = b[i + 1]!
+  for (let step = 0; step < jpegSegments && i < jpegScanBytes; step++) {
+    const b = read(data, i, 10)
+    if (b === undefined || b.length < 4 || b[0] !== 0xff) return undefined
+    const marker = b[1]!
     // Fill bytes, and markers without a length (RSTn, TEM).
     if (marker === 0xff) {
       i++
@@ -187,8 +208,8 @@ const jpeg = (b: Uint8Array): Dimensions | undefined => {
     }
     // The image data starts (SOS) or ends (EOI) before any frame: not a readable header.
     if (marker === 0xda || marker === 0xd9) return undefined
-    if (isFrame(marker)) return positive(u16be(b, i + 7), u16be(b, i + 5))
-    i += 2 + u16be(b, i + 2)
+    if (isFrame(marker)) return b.length < 9 ? undefined : positive(u16be(b, 7), u16be(b, 5))
+    i += 2 + u16be(b, 2)
   }
   return undefined
 }
@@ -203,7 +224,7 @@ export const dimensions = (format: ImageFormat, b: Uint8Array): Dimensions | und
     case "webp":
       return webp(b)
     case "jpeg":
-      return jpeg(b)
+      return jpegDimensions(b)
   }
 }
 
