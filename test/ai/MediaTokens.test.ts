@@ -186,6 +186,17 @@ describe("MediaTokens: PDFs (M4, M6)", () => {
     )
   })
 
+  it("a 5 MB PDF's pages are found by a byte scan in bounded time, from bytes and from base64", () => {
+    const bytes = pdf(100, { padding: 5 * 1024 * 1024 })
+    const text = base64(bytes)
+    Size.pdfPages(bytes)
+    const start = performance.now()
+    assert.strictEqual(Size.pdfPages(bytes), 100)
+    assert.strictEqual(Size.pdfPages(text), 100)
+    // Tens of milliseconds on an idle machine; the bound leaves room for a busy one.
+    assert.isBelow(performance.now() - start, 2_000)
+  })
+
   it("a PDF costs its pages times the provider's page figure", () => {
     const part = Prompt.filePart({ mediaType: "application/pdf", data: base64(pdf(3)) })
     assert.strictEqual(MediaTokens.ofPart(part, "anthropic"), 3 * 2300)

@@ -130,7 +130,7 @@ export const pdf = (
   text += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`
   for (const offset of offsets) text += `${String(offset).padStart(10, "0")} 00000 n \n`
   text += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`
-  return new Uint8Array(ascii(text))
+  return new Uint8Array(Buffer.from(text, "latin1"))
 }
 
 /** Base64 of bytes, and a data URL of a media type. */

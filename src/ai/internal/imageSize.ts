@@ -45,6 +45,8 @@ const sextets: Int16Array = (() => {
   return table
 })()
 
+const sextet = (code: number): number => (code < 128 ? sextets[code]! : -1)
+
 /**
  * Decodes base64 from `start` until `maxBytes` bytes are out or the text ends; characters
  * outside the alphabet (line breaks, padding) are skipped. Returns the bytes and the index of
@@ -63,9 +65,22 @@ export const decodeBase64 = (
   let buffer = 0
   let bits = 0
   let i = start
-  for (; i < text.length && n < capacity; i++) {
-    const code = text.charCodeAt(i)
-    const value = code < 128 ? sextets[code]! : -1
+  const end = text.length
+  // Four characters at a time while they are all in the alphabet (a data URL's payload).
+  while (bits === 0 && n + 3 <= capacity && i + 4 <= end) {
+    const a = sextet(text.charCodeAt(i))
+    const b = sextet(text.charCodeAt(i + 1))
+    const c = sextet(text.charCodeAt(i + 2))
+    const d = sextet(text.charCodeAt(i + 3))
+    if ((a | b | c | d) < 0) break
+    const v = (a << 18) | (b << 12) | (c << 6) | d
+    out[n++] = v >> 16
+    out[n++] = (v >> 8) & 0xff
+    out[n++] = v & 0xff
+    i += 4
+  }
+  for (; i < end && n < capacity; i++) {
+    const value = sextet(text.charCodeAt(i))
     if (value < 0) continue
     buffer = ((buffer << 6) | value) & 0xffffff
     bits += 6
@@ -228,38 +243,60 @@ export const dimensions = (format: ImageFormat, b: Uint8Array): Dimensions | und
   }
 }
 
-const latin1 = new TextDecoder("latin1")
-// A page object: `/Type /Page` (not `/Pages`, the tree's nodes); and the tree's page count.
-const pagePattern = /\/Type\s{0,8}\/Page(?![A-Za-z])/g
-const countPattern = /\/Count\s{1,8}(\d{1,7})/g
-// Longer than any match, so that a match cut by a chunk's end is whole in the next round.
+// Longer than any match, so that a match starting before a chunk's last `overlap` bytes is
+// whole in it (a `/Page` followed by the `s` of the next chunk is a `/Pages`).
 const overlap = 64
+const slash = 0x2f
+const typeBytes = [0x2f, 0x54, 0x79, 0x70, 0x65] // "/Type"
+const pageBytes = [0x2f, 0x50, 0x61, 0x67, 0x65] // "/Page"
+const countBytes = [0x2f, 0x43, 0x6f, 0x75, 0x6e, 0x74] // "/Count"
+const isSpace = (c: number | undefined): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09 || c === 0x0c || c === 0x00
+const isLetter = (c: number | undefined): boolean => c !== undefined && ((c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a))
+const isDigit = (c: number | undefined): boolean => c !== undefined && c >= 0x30 && c <= 0x39
+const at = (b: Uint8Array, i: number, word: ReadonlyArray<number>): boolean => {
+  for (let k = 0; k < word.length; k++) if (b[i + k] !== word[k]) return false
+  return true
+}
+/** Past up to 8 white-space bytes from `i`. */
+const skipSpace = (b: Uint8Array, i: number): number => {
+  let j = i
+  while (j - i < 8 && isSpace(b[j])) j++
+  return j
+}
 
 /**
  * The pages of a PDF: the `/Type /Page` objects in its first {@link pdfScanBytes}, or the
  * largest `/Count` of its page tree when that is more (objects packed in compressed streams
- * are not seen); `undefined` when neither is found.
+ * are not seen); `undefined` when neither is found. Scans bytes (no text decoding), a chunk at
+ * a time.
  */
 export const pdfPages = (data: string | Uint8Array): number | undefined => {
   let pages = 0
   let count = 0
-  let carry = ""
-  // Counts the matches of `text` ending at or before `limit`: those after wait for the next
-  // chunk, which sees them whole (a `/Page` followed by the `s` of the next chunk is a `/Pages`).
-  const scan = (text: string, limit: number): void => {
-    for (const match of text.matchAll(pagePattern)) {
-      if (match.index + match[0].length <= limit) pages++
-    }
-    for (const match of text.matchAll(countPattern)) {
-      if (match.index + match[0].length <= limit) count = Math.max(count, Number(match[1]))
+  // Counts what starts before `limit`: a match starting there is whole in `b`.
+  const scan = (b: Uint8Array, limit: number): void => {
+    for (let i = b.indexOf(slash); i >= 0 && i < limit; i = b.indexOf(slash, i + 1)) {
+      if (at(b, i, typeBytes)) {
+        const j = skipSpace(b, i + typeBytes.length)
+        if (at(b, j, pageBytes) && !isLetter(b[j + pageBytes.length])) pages++
+      } else if (at(b, i, countBytes)) {
+        const j = skipSpace(b, i + countBytes.length)
+        if (j === i + countBytes.length) continue
+        let n = 0
+        let k = j
+        while (k - j < 7 && isDigit(b[k])) n = n * 10 + b[k++]! - 0x30
+        if (k > j) count = Math.max(count, n)
+      }
     }
   }
+  let carry = new Uint8Array(0)
   for (const chunk of chunks(data, 1024 * 1024, pdfScanBytes)) {
-    const text = carry + latin1.decode(chunk)
-    const limit = Math.max(0, text.length - overlap)
-    scan(text, limit)
-    // What is kept starts after every match counted: a match found in it is a new one.
-    carry = text.slice(limit)
+    const b = new Uint8Array(carry.length + chunk.length)
+    b.set(carry)
+    b.set(chunk, carry.length)
+    const limit = Math.max(0, b.length - overlap)
+    scan(b, limit)
+    carry = b.slice(limit)
   }
   scan(carry, carry.length)
   const found = Math.max(pages, count)
