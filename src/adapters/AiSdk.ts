@@ -31,6 +31,7 @@ import * as MemoryStore from "../ai/MemoryStore.ts"
 import * as PromptWindow from "../ai/PromptWindow.ts"
 import * as Session from "../ai/Session.ts"
 import * as SessionOptions from "../ai/SessionOptions.ts"
+import * as MediaTokens from "../ai/MediaTokens.ts"
 import * as TokenCounter from "../ai/TokenCounter.ts"
 import * as ToolDefinitions from "../ai/ToolDefinitions.ts"
 import { describeThrown } from "../internal/describeThrown.ts"
@@ -45,6 +46,8 @@ import * as AiSdkPrompt from "./AiSdkPrompt.ts"
  *   plus `messageOverhead` (default 4), a request `requestOverhead` (default 3) more. Without a
  *   counter, `gpt-tokenizer`'s o200k_base counts the OpenAI chat format (`GptTokenizer.layer`;
  *   install `gpt-tokenizer`);
+ * - `media` — whose rule counts images and PDFs (`MediaTokens`): `"openai"` (default),
+ *   `"anthropic"` or `"gemini"`; added to either counter's count of the message's text;
  * - `mode` — `"stable"` (default: windows stable across calls) or `"per-call"`;
  * - `conversationKey` — the key of a call's conversation (rule S1; default: a hash of the
  *   prompt's opening, up to its first user message); one that throws rejects the call with an
@@ -99,6 +102,8 @@ export interface Options extends
   >
 {
   readonly counter?: ((text: string) => number) | undefined
+  /** @since 0.3.0 */
+  readonly media?: MediaTokens.Provider | undefined
   readonly messageOverhead?: number | undefined
   readonly requestOverhead?: number | undefined
   readonly mode?: "stable" | "per-call" | undefined
@@ -156,6 +161,7 @@ const middlewareOptions: Readonly<Record<string, SessionOptions.Rule>> = {
   contextWindow: rules.positiveInt,
   outputReserve: rules.outputReserve,
   counter: rules.function,
+  media: rules.oneOf(["openai", "anthropic", "gemini"]),
   messageOverhead: rules.nonNegativeInt,
   requestOverhead: rules.nonNegativeInt,
   mode: SessionOptions.stable.mode,
@@ -222,11 +228,11 @@ const convertOrFail = <A>(method: string, convert: () => A): A => {
  * in-memory store), and the fitting and settling of a call.
  */
 const makeCore = (options: CoreOptions & { readonly countTools?: boolean | undefined }) => {
-  const { counter, messageOverhead, requestOverhead, tracer, telemetry, maxConversations, mode, ...sessionOptions } = options
+  const { counter, media, messageOverhead, requestOverhead, tracer, telemetry, maxConversations, mode, ...sessionOptions } = options
   const counterLayer = counter === undefined
-    ? GptTokenizer.layer
+    ? GptTokenizer.layerEncoding("o200k_base", media)
     : TokenCounter.make(
-      (message) => counter(PromptWindow.render(message)) + (messageOverhead ?? 4),
+      (message) => counter(PromptWindow.render(message)) + (messageOverhead ?? 4) + MediaTokens.ofMessage(message, media),
       requestOverhead ?? 3,
       "AiSdk counter"
     )

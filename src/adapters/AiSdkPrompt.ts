@@ -19,6 +19,7 @@
  * @since 0.3.0
  */
 import { Prompt } from "effect/ai"
+import * as MediaTokens from "../ai/MediaTokens.ts"
 import type { LanguageModelMiddleware, ModelMessage } from "ai"
 
 /**
@@ -86,14 +87,48 @@ const resultOf = (output: AnyOutput): { readonly isFailure: boolean; readonly re
   }
 }
 
-const fileOf = (part: { readonly mediaType: string; readonly filename?: string | undefined }): Prompt.FilePartEncoded => ({
-  type: "file",
-  mediaType: part.mediaType,
-  ...(part.filename === undefined ? {} : { fileName: part.filename }),
-  // Files are counted by their name and type only (see docs/ai-sdk.md): the data stays in the
-  // original provider message, which is what is sent.
-  data: ""
-})
+const fileOf = (part: {
+  readonly mediaType: string
+  readonly filename?: string | undefined
+  readonly data?: unknown
+  readonly providerOptions?: { readonly [provider: string]: unknown } | undefined
+}): Prompt.FilePartEncoded => {
+  // Files are counted by their name and type, plus their image or PDF estimate (see
+  // docs/ai-sdk.md): the data stays in the original provider message, which is what is sent;
+  // only its measure (an image's size read from its header, a PDF's pages) is kept here.
+  const data = dataOf(part.data)
+  const media = data === undefined ? undefined : MediaTokens.measure(part.mediaType, data)
+  const detail = detailOf(part.providerOptions?.["openai"])
+  const declared = media === undefined && detail === undefined ? undefined : MediaTokens.declare(
+    media ?? MediaTokens.measure(part.mediaType, ""),
+    detail
+  )
+  return {
+    type: "file",
+    mediaType: part.mediaType,
+    ...(part.filename === undefined ? {} : { fileName: part.filename }),
+    ...(declared === undefined ? {} : { options: { [MediaTokens.optionsKey]: declared } }),
+    data: ""
+  }
+}
+
+/** A file's data as bytes, base64 or a link, in any of the SDK's spellings; else `undefined`. */
+const dataOf = (data: unknown): string | Uint8Array | URL | undefined => {
+  if (typeof data === "string" || data instanceof Uint8Array || data instanceof URL) return data
+  if (data instanceof ArrayBuffer) return new Uint8Array(data)
+  if (typeof data !== "object" || data === null || !("type" in data)) return undefined
+  // The provider prompt's tagged form: `{ type: "data", data }` or `{ type: "url", url }`.
+  if (data.type === "data" && "data" in data) return dataOf(data.data)
+  if (data.type === "url" && "url" in data) return dataOf(data.url)
+  return undefined
+}
+
+/** OpenAI's detail level in a part's provider options (`openai.imageDetail`). */
+const detailOf = (options: unknown): MediaTokens.Detail | undefined => {
+  if (typeof options !== "object" || options === null || !("imageDetail" in options)) return undefined
+  const detail = options.imageDetail
+  return detail === "low" || detail === "high" || detail === "auto" ? detail : undefined
+}
 
 // The parts both SDK formats (the provider prompt and `ModelMessage`) spell alike, read and
 // written by one function each.
@@ -140,7 +175,7 @@ const assistantPartOf = (part: AssistantPart): Prompt.AssistantMessagePartEncode
       return { type: "reasoning", text: part.text }
     case "file":
     case "reasoning-file":
-      return fileOf({ mediaType: part.mediaType })
+      return fileOf(part)
     case "custom":
       return { type: "text", text: `[${part.kind}]` }
     case "tool-call":
@@ -381,7 +416,7 @@ const modelAssistantPartOf = (part: ModelAssistantPart): Prompt.AssistantMessage
     case "file":
       return fileOf(part)
     case "reasoning-file":
-      return fileOf({ mediaType: part.mediaType })
+      return fileOf(part)
     case "custom":
       return { type: "text", text: `[${part.kind}]` }
     case "tool-call":
@@ -412,7 +447,7 @@ export const toModelMessage = (message: ModelMessage): Prompt.MessageEncoded => 
             case "text":
               return { type: "text", text: part.text }
             case "image":
-              return fileOf({ mediaType: part.mediaType ?? "image" })
+              return fileOf({ ...part, mediaType: part.mediaType ?? "image", data: part.image })
             case "file":
               return fileOf(part)
           }

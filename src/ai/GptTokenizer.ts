@@ -10,7 +10,8 @@
  * `<|im_start|>assistant<|im_sep|>`; the text of a message is `PromptWindow.render`'s — its
  * text and reasoning, each tool call's name and arguments as JSON, each tool result's output.
  * The counts are those of the OpenAI chat format; other providers frame messages differently,
- * by a few tokens per message.
+ * by a few tokens per message. The `Tokenizer` sees text only: the `TokenCounter` of
+ * {@link layerEncoding} adds each image's and PDF's estimate (`MediaTokens`).
  *
  * @since 0.2.0
  */
@@ -18,6 +19,7 @@ import { Effect, Layer } from "effect"
 import type { AiError, Prompt } from "effect/ai"
 import { Tokenizer } from "effect/ai"
 import { render } from "./PromptWindow.ts"
+import * as MediaTokens from "./MediaTokens.ts"
 import * as TokenCounter from "./TokenCounter.ts"
 import { loadChatEncoder, loadTextCounter } from "../internal/gptTokenizer.ts"
 import { TokenizerLoadError } from "../TokenizerLoadError.ts"
@@ -81,7 +83,8 @@ export const layerTokenizer = (
 
 /**
  * The `Tokenizer` service for an encoding and the `TokenCounter` that counts through it, each
- * message once. Building it fails with {@link TokenizerLoadError} when `gpt-tokenizer` is not
+ * message once, its images and PDFs by the `media` provider's rule (`MediaTokens`; default
+ * OpenAI's). Building it fails with {@link TokenizerLoadError} when `gpt-tokenizer` is not
  * installed, and in no other way: this tokenizer itself never fails (measuring the request
  * overhead cannot).
  *
@@ -89,9 +92,10 @@ export const layerTokenizer = (
  * @category layers
  */
 export const layerEncoding = (
-  encoding: Encoding
+  encoding: Encoding,
+  media: MediaTokens.Provider = MediaTokens.defaultProvider
 ): Layer.Layer<Tokenizer.Tokenizer | TokenCounter.TokenCounter, TokenizerLoadError> =>
-  TokenCounter.layerTokenizer.pipe(Layer.orDie, Layer.provideMerge(layerTokenizer(encoding)))
+  TokenCounter.layerTokenizerMedia(media).pipe(Layer.orDie, Layer.provideMerge(layerTokenizer(encoding)))
 
 /**
  * `o200k_base`: the `Tokenizer` and the `TokenCounter`. Building it fails with

@@ -14,6 +14,7 @@
 import { Context, Effect, Layer } from "effect"
 import { AiError, Prompt, Tokenizer } from "effect/ai"
 import { describeThrown } from "../internal/describeThrown.ts"
+import * as MediaTokens from "./MediaTokens.ts"
 
 /**
  * The token counting service.
@@ -37,12 +38,28 @@ export class TokenCounter extends Context.Service<TokenCounter, {
  * message by message — as the GPT layer does — the counts then add up exactly to the
  * tokenization of any prompt made of those messages.
  *
- * Each message object is tokenized at most once per build of the layer.
+ * Each message object is tokenized at most once per build of the layer. Images and PDFs add
+ * their estimate by OpenAI's rule ({@link layerTokenizerMedia} for another provider's).
  *
  * @since 0.2.0
  * @category layers
  */
-export const layerTokenizer: Layer.Layer<TokenCounter, AiError.AiError, Tokenizer.Tokenizer> = Layer.effect(
+export const layerTokenizer: Layer.Layer<TokenCounter, AiError.AiError, Tokenizer.Tokenizer> = Layer.suspend(() =>
+  layerTokenizerMedia(MediaTokens.defaultProvider)
+)
+
+/**
+ * {@link layerTokenizer} with the images and PDFs of a message counted by a provider's rule
+ * (`MediaTokens`): a message costs the tokens of its text (a file part rendered as one short
+ * line) plus `MediaTokens.ofMessage(message, media)`. {@link layerTokenizer} uses
+ * `MediaTokens.defaultProvider` (OpenAI's rule).
+ *
+ * @since 0.3.0
+ * @category layers
+ */
+export const layerTokenizerMedia = (
+  media: MediaTokens.Provider
+): Layer.Layer<TokenCounter, AiError.AiError, Tokenizer.Tokenizer> => Layer.effect(
   TokenCounter,
   Effect.gen(function*() {
     const tokenizer = yield* Tokenizer.Tokenizer
@@ -52,7 +69,7 @@ export const layerTokenizer: Layer.Layer<TokenCounter, AiError.AiError, Tokenize
       const known = counted.get(message)
       if (known !== undefined) return Effect.succeed(known)
       return Effect.map(tokenizer.tokenize(Prompt.fromMessages([message])), (tokens) => {
-        const n = Math.max(0, tokens.length - requestOverhead)
+        const n = Math.max(0, tokens.length - requestOverhead) + MediaTokens.ofMessage(message, media)
         counted.set(message, n)
         return n
       })

@@ -4,7 +4,8 @@
  * `Trim.trimModelMessages`.
  *
  * The conversion is the AI SDK adapter's (`adapters/AiSdkPrompt.toModelMessage`): string
- * contents as one text part, images and files by their media type (their data is not counted),
+ * contents as one text part, images and files by their media type and their measure (an
+ * image's size, a PDF's pages: `MediaTokens`; the data is not copied),
  * tool calls and results grouped by `toolCallId`. Only the SDK's types are used: nothing of `ai`
  * is loaded, and a caller without `ai` installed can pass plain objects of that shape.
  *

@@ -19,6 +19,7 @@
  */
 import { Effect, Result, Schema } from "effect"
 import { Prompt } from "effect/ai"
+import * as MediaTokens from "../ai/MediaTokens.ts"
 import { describeValue } from "../internal/describeThrown.ts"
 import { issuePath } from "./internal/issuePath.ts"
 import { InvalidInput } from "./InvalidInput.ts"
@@ -177,6 +178,9 @@ export const decode = (input: unknown): Effect.Effect<ReadonlyArray<Message>, In
 const textOf = (content: string | ReadonlyArray<{ readonly text: string }>): string =>
   typeof content === "string" ? content : content.map((part) => part.text).join("\n")
 
+const isDetail = (detail: string | undefined): detail is MediaTokens.Detail =>
+  detail === "low" || detail === "high" || detail === "auto"
+
 /** The media type of a data URL (`data:image/png;base64,…`), else `fallback`. */
 const mediaTypeOf = (url: string, fallback: string): string => /^data:([^;,]+)[;,]/.exec(url)?.[1] ?? fallback
 
@@ -197,7 +201,12 @@ const userPart = (part: UserPart): Prompt.UserMessagePart => {
     case "text":
       return Prompt.textPart({ text: part.text })
     case "image_url":
-      return Prompt.filePart({ mediaType: mediaTypeOf(part.image_url.url, "image/*"), data: part.image_url.url })
+      return Prompt.filePart({
+        mediaType: mediaTypeOf(part.image_url.url, "image/*"),
+        data: part.image_url.url,
+        // The detail level decides what the image costs (MediaTokens, OpenAI's rule).
+        ...(isDetail(part.image_url.detail) ? { options: { [MediaTokens.optionsKey]: { detail: part.image_url.detail } } } : {})
+      })
     case "input_audio":
       return Prompt.filePart({ mediaType: `audio/${part.input_audio.format}`, data: part.input_audio.data })
     case "file": {

@@ -41,6 +41,7 @@ import { describeJson, describeThrown } from "../internal/describeThrown.ts"
 import * as OverflowNotifier from "../OverflowNotifier.ts"
 import * as GptTokenizer from "../ai/GptTokenizer.ts"
 import { messageIndexOf } from "../ai/MessageIndex.ts"
+import * as MediaTokens from "../ai/MediaTokens.ts"
 import * as PromptWindow from "../ai/PromptWindow.ts"
 import * as Session from "../ai/Session.ts"
 import * as SessionOptions from "../ai/SessionOptions.ts"
@@ -65,6 +66,9 @@ import * as OpenAIChat from "./OpenAIChat.ts"
  *   `ToolDefinitionsError`.
  * - `startOn` — `"user"` (default): the window opens on a user message (K3); `"any"`: no rule.
  * - `shortenToolResults` — `true` (default): rule K6 (see docs/ai.md).
+ * - `media` — whose rule counts images and PDFs with `"o200k"`/`"cl100k"`: `"openai"`
+ *   (default), `"anthropic"` or `"gemini"` (`MediaTokens`, docs/ai.md "Images and files"); a
+ *   `count` function counts a message's files itself (`MediaTokens.ofPart` helps).
  * - `mode` — `"per-call"`, the only mode a trim has (it keeps nothing between calls); accepted
  *   so that one option table serves every front door, any other value refused.
  *
@@ -81,6 +85,8 @@ export interface Options<M = OpenAIChat.Message> {
   readonly shortenToolResults?: boolean | undefined
   /** @since 0.3.0 */
   readonly mode?: "per-call" | undefined
+  /** @since 0.3.0 */
+  readonly media?: MediaTokens.Provider | undefined
 }
 
 /**
@@ -144,12 +150,13 @@ const counterOf = <M>(
   messages: ReadonlyArray<M>,
   prompt: ReadonlyArray<Prompt.Message>,
   count: Options<M>["count"],
-  shortenedCopy: ShortenedCopy<M>
+  shortenedCopy: ShortenedCopy<M>,
+  media: MediaTokens.Provider | undefined
 ): Effect.Effect<Layer.Layer<TokenCounter.TokenCounter>, GptTokenizer.TokenizerLoadError | PromptWindow.CandidateError> =>
   Effect.gen(function*() {
     if (count === undefined || count === "o200k" || count === "cl100k") {
       const encoding = count === "cl100k" ? "cl100k_base" : "o200k_base"
-      const context = yield* Layer.build(GptTokenizer.layerEncoding(encoding)).pipe(
+      const context = yield* Layer.build(GptTokenizer.layerEncoding(encoding, media)).pipe(
         Effect.scoped,
         Effect.mapError((error) => new GptTokenizer.TokenizerLoadError({ encoding, cause: error.cause, hint }))
       )
@@ -201,6 +208,7 @@ const knownOptions: Readonly<Record<string, SessionOptions.Rule>> = {
   toolTokens: SessionOptions.rules.nonNegativeInt,
   startOn: SessionOptions.core.startOn,
   shortenToolResults: SessionOptions.core.shortenToolResults,
+  media: SessionOptions.rules.oneOf(["openai", "anthropic", "gemini"]),
   mode: (value) =>
     value === "per-call"
       ? undefined
@@ -221,7 +229,7 @@ const fitConverted = <M>(
   shortenedCopy: ShortenedCopy<M>
 ): Effect.Effect<Trimmed<M>, TrimError> =>
   Effect.gen(function*() {
-    const counter = yield* counterOf(messages, prompt, options.count, shortenedCopy)
+    const counter = yield* counterOf(messages, prompt, options.count, shortenedCopy, options.media)
     const outputReserve = options.outputReserve ?? 0
     const fitted = yield* Effect.gen(function*() {
       const { requestOverhead } = yield* TokenCounter.TokenCounter
