@@ -69,6 +69,8 @@ export * as KindScorer from "./scorers/KindScorer.ts"
 /** @since 0.2.0 */
 export * as KnapsackSlice from "./slicers/KnapsackSlice.ts"
 /** @since 0.3.0 */
+export * as MediaTokens from "./ai/MediaTokens.ts"
+/** @since 0.3.0 */
 export * as MemoryStore from "./ai/MemoryStore.ts"
 /** @since 0.2.0 */
 export * as MetadataKeyScorer from "./scorers/MetadataKeyScorer.ts"
