@@ -31,7 +31,9 @@ import type { KeyValueStore } from "effect/persistence"
 import type { NoExcessProperties } from "effect/Types"
 import { InvalidConfigError } from "../InvalidConfigError.ts"
 import * as windowSpan from "../internal/windowSpan.ts"
+import * as CachePlan from "./CachePlan.ts"
 import * as Report from "./CallReport.ts"
+import * as PromptCacheMarks from "./PromptCacheMarks.ts"
 import * as Session from "./Session.ts"
 import * as SessionOptions from "./SessionOptions.ts"
 import type * as Summarizer from "./Summarizer.ts"
@@ -496,11 +498,28 @@ export const layerFromSession: Layer.Layer<
     }
     return counted
   }
+  const fieldsOf = new WeakMap<object, { readonly name: string; readonly fields: Readonly<Record<string, unknown>> }>()
+  const toolFieldsOf = (tool: ToolDefinitions.AnyTool) => {
+    let known = fieldsOf.get(tool)
+    if (known === undefined) {
+      const { name, ...fields } = ToolDefinitions.definitionOf(tool)
+      known = { name, fields }
+      fieldsOf.set(tool, known)
+    }
+    return known
+  }
   const fit = (prompt: Prompt.RawInput, method: CallReport["method"], toolkit: unknown) => {
     const tools = ToolDefinitions.toolsOf(toolkit)
-    return session.fit({ method, prompt, tools: tools.map(countedOf), toolkit: tools }).pipe(
+    return session.fit({ method, prompt, tools: tools.map(countedOf), toolkit: tools, toolFields: tools.map(toolFieldsOf) }).pipe(
       Effect.map((fitting): Sent => ({
-        prompt: fitting.prompt,
+        // The cache plan's marks, in the options `effect/ai`'s Anthropic provider reads (any
+        // other provider ignores them): the report keeps the prompt as fitted.
+        prompt: fitting.cache === undefined
+          ? fitting.prompt
+          : PromptCacheMarks.mark(fitting.prompt, {
+            planner: CachePlan.plannerFor("anthropic", fitting.cache.options),
+            cache: fitting.cache
+          }).prompt,
         answered: (answer) => session.commit(fitting, Report.reportedOf(answer.usage?.inputTokens, answer.model)),
         // The session takes the finish part's usage when the call is settled.
         settled: () => Effect.void,
