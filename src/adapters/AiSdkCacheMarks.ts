@@ -428,8 +428,34 @@ const stepBlocks = (message: StepMessage): ReadonlyArray<{ readonly mark: CacheB
 export const stripModelMessages = <M extends StepMessage>(messages: ReadonlyArray<M>): Array<M> =>
   messages.map((message) => {
     const options = unmarked(message.providerOptions)
-    return options === message.providerOptions ? message : withOptions(message, options)
+    const stripped = options === message.providerOptions ? message : withOptions(message, options)
+    return withParts(stripped, partUnmarked)
   })
+
+type StepPart = { readonly type: string; readonly providerOptions?: ProviderOptions | undefined }
+
+/** A step message with each part mapped by `f` (only its options change); the same object when none changed. */
+const withParts = <M extends StepMessage>(message: M, f: <P extends StepPart>(part: P, index: number) => P): M => {
+  if (typeof message.content === "string") return message
+  let changed = false
+  const g = <P extends StepPart>(part: P, i: number): P => {
+    const next = f(part, i)
+    changed ||= next !== part
+    return next
+  }
+  const next: StepMessage = message.role === "system"
+    ? message
+    : message.role === "user"
+    ? { ...message, content: typeof message.content === "string" ? message.content : message.content.map(g) }
+    : message.role === "assistant"
+    ? { ...message, content: typeof message.content === "string" ? message.content : message.content.map(g) }
+    : { ...message, content: message.content.map(g) }
+  return changed && next.role === message.role ? { ...message, content: next.content } : message
+}
+
+/** A part without the library's mark, or with one of lifetime `ttl`. */
+const partUnmarked = <P extends StepPart>(part: P): P => withOptions(part, unmarked(part.providerOptions))
+const partMarked = <P extends StepPart>(part: P, ttl: CacheBreakpoints.Ttl): P => withOptions(part, marked(part.providerOptions, ttl))
 
 /**
  * What {@link markModelMessages} needs: {@link MarkOptions}, with `tokens.tools` the tokens of
@@ -444,9 +470,10 @@ export type StepMarkOptions = Omit<MarkOptions, "count"> & { readonly count?: ((
 /**
  * A step's messages (the system prompt's first, as `prepareStep` is given its instructions)
  * with the library's cache marks: its earlier marks stripped, the window planned, and each
- * mark placed on its message (`providerOptions.anthropic.cacheControl`, which
- * `@ai-sdk/anthropic` puts on the message's last block — every boundary the session plans
- * ends a message), tagged as the library's. The messages without a mark are the step's own
+ * mark placed at the end of its message — every boundary the session plans ends one — as
+ * `providerOptions.anthropic.cacheControl` on the message when its content is a string, else
+ * on its last part that is sent (the client drops a message's mark whose last part is a tool
+ * approval response), tagged as the library's. The messages without a mark are the step's own
  * objects.
  *
  * @since 0.3.0
@@ -491,7 +518,16 @@ export const markModelMessages = <M extends StepMessage>(
   for (const mark of plan.marks) {
     const m = owner[mark.index]
     const message = m === undefined || m < 0 ? undefined : out[m]
-    if (message !== undefined) out[m!] = withOptions(message, marked(message.providerOptions, mark.ttl))
+    if (message === undefined) continue
+    if (typeof message.content === "string") {
+      out[m!] = withOptions(message, marked(message.providerOptions, mark.ttl))
+      continue
+    }
+    // On the last part sent: the client drops a message's mark whose last part is not sent
+    // (a tool approval response).
+    const parts: ReadonlyArray<{ readonly type: string; readonly text?: unknown }> = message.content
+    const last = parts.findLastIndex((part) => part.type !== "tool-approval-response" && !(part.type === "text" && part.text === ""))
+    out[m!] = last < 0 ? message : withParts(message, (part, i) => (i === last ? partMarked(part, mark.ttl) : part))
   }
   return { messages: out, plan }
 }
