@@ -14,13 +14,12 @@
  * a message, a part, or the call (automatic caching) — are kept and counted against the four;
  * a caller's OpenAI `promptCacheKey` or `promptCacheRetention` is kept too. The caller wins.
  *
- * Only types come from `ai`: this module loads nothing of it.
+ * Only types come from `ai` (through `AiSdkPrompt`): this module loads nothing of it.
  *
  * @since 0.3.0
  */
-import type { ModelMessage } from "ai"
 import type * as CacheBreakpoints from "../ai/CacheBreakpoints.ts"
-import type { CallOptions, ProviderMessage, ProviderPrompt } from "./AiSdkPrompt.ts"
+import type { CallOptions, ProviderMessage, ProviderPrompt, toModelMessage } from "./AiSdkPrompt.ts"
 
 type ProviderOptions = NonNullable<ProviderMessage["providerOptions"]>
 type Tools = NonNullable<CallOptions["tools"]>
@@ -405,7 +404,7 @@ export const markCall = <C extends Call>(
  * step returns), with what caching reads of them: each is a message, with a string or a list
  * of parts, and provider options.
  */
-type StepMessage = ModelMessage
+type StepMessage = Parameters<typeof toModelMessage>[0]
 
 /** The blocks of a step message as `@ai-sdk/anthropic` sends them: a string is one text block. */
 const stepBlocks = (message: StepMessage): ReadonlyArray<{ readonly mark: CacheBreakpoints.Ttl | undefined }> => {

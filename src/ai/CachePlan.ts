@@ -140,3 +140,21 @@ export const plannerFor = (provider: string | undefined, options: Exclude<Option
       return CacheBreakpoints.none
   }
 }
+
+/**
+ * The provider of a model id, when the id says it (`claude-…` → `anthropic.messages`; `gpt-…`,
+ * `o1…`, `o3…`, `o4…`, `chatgpt-…` → `openai`): for a door that sees the model that answered
+ * but not its provider (`effect/ai`'s `LanguageModel`).
+ *
+ * @since 0.3.0
+ * @category planning
+ */
+export const providerOfModel = (model: string | undefined): string | undefined =>
+  model === undefined
+    ? undefined
+    : /^claude-/.test(model)
+    ? "anthropic.messages"
+    : /^(gpt-|chatgpt-|o[1-9])/.test(model)
+    ? "openai"
+    : undefined
+

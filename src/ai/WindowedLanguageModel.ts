@@ -508,31 +508,42 @@ export const layerFromSession: Layer.Layer<
     }
     return known
   }
+  // The model that last answered (its response metadata's id): `LanguageModel` does not name
+  // its provider, the answer's model id does. Until a model has answered, no planner is known.
+  let answeredBy: string | undefined
+  const plannerOf = (options: CachePlan.CachePlan["options"]) =>
+    CachePlan.plannerFor(CachePlan.providerOfModel(answeredBy), options)
   const fit = (prompt: Prompt.RawInput, method: CallReport["method"], toolkit: unknown) => {
     const tools = ToolDefinitions.toolsOf(toolkit)
     return session.fit({ method, prompt, tools: tools.map(countedOf), toolkit: tools, toolFields: tools.map(toolFieldsOf) }).pipe(
       Effect.map((fitting): Sent => ({
-        // The cache plan's marks, in the options `effect/ai`'s Anthropic provider reads (any
-        // other provider ignores them): the report keeps the prompt as fitted.
+        // The cache plan's marks, in the options `effect/ai`'s Anthropic provider reads, once a
+        // Claude model has answered: the report keeps the prompt as fitted.
         prompt: fitting.cache === undefined
           ? fitting.prompt
           : PromptCacheMarks.mark(fitting.prompt, {
-            planner: CachePlan.plannerFor("anthropic", fitting.cache.options),
-            cache: fitting.cache
+            planner: plannerOf(fitting.cache.options),
+            cache: fitting.cache,
+            model: answeredBy
           }).prompt,
         answered: (answer) => session.commit(fitting, Report.reportedOf(answer.usage?.inputTokens, answer.model)),
         // The session takes the finish part's usage when the call is settled.
         settled: () => Effect.void,
         ended: (outcome) =>
-          Effect.flatMap(
-            session.settle(fitting, {
-              outcome: outcome._tag === "Answered" ? "answered" : outcome._tag === "Failed" ? "failed" : "interrupted",
-              reported: outcome._tag === "Answered"
-                ? Report.reportedOf(outcome.usage?.inputTokens, outcome.model)
-                : undefined,
-              providerError: outcome._tag === "Answered" ? outcome.providerError : undefined
+          Effect.andThen(
+            Effect.sync(() => {
+              if (outcome._tag === "Answered") answeredBy = outcome.model ?? answeredBy
             }),
-            (report) => PubSub.publish(reports, report)
+            Effect.flatMap(
+              session.settle(fitting, {
+                outcome: outcome._tag === "Answered" ? "answered" : outcome._tag === "Failed" ? "failed" : "interrupted",
+                reported: outcome._tag === "Answered"
+                  ? Report.reportedOf(outcome.usage?.inputTokens, outcome.model)
+                  : undefined,
+                providerError: outcome._tag === "Answered" ? outcome.providerError : undefined
+              }),
+              (report) => PubSub.publish(reports, report)
+            )
           )
       })),
       Effect.mapError(toAiError(method))

@@ -31,6 +31,13 @@ const anthropicModel = (fake: FakeAnthropic.FakeAnthropic, middleware: ReturnTyp
   wrapLanguageModel({ model: createAnthropic({ fetch: fake.fetch, apiKey: "test" })("claude-sonnet-4-5"), middleware })
 
 describe("CachePlan.plannerFor: the planner of the model's provider", () => {
+  it("a model id names its provider for the effect/ai door: claude-* → Anthropic, gpt-* / o* → OpenAI, others → none", () => {
+    assert.strictEqual(CachePlan.plannerFor(CachePlan.providerOfModel("claude-sonnet-4-5"), {}).provider, "anthropic")
+    assert.strictEqual(CachePlan.plannerFor(CachePlan.providerOfModel("gpt-4.1"), {}).provider, "openai")
+    assert.strictEqual(CachePlan.plannerFor(CachePlan.providerOfModel("o3-mini"), {}).provider, "openai")
+    assert.strictEqual(CachePlan.plannerFor(CachePlan.providerOfModel("gemini-2.5-pro"), {}).provider, "none")
+    assert.strictEqual(CachePlan.plannerFor(CachePlan.providerOfModel(undefined), {}).provider, "none")
+  })
   it("anthropic.* → Anthropic's marks, openai.* → OpenAI's key, any other → nothing", () => {
     assert.strictEqual(CachePlan.plannerFor("anthropic.messages", {}).provider, "anthropic")
     assert.strictEqual(CachePlan.plannerFor("openai.chat", {}).provider, "openai")
@@ -165,7 +172,7 @@ describe("prepareStep's ModelMessages", () => {
 })
 
 describe("effect/ai door", () => {
-  it("the marks go in message options.anthropic.cacheControl (what @effect/ai-anthropic reads), tagged, and reach the wire", async () => {
+  it("once a Claude model has answered, the marks go in message options.anthropic.cacheControl (what @effect/ai-anthropic reads), tagged, and reach the wire", async () => {
     const fake = FakeAnthropic.make()
     const model = WindowedLanguageModel.layer(settings).pipe(
       Layer.provide([AiSdkLanguageModel.layer(createAnthropic({ fetch: fake.fetch, apiKey: "test" })("claude-sonnet-4-5")), GptTokenizer.layer])
@@ -174,9 +181,13 @@ describe("effect/ai door", () => {
     const report = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
       const sub = yield* PubSub.subscribe(yield* WindowedLanguageModel.WindowReports)
       yield* LanguageModel.generateText({ prompt })
+      yield* PubSub.take(sub)
+      yield* LanguageModel.generateText({ prompt })
       return yield* PubSub.take(sub)
     })).pipe(Effect.provide(model)))
-    assert.isAbove(fake.calls[0]!.marks.length, 0)
+    // The first call: no model has answered yet, its provider is unknown, nothing is marked.
+    assert.strictEqual(fake.calls[0]!.marks.length, 0)
+    assert.isAbove(fake.calls[1]!.marks.length, 0)
     assert.strictEqual(report.cache?.systemEnd, 1)
     const marked = PromptCacheMarks.mark(report.prompt, { planner: CacheBreakpoints.anthropic(), cache: report.cache! })
     const system = marked.prompt.content[0]!
