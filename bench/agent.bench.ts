@@ -188,7 +188,7 @@ const program = Effect.gen(function*() {
                 secondsBetweenCalls
               })
             })
-            billed.push({ shape, contextWindow, provider, door, ...measured, promptCacheKeys: measured.promptCacheKeys.size })
+            billed.push({ shape, contextWindow, provider, door, ...measured, promptCacheKeys: [...measured.promptCacheKeys].filter((key) => key !== undefined).length })
           }
         }
       }
@@ -208,6 +208,7 @@ interface Billed extends Omit<BilledSession.Measured, "promptCacheKeys"> {
   readonly contextWindow: number
   readonly provider: BilledSession.Provider
   readonly door: string
+  /** The distinct `prompt_cache_key`s the requests carried (OpenAI). */
   readonly promptCacheKeys: number
 }
 
@@ -299,7 +300,11 @@ const table = (
       out.push(
         `  ${b.shape} ${b.contextWindow / 1000}k ${b.provider} ${b.door}: billed ${percent(b.billed.readShare)} read / ${times(b.billed.costRatio)}, ` +
           `predicted ${percent(b.predicted.readShare)} / ${times(b.predicted.costRatio)}` +
-          (b.provider === "anthropic" ? ` (at most ${b.maxMarks} marks)` : ` (${b.promptCacheKeys} prompt_cache_key)`)
+          (b.provider === "anthropic"
+            ? ` (at most ${b.maxMarks} marks)`
+            : b.promptCacheKeys === 0
+            ? " (no prompt_cache_key)"
+            : ` (${b.promptCacheKeys} prompt_cache_key)`)
       )
     }
   }
