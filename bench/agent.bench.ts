@@ -32,15 +32,22 @@
  * call of the peers' trims and of the middleware at 100 and 1,000 messages (the same long
  * session, 128,000-token window).
  *
+ * Last, billed beside predicted per provider and door (issue 26): each session sent through the
+ * AI SDK middleware and the `effect/ai` layer, default options, to the real `@ai-sdk/anthropic`
+ * and `@ai-sdk/openai` (Chat) clients whose `fetch` is a fake endpoint applying the provider's
+ * cache rules (`test/support/billedSession.ts`; `--no-billed` skips it).
+ *
  * Output: a table on stdout; with `--json`, the figures as JSON (progress goes to stderr).
  * Options: `--steps=N`, `--windows=32000,128000`, `--shapes=tool-heavy,chatty`, `--seed=N`,
- * `--summary-tokens=N`, `--no-overhead`.
+ * `--summary-tokens=N`, `--no-overhead`, `--no-billed`.
  */
 import { Effect } from "effect"
 import type { Prompt } from "effect/ai"
+import * as AiSdk from "../src/adapters/AiSdk.ts"
 import * as GptTokenizer from "../src/ai/GptTokenizer.ts"
 import { TokenCounter } from "../src/ai/TokenCounter.ts"
 import * as GreedySlice from "../src/slicers/GreedySlice.ts"
+import * as BilledSession from "../test/support/billedSession.ts"
 import * as Sessions from "../test/support/sessions.ts"
 import * as AiSdkBench from "./aiSdkBench.ts"
 import * as SessionBench from "./sessionBench.ts"
@@ -158,8 +165,52 @@ const program = Effect.gen(function*() {
       }
     }
   }
-  return { rows, overheads, timings }
+  const billed: Array<Billed> = []
+  if (!process.argv.includes("--no-billed")) {
+    for (const shape of shapes) {
+      const session = Sessions.generate(shape, steps, seed + Sessions.allShapes.indexOf(shape))
+      for (const contextWindow of windows) {
+        for (const provider of ["anthropic", "openai-chat"] as const) {
+          for (const door of ["AI SDK middleware", "effect/ai layer"] as const) {
+            progress(`billed: ${shape} ${contextWindow} ${provider} ${door}`)
+            const steadyFrom = Math.floor(steps / 2)
+            const measured = yield* Effect.promise(() => {
+              if (door === "effect/ai layer") {
+                return BilledSession.replayEffect({ session, provider, contextWindow, outputReserve, steadyFrom, secondsBetweenCalls })
+              }
+              const reports: Array<AiSdk.Report> = []
+              return BilledSession.replay({
+                session,
+                provider,
+                middlewares: [AiSdk.middleware({ contextWindow, outputReserve, onReport: (report) => void reports.push(report) })],
+                reports,
+                steadyFrom,
+                secondsBetweenCalls
+              })
+            })
+            billed.push({ shape, contextWindow, provider, door, ...measured, promptCacheKeys: [...measured.promptCacheKeys].filter((key) => key !== undefined).length })
+          }
+        }
+      }
+    }
+  }
+  return { rows, overheads, timings, billed }
 }).pipe(Effect.provide(GptTokenizer.layer))
+
+/**
+ * What the provider billed beside what the library predicted, per provider and door: the
+ * session sent through the real clients (`@ai-sdk/anthropic`, `@ai-sdk/openai` Chat) to the
+ * fake endpoints that apply each provider's cache rules (docs/providers.md), default options,
+ * the second half of the calls.
+ */
+interface Billed extends Omit<BilledSession.Measured, "promptCacheKeys"> {
+  readonly shape: Sessions.Shape
+  readonly contextWindow: number
+  readonly provider: BilledSession.Provider
+  readonly door: string
+  /** The distinct `prompt_cache_key`s the requests carried (OpenAI). */
+  readonly promptCacheKeys: number
+}
 
 const percent = (x: number) => `${(100 * x).toFixed(1)}%`
 const times = (x: number) => `${x.toFixed(2)}×`
@@ -177,7 +228,8 @@ const presence = (p: SessionBench.Presence) => (p.fit === 0 ? "–" : p.kept ===
 const table = (
   rows: ReadonlyArray<Row>,
   overheads: ReadonlyArray<SessionBench.Overhead>,
-  timings: ReadonlyArray<AiSdkBench.Timing>
+  timings: ReadonlyArray<AiSdkBench.Timing>,
+  billed: ReadonlyArray<Billed>
 ): string => {
   const header = [
     "shape",
@@ -238,20 +290,38 @@ const table = (
     out.push("", "Per-call time of the peers' trims and the AI SDK middleware (whole call, median ms):")
     for (const t of timings) out.push(`  ${t.strategy} at ${t.messages} messages: ${t.medianMs.toFixed(3)} ms (${t.samples} calls)`)
   }
+  if (billed.length > 0) {
+    out.push(
+      "",
+      "Billed beside predicted (the real clients, the fake endpoints' cache rules, default options; second half of the calls;",
+      "  OpenAI priced at GPT-4.1's 0.25× read, predicted with the default Anthropic 5-minute rule):"
+    )
+    for (const b of billed) {
+      out.push(
+        `  ${b.shape} ${b.contextWindow / 1000}k ${b.provider} ${b.door}: billed ${percent(b.billed.readShare)} read / ${times(b.billed.costRatio)}, ` +
+          `predicted ${percent(b.predicted.readShare)} / ${times(b.predicted.costRatio)}` +
+          (b.provider === "anthropic"
+            ? ` (at most ${b.maxMarks} marks)`
+            : b.promptCacheKeys === 0
+            ? " (no prompt_cache_key)"
+            : ` (${b.promptCacheKeys} prompt_cache_key)`)
+      )
+    }
+  }
   return out.join("\n")
 }
 
 Effect.runPromise(program).then(
-  ({ overheads, rows, timings }) => {
+  ({ billed, overheads, rows, timings }) => {
     if (json) {
       process.stdout.write(
         JSON.stringify(
-          { settings: { steps, windows, outputReserve, secondsBetweenCalls, seed, summaryTokens }, rows, overheads, timings },
+          { settings: { steps, windows, outputReserve, secondsBetweenCalls, seed, summaryTokens }, rows, overheads, timings, billed },
           null,
           2
         ) + "\n"
       )
-    } else process.stdout.write(table(rows, overheads, timings) + "\n")
+    } else process.stdout.write(table(rows, overheads, timings, billed) + "\n")
   },
   (error: unknown) => {
     process.stderr.write(`${String(error)}\n`)

@@ -21,11 +21,12 @@
  * @since 0.3.0
  */
 import { Clock, Effect, Exit, Layer, ManagedRuntime, Predicate, type Tracer } from "effect"
-import type { Instructions, LanguageModelMiddleware, ModelMessage } from "ai"
+import type { Instructions, LanguageModelMiddleware, ModelMessage, SystemModelMessage } from "ai"
 import { AiError, type Prompt } from "effect/ai"
 import { InvalidConfigError } from "../InvalidConfigError.ts"
 import * as CacheDescriptors from "../ai/CacheDescriptors.ts"
-import type * as CallReport from "../ai/CallReport.ts"
+import * as CachePlan from "../ai/CachePlan.ts"
+import * as CallReport from "../ai/CallReport.ts"
 import * as GptTokenizer from "../ai/GptTokenizer.ts"
 import * as MemoryStore from "../ai/MemoryStore.ts"
 import * as PromptWindow from "../ai/PromptWindow.ts"
@@ -36,6 +37,7 @@ import * as TokenCounter from "../ai/TokenCounter.ts"
 import * as ToolDefinitions from "../ai/ToolDefinitions.ts"
 import { describeThrown } from "../internal/describeThrown.ts"
 import { watchStream } from "./internal/watchStream.ts"
+import * as AiSdkCacheMarks from "./AiSdkCacheMarks.ts"
 import * as AiSdkPrompt from "./AiSdkPrompt.ts"
 
 /**
@@ -69,7 +71,13 @@ import * as AiSdkPrompt from "./AiSdkPrompt.ts"
  * - the strategies (`scorer`, `slicer`, `placer`, `notifier`), `overflowStrategy`,
  *   `deduplication`, and the stable window's options (`lowWatermark`, `writeOverhead`,
  *   `cacheRule`, `ttl`, `storeTimeout`), `startOn`, `shortenToolResults`, `maxConversations`
- *   (the in-memory store's bound).
+ *   (the in-memory store's bound);
+ * - `promptCache` — the provider's prompt cache on the wire, in stable mode (default on;
+ *   `CachePlan.Options`): Anthropic's `cache_control` marks at the window's stable boundaries
+ *   for an `anthropic.*` model (and `toolStreaming: false`, so that `generateText` and
+ *   `streamText` send the same tool definitions), OpenAI's hashed `promptCacheKey` for an
+ *   `openai.*` model; `false` sends the calls as the SDK made them (docs/ai-sdk.md, "What is
+ *   sent to each provider").
  *
  * The options are checked when the middleware (or `prepareStep`) is made: an option it does not
  * know (with the one it most likely stands for: `outputReserv` → "did you mean
@@ -99,6 +107,7 @@ export interface Options extends
     | "cacheRule"
     | "ttl"
     | "storeTimeout"
+    | "promptCache"
   >
 {
   readonly counter?: ((text: string) => number) | undefined
@@ -184,7 +193,8 @@ const middlewareOptions: Readonly<Record<string, SessionOptions.Rule>> = {
   cacheRule: rules.object,
   ttl: rules.duration,
   storeTimeout: rules.duration,
-  maxConversations: rules.positiveInt
+  maxConversations: rules.positiveInt,
+  promptCache: SessionOptions.stable.promptCache
 }
 
 /** The options {@link prepareStep} knows: the middleware's, `toolTokens` for `countTools`. */
@@ -323,24 +333,74 @@ const unansweredEnd = (signal: AbortSignal | undefined, error: unknown) => {
 const endSpan = (span: Tracer.Span, exit: Exit.Exit<unknown, unknown>) =>
   Effect.flatMap(Clock.currentTimeNanos, (now) => Effect.sync(() => span.end(now, exit)))
 
-/** A provider's usage as `CallReport.Reported` (none without any input figure). */
+/**
+ * A provider's usage as `CallReport.Reported` (none without any input figure; odd figures said,
+ * never thrown: `CallReport.reportedOf`).
+ */
 const reportedOf = (
   usage: {
-    readonly inputTokens: {
+    readonly inputTokens?: {
       readonly total: number | undefined
       readonly noCache: number | undefined
       readonly cacheRead: number | undefined
       readonly cacheWrite: number | undefined
-    }
-  },
+    } | undefined
+  } | undefined,
   model: string | undefined
-): CallReport.Reported | undefined => {
-  const input = usage.inputTokens
-  if (input.total === undefined && input.cacheRead === undefined && input.cacheWrite === undefined && input.noCache === undefined) {
-    return undefined
-  }
-  const figures = { total: input.total, cacheRead: input.cacheRead, cacheWrite: input.cacheWrite, uncached: input.noCache }
-  return model === undefined ? figures : { ...figures, model }
+): CallReport.Reported | undefined => CallReport.reportedOf(usage?.inputTokens, model)
+
+type Tools = NonNullable<AiSdkPrompt.CallOptions["tools"]>
+type CallProviderOptions = NonNullable<AiSdkPrompt.CallOptions["providerOptions"]>
+
+/**
+ * Whether `@ai-sdk/anthropic` sends a function tool with `eager_input_streaming: true`: the
+ * tool's own `eagerInputStreaming`, else a streamed call's `toolStreaming` (default `true`).
+ */
+const eagerOf = (
+  tool: Tools[number],
+  type: "generate" | "stream",
+  options: CallProviderOptions | undefined
+): boolean => {
+  const own = tool.type === "function" ? tool.providerOptions?.["anthropic"]?.["eagerInputStreaming"] : undefined
+  if (typeof own === "boolean") return own
+  const streaming = options?.["anthropic"]?.["toolStreaming"]
+  return type === "stream" && (typeof streaming === "boolean" ? streaming : true)
+}
+
+/**
+ * The tool definitions as sent, field by field (`SentRequest.ToolFields`): what a change of
+ * the cached prefix's first bytes is named by. Anthropic's `eager_input_streaming` is a field
+ * of every function tool the client sends it on.
+ */
+const toolFieldsOf = (
+  tools: Tools | undefined,
+  type: "generate" | "stream",
+  options: CallProviderOptions | undefined,
+  anthropic: boolean
+) =>
+  AiSdkCacheMarks.stripTools(tools ?? []).map((tool) => ({
+    name: tool.name,
+    fields: tool.type === "function"
+      ? {
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+        strict: tool.strict,
+        inputExamples: tool.inputExamples,
+        providerOptions: tool.providerOptions,
+        ...(anthropic && eagerOf(tool, type, options) ? { eager_input_streaming: true } : {})
+      }
+      : { type: tool.type, id: tool.id, args: tool.args }
+  }))
+
+/**
+ * The call-level options with Anthropic's `toolStreaming` off, unless the caller set it: a
+ * streamed call then sends its tool definitions as a generated one does, and a conversation
+ * that mixes the two keeps its cached prefix (docs/ai-sdk.md).
+ */
+const steadyTools = (options: CallProviderOptions | undefined): CallProviderOptions => {
+  const anthropic = options?.["anthropic"]
+  if (options !== undefined && anthropic !== undefined && anthropic["toolStreaming"] !== undefined) return options
+  return { ...options, anthropic: { ...anthropic, toolStreaming: false } }
 }
 
 /**
@@ -388,6 +448,7 @@ export const middleware = (options: Options): LanguageModelMiddleware => {
   checkOptions(options, middlewareOptions, "AiSdk.middleware")
   const { conversationKey, onReport, ...core } = options
   const { runtime, fit, settle, commit } = makeCore(core)
+  const promptCache = options.mode === "per-call" ? false : options.promptCache ?? {}
   const pending = new WeakMap<AiSdkPrompt.CallOptions, Call<AiSdkPrompt.ProviderMessage>>()
   const memo = AiSdkPrompt.makeMessageMemo()
 
@@ -436,13 +497,19 @@ export const middleware = (options: Options): LanguageModelMiddleware => {
 
   return {
     specificationVersion: "v4",
-    transformParams: async ({ params, type }) => {
+    transformParams: async ({ params: given, type, model }) => {
+      // The planner of the model's provider: Anthropic's calls send the same tool definitions
+      // whether they stream or not.
+      const planner = promptCache === false ? undefined : CachePlan.plannerFor(model.provider, promptCache)
+      const anthropic = planner?.provider === "anthropic"
+      const params = anthropic ? { ...given, providerOptions: steadyTools(given.providerOptions) } : given
       const converted = convertOrFail("transformParams", () => AiSdkPrompt.convert(params.prompt, memo))
       const { fitting, span } = await runtime.runPromise(
         fit({
           method: type,
           prompt: converted.prompt,
           tools: toolsOf(params.tools),
+          toolFields: toolFieldsOf(params.tools, type, params.providerOptions, model.provider.startsWith("anthropic")),
           key: conversationKey === undefined ? undefined : Effect.try({
             try: () => conversationKey(params.prompt),
             // The caller's function: a throw rejects the call (counted, its span ended) as an AiError.
@@ -457,8 +524,21 @@ export const middleware = (options: Options): LanguageModelMiddleware => {
         runOptions(params.abortSignal)
       )
       const prompt = converted.back(fitting.prompt)
-      const transformed = { ...params, prompt }
-      pending.set(transformed, { fitting, span, prompt })
+      const cache = fitting.cache
+      const transformed = cache === undefined || planner === undefined ? { ...params, prompt } : AiSdkCacheMarks.markCall(
+        { ...params, prompt },
+        {
+          planner,
+          count: () => 0,
+          tokens: { tools: cache.toolTokens, messages: cache.messageTokens },
+          conversationKey: cache.conversationKey,
+          model: model.modelId,
+          compacted: cache.compacted,
+          previousEnd: cache.previousEnd
+        }
+      ).call
+      // The report's prompt: the messages sent, the library's marks on them.
+      pending.set(transformed, { fitting, span, prompt: transformed.prompt })
       return transformed
     },
     wrapGenerate: async ({ doGenerate, params }) => {
@@ -517,9 +597,34 @@ export interface PrepareStepOptions extends CoreOptions {
 export interface Step {
   readonly messages: Array<ModelMessage>
   readonly instructions?: Instructions | undefined
+  /**
+   * The step's model (since 0.3.0): its provider chooses the cache planner (a model id string
+   * is read as a gateway's `provider/model`).
+   */
+  readonly model?: string | { readonly provider: string; readonly modelId: string } | undefined
 }
 
-const systemMessages = (instructions: Instructions | undefined): Array<ModelMessage> =>
+/**
+ * What {@link prepareStep}'s function returns: the step's messages, and, when the library's
+ * cache plan marks or unmarks the system prompt, the step's instructions (since 0.3.0).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface StepResult {
+  messages: Array<ModelMessage>
+  instructions?: Array<SystemModelMessage>
+}
+
+/** A step model's provider and id (a gateway's model string: `provider/model`). */
+const stepModel = (model: Step["model"]): { readonly provider: string | undefined; readonly modelId: string | undefined } => {
+  if (model === undefined) return { provider: undefined, modelId: undefined }
+  if (typeof model !== "string") return model
+  const slash = model.indexOf("/")
+  return slash < 0 ? { provider: undefined, modelId: model } : { provider: model.slice(0, slash), modelId: model.slice(slash + 1) }
+}
+
+const systemMessages = (instructions: Instructions | undefined): Array<SystemModelMessage> =>
   instructions === undefined
     ? []
     : typeof instructions === "string"
@@ -548,14 +653,19 @@ const systemMessages = (instructions: Instructions | undefined): Array<ModelMess
  * @since 0.3.0
  * @category constructors
  */
-export const prepareStep = (options: PrepareStepOptions): (step: Step) => Promise<{ messages: Array<ModelMessage> }> => {
+export const prepareStep = (options: PrepareStepOptions): (step: Step) => Promise<StepResult> => {
   checkOptions(options, prepareStepOptions, "AiSdk.prepareStep")
   const { conversationKey, onReport, toolTokens, ...core } = options
   const { runtime, fit, settle } = makeCore(core)
   const memo = AiSdkPrompt.makeMessageMemo()
+  const promptCache = options.mode === "per-call" ? false : options.promptCache ?? {}
   return async (step) => {
-    const system = systemMessages(step.instructions)
-    const converted = convertOrFail("prepareStep", () => AiSdkPrompt.convertModelMessages([...system, ...step.messages], memo))
+    // The instructions and messages carry forward from step to step, with the marks of the
+    // step before: those are stripped before anything else reads them.
+    const givenSystem = systemMessages(step.instructions)
+    const system = AiSdkCacheMarks.stripModelMessages(givenSystem)
+    const messages = AiSdkCacheMarks.stripModelMessages(step.messages)
+    const converted = convertOrFail("prepareStep", () => AiSdkPrompt.convertModelMessages([...system, ...messages], memo))
     const { fitting, span } = await runtime.runPromise(fit({
       method: "step",
       prompt: converted.prompt,
@@ -570,9 +680,25 @@ export const prepareStep = (options: PrepareStepOptions): (step: Step) => Promis
           })
       })
     }))
-    const prompt = converted.back(fitting.prompt)
+    const fitted = converted.back(fitting.prompt)
+    const cache = fitting.cache
+    const model = stepModel(step.model)
+    const prompt = cache === undefined || promptCache === false ? fitted : AiSdkCacheMarks.markModelMessages(fitted, {
+      planner: CachePlan.plannerFor(model.provider, promptCache),
+      tokens: { tools: toolTokens ?? 0, messages: cache.messageTokens },
+      conversationKey: cache.conversationKey,
+      model: model.modelId,
+      compacted: cache.compacted,
+      previousEnd: cache.previousEnd
+    }).messages
     await runtime.runPromise(settle({ fitting, span, prompt }, { outcome: "sent", exit: Exit.void }, onReport))
-    // The instructions go as the step's system prompt, as the SDK sends them.
-    return { messages: prompt.filter((message) => !system.includes(message)) }
+    // The instructions go as the step's system prompt, as the SDK sends them: given back when
+    // the cache plan marks them (or a mark of the step before is taken off).
+    const given: ReadonlyArray<ModelMessage> = system
+    const isSystem = fitted.map((message) => given.includes(message))
+    const instructions = prompt.flatMap((message, i) => (isSystem[i] === true && message.role === "system" ? [message] : []))
+    const out = prompt.filter((_, i) => isSystem[i] !== true)
+    const changed = instructions.length !== givenSystem.length || instructions.some((message, i) => message !== givenSystem[i])
+    return changed ? { messages: out, instructions } : { messages: out }
   }
 }

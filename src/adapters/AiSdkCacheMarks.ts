@@ -14,12 +14,12 @@
  * a message, a part, or the call (automatic caching) — are kept and counted against the four;
  * a caller's OpenAI `promptCacheKey` or `promptCacheRetention` is kept too. The caller wins.
  *
- * Only types come from `ai`: this module loads nothing of it.
+ * Only types come from `ai` (through `AiSdkPrompt`): this module loads nothing of it.
  *
  * @since 0.3.0
  */
-import * as CacheBreakpoints from "../ai/CacheBreakpoints.ts"
-import type { CallOptions, ProviderMessage, ProviderPrompt } from "./AiSdkPrompt.ts"
+import type * as CacheBreakpoints from "../ai/CacheBreakpoints.ts"
+import type { CallOptions, ProviderMessage, ProviderPrompt, toModelMessage } from "./AiSdkPrompt.ts"
 
 type ProviderOptions = NonNullable<ProviderMessage["providerOptions"]>
 type Tools = NonNullable<CallOptions["tools"]>
@@ -310,10 +310,38 @@ export const apply = (
 export interface MarkOptions {
   readonly planner: CacheBreakpoints.Planner
   readonly count: (text: string) => number
+  /**
+   * The tokens the session counted (since 0.3.0): of the tool definitions, and of each message
+   * of the prompt. When given, a message's tokens go on its last block (the only one a
+   * boundary's mark goes on) and the tools' are shared between them, instead of `count`ing
+   * each block's text.
+   */
+  readonly tokens?: { readonly tools: number; readonly messages: ReadonlyArray<number> } | undefined
   readonly conversationKey?: string | undefined
   readonly model?: string | undefined
   readonly compacted?: number | undefined
   readonly previousEnd?: number | undefined
+}
+
+/**
+ * Blocks with the session's counts: each message's tokens on its last block, the tools' shared
+ * between the tool blocks.
+ */
+const withTokens = (
+  located: Blocks,
+  tokens: { readonly tools: number; readonly messages: ReadonlyArray<number> }
+): Blocks => {
+  const tools = located.locations.filter((l) => l._tag === "tool").length
+  const lastOf = new Map<number, number>()
+  located.locations.forEach((l, i) => {
+    if (l._tag !== "tool") lastOf.set(l.message, i)
+  })
+  const blocks = located.blocks.map((block, i): CacheBreakpoints.Block => {
+    const l = located.locations[i]!
+    const n = l._tag === "tool" ? tokens.tools / tools : lastOf.get(l.message) === i ? tokens.messages[l.message] ?? 0 : 0
+    return { ...block, tokens: n }
+  })
+  return { ...located, blocks }
 }
 
 /**
@@ -334,7 +362,9 @@ export const markCall = <C extends Call>(
     tools: call.tools === undefined ? undefined : stripTools(call.tools),
     providerOptions: call.providerOptions
   }
-  const located = blocksOf(clean, options.count)
+  const located = options.tokens === undefined
+    ? blocksOf(clean, options.count)
+    : withTokens(blocksOf(clean, () => 0), options.tokens)
   const inMessages = (n: number | undefined) => (n === undefined || n < 1 ? undefined : located.messageEnds[n - 1])
   const plan = options.planner.plan({
     blocks: located.blocks,
@@ -367,4 +397,136 @@ export const markCall = <C extends Call>(
     plan,
     unplaced: placed.unplaced
   }
+}
+
+/**
+ * The `ModelMessage`s of a `prepareStep` step (the `ai` package's own message type, which the
+ * step returns), with what caching reads of them: each is a message, with a string or a list
+ * of parts, and provider options.
+ */
+type StepMessage = Parameters<typeof toModelMessage>[0]
+
+/** The blocks of a step message as `@ai-sdk/anthropic` sends them: a string is one text block. */
+const stepBlocks = (message: StepMessage): ReadonlyArray<{ readonly mark: CacheBreakpoints.Ttl | undefined }> => {
+  const messageMark = callerMark(message.providerOptions)
+  if (typeof message.content === "string") return [{ mark: messageMark }]
+  const parts: ReadonlyArray<{ readonly type: string; readonly text?: unknown; readonly providerOptions?: ProviderOptions | undefined }> =
+    message.content
+  const sent = parts.filter((part) => part.type !== "tool-approval-response" && !(part.type === "text" && part.text === ""))
+  return sent.map((part, p) => ({ mark: callerMark(part.providerOptions) ?? (p === sent.length - 1 ? messageMark : undefined) }))
+}
+
+/**
+ * `prepareStep`'s messages without the library's own marks (from an earlier step: the step's
+ * messages carry forward in ai 7): every other message is the same object. The caller's marks
+ * stay.
+ *
+ * @since 0.3.0
+ * @category marks
+ */
+export const stripModelMessages = <M extends StepMessage>(messages: ReadonlyArray<M>): Array<M> =>
+  messages.map((message) => {
+    const options = unmarked(message.providerOptions)
+    const stripped = options === message.providerOptions ? message : withOptions(message, options)
+    return withParts(stripped, partUnmarked)
+  })
+
+type StepPart = { readonly type: string; readonly providerOptions?: ProviderOptions | undefined }
+
+/** A step message with each part mapped by `f` (only its options change); the same object when none changed. */
+const withParts = <M extends StepMessage>(message: M, f: <P extends StepPart>(part: P, index: number) => P): M => {
+  if (typeof message.content === "string") return message
+  let changed = false
+  const g = <P extends StepPart>(part: P, i: number): P => {
+    const next = f(part, i)
+    changed ||= next !== part
+    return next
+  }
+  const next: StepMessage = message.role === "system"
+    ? message
+    : message.role === "user"
+    ? { ...message, content: typeof message.content === "string" ? message.content : message.content.map(g) }
+    : message.role === "assistant"
+    ? { ...message, content: typeof message.content === "string" ? message.content : message.content.map(g) }
+    : { ...message, content: message.content.map(g) }
+  return changed && next.role === message.role ? { ...message, content: next.content } : message
+}
+
+/** A part without the library's mark, or with one of lifetime `ttl`. */
+const partUnmarked = <P extends StepPart>(part: P): P => withOptions(part, unmarked(part.providerOptions))
+const partMarked = <P extends StepPart>(part: P, ttl: CacheBreakpoints.Ttl): P => withOptions(part, marked(part.providerOptions, ttl))
+
+/**
+ * What {@link markModelMessages} needs: {@link MarkOptions}, with `tokens.tools` the tokens of
+ * the step's tool definitions, which `prepareStep` does not see (its `toolTokens` option): they
+ * come before the system prompt in the prefix.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type StepMarkOptions = Omit<MarkOptions, "count"> & { readonly count?: ((text: string) => number) | undefined }
+
+/**
+ * A step's messages (the system prompt's first, as `prepareStep` is given its instructions)
+ * with the library's cache marks: its earlier marks stripped, the window planned, and each
+ * mark placed at the end of its message — every boundary the session plans ends one — as
+ * `providerOptions.anthropic.cacheControl` on the message when its content is a string, else
+ * on its last part that is sent (the client drops a message's mark whose last part is a tool
+ * approval response), tagged as the library's. The messages without a mark are the step's own
+ * objects.
+ *
+ * @since 0.3.0
+ * @category marks
+ */
+export const markModelMessages = <M extends StepMessage>(
+  messages: ReadonlyArray<M>,
+  options: StepMarkOptions
+): { readonly messages: Array<M>; readonly plan: CacheBreakpoints.Plan } => {
+  const clean = stripModelMessages(messages)
+  const blocks: Array<CacheBreakpoints.Block> = []
+  const owner: Array<number> = []
+  const toolTokens = options.tokens?.tools ?? 0
+  // The tool definitions, which the step does not see, as one block no mark goes on.
+  if (toolTokens > 0) {
+    blocks.push({ tokens: toolTokens })
+    owner.push(-1)
+  }
+  const messageEnds: Array<number> = []
+  let toolsAndSystem: number | undefined = toolTokens > 0 ? blocks.length : undefined
+  let leading = true
+  clean.forEach((message, m) => {
+    const own = stepBlocks(message)
+    own.forEach((block, b) => {
+      const tokens = options.tokens !== undefined
+        ? (b === own.length - 1 ? options.tokens.messages[m] ?? 0 : 0)
+        : options.count?.(JSON.stringify(message.content)) ?? 0
+      blocks.push({ tokens: options.tokens === undefined && b !== own.length - 1 ? 0 : tokens, mark: block.mark })
+      owner.push(m)
+    })
+    if (message.role === "system" && leading) toolsAndSystem = blocks.length
+    else leading = false
+    messageEnds.push(blocks.length)
+  })
+  const inMessages = (n: number | undefined) => (n === undefined || n < 1 ? undefined : messageEnds[n - 1])
+  const plan = options.planner.plan({
+    blocks,
+    boundaries: { toolsAndSystem, compacted: inMessages(options.compacted), previousEnd: inMessages(options.previousEnd) },
+    model: options.model
+  })
+  const out = [...clean]
+  for (const mark of plan.marks) {
+    const m = owner[mark.index]
+    const message = m === undefined || m < 0 ? undefined : out[m]
+    if (message === undefined) continue
+    if (typeof message.content === "string") {
+      out[m!] = withOptions(message, marked(message.providerOptions, mark.ttl))
+      continue
+    }
+    // On the last part sent: the client drops a message's mark whose last part is not sent
+    // (a tool approval response).
+    const parts: ReadonlyArray<{ readonly type: string; readonly text?: unknown }> = message.content
+    const last = parts.findLastIndex((part) => part.type !== "tool-approval-response" && !(part.type === "text" && part.text === ""))
+    out[m!] = last < 0 ? message : withParts(message, (part, i) => (i === last ? partMarked(part, mark.ttl) : part))
+  }
+  return { messages: out, plan }
 }

@@ -397,20 +397,25 @@ export interface AnthropicOptions {
  * @category layers
  */
 export const layerAnthropic = (options: AnthropicOptions = {}): Layer.Layer<CacheBreakpoints> =>
-  Layer.succeed(
-    CacheBreakpoints,
-    CacheBreakpoints.of({
-      provider: "anthropic",
-      plan: (window) =>
-        plan({
-          blocks: window.blocks,
-          boundaries: window.boundaries,
-          minimumPrefix: options.minimumPrefix ?? anthropicMinimumPrefix(window.model),
-          stableTtl: options.ttl
-        }),
-      settings: () => ({})
-    })
-  )
+  Layer.succeed(CacheBreakpoints, CacheBreakpoints.of(anthropic(options)))
+
+/**
+ * The planner of {@link layerAnthropic}, as a value (for a door that picks it per call).
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const anthropic = (options: AnthropicOptions = {}): Planner => ({
+  provider: "anthropic",
+  plan: (window) =>
+    plan({
+      blocks: window.blocks,
+      boundaries: window.boundaries,
+      minimumPrefix: options.minimumPrefix ?? anthropicMinimumPrefix(window.model),
+      stableTtl: options.ttl
+    }),
+  settings: () => ({})
+})
 
 /**
  * Options of {@link layerOpenAI}: `retention` — `prompt_cache_retention` ("in_memory", the
@@ -431,17 +436,22 @@ export interface OpenAIOptions {
  * @category layers
  */
 export const layerOpenAI = (options: OpenAIOptions = {}): Layer.Layer<CacheBreakpoints> =>
-  Layer.succeed(
-    CacheBreakpoints,
-    CacheBreakpoints.of({
-      provider: "openai",
-      plan: () => empty,
-      settings: (key) => ({
-        ...(key === undefined ? {} : { promptCacheKey: promptCacheKey(key) }),
-        ...(options.retention === undefined ? {} : { promptCacheRetention: options.retention })
-      })
-    })
-  )
+  Layer.succeed(CacheBreakpoints, CacheBreakpoints.of(openai(options)))
+
+/**
+ * The planner of {@link layerOpenAI}, as a value.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const openai = (options: OpenAIOptions = {}): Planner => ({
+  provider: "openai",
+  plan: () => empty,
+  settings: (key) => ({
+    ...(key === undefined ? {} : { promptCacheKey: promptCacheKey(key) }),
+    ...(options.retention === undefined ? {} : { promptCacheRetention: options.retention })
+  })
+})
 
 /**
  * No marks and no settings: Gemini (whose implicit caching needs nothing), or a caller who
@@ -450,7 +460,16 @@ export const layerOpenAI = (options: OpenAIOptions = {}): Layer.Layer<CacheBreak
  * @since 0.3.0
  * @category layers
  */
-export const layerNone: Layer.Layer<CacheBreakpoints> = Layer.succeed(
-  CacheBreakpoints,
-  CacheBreakpoints.of({ provider: "none", plan: () => empty, settings: () => ({}) })
-)
+export const layerNone: Layer.Layer<CacheBreakpoints> = Layer.succeed(CacheBreakpoints, CacheBreakpoints.of({
+  provider: "none",
+  plan: () => empty,
+  settings: () => ({})
+}))
+
+/**
+ * The planner of {@link layerNone}, as a value.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const none: Planner = { provider: "none", plan: () => empty, settings: () => ({}) }

@@ -40,14 +40,16 @@ export const ratioOf = (reportedTokens: number, countedTokens: number): number =
 
 /**
  * Whether a report can calibrate: it gives a total of input tokens above 0 for a call that
- * counted some. A report of no tokens, or of a call that counted none, changes nothing.
+ * counted some. A report of no tokens, of a call that counted none, or with something odd in
+ * it (`Reported.odd`: cache figures above the total) changes nothing.
  *
  * @since 0.3.0
  * @category calibration
  */
 export const calibrates = (reported: CallReport.Reported | undefined, countedTokens: number): reported is
   & CallReport.Reported
-  & { readonly total: number } => reported?.total !== undefined && reported.total > 0 && countedTokens > 0
+  & { readonly total: number } =>
+  reported?.total !== undefined && reported.total > 0 && countedTokens > 0 && reported.odd === undefined
 
 /**
  * The budget of a call fitted with counts corrected by `ratio` (reported over counted tokens):

@@ -13,6 +13,8 @@ import type * as ContextBudget from "../ContextBudget.ts"
 import type { PipelineResult } from "../PipelineResult.ts"
 import type * as CacheMiss from "./CacheMiss.ts"
 import type * as CacheModel from "./CacheModel.ts"
+import type * as CachePlan from "./CachePlan.ts"
+import type * as SentRequest from "./SentRequest.ts"
 import type * as WindowChange from "./WindowChange.ts"
 import type * as WindowStore from "./WindowStore.ts"
 
@@ -32,6 +34,13 @@ export interface Reported {
   readonly uncached: number | undefined
   /** The model that answered, when the provider named it. */
   readonly model?: string | undefined
+  /**
+   * What was odd in the provider's usage, when something was (since 0.3.0): a figure that is
+   * not a number of tokens (negative, `NaN`, infinite: left out of the figures above), or cache
+   * figures above the total. The call is not failed for it; calibration does not use such a
+   * report.
+   */
+  readonly odd?: ReadonlyArray<string> | undefined
 }
 
 /**
@@ -58,11 +67,27 @@ export interface InputUsage {
  */
 export const reportedOf = (input: InputUsage | undefined, model: string | undefined): Reported | undefined => {
   if (input === undefined) return undefined
-  const uncached = input.uncached ?? input.noCache
-  if (input.total === undefined && input.cacheRead === undefined && input.cacheWrite === undefined && uncached === undefined) {
+  const odd: Array<string> = []
+  // A provider's usage is data from the wire: a figure that is no count of tokens is left out
+  // and said, never a failure of a call the model answered.
+  const figure = (name: string, value: unknown): number | undefined => {
+    if (value === undefined || value === null) return undefined
+    if (typeof value === "number" && Number.isFinite(value) && value >= 0) return value
+    odd.push(`${name} is not a number of tokens (${typeof value === "number" ? String(value) : typeof value})`)
     return undefined
   }
-  const figures = { total: input.total, cacheRead: input.cacheRead, cacheWrite: input.cacheWrite, uncached }
+  const total = figure("total", input.total)
+  const cacheRead = figure("cacheRead", input.cacheRead)
+  const cacheWrite = figure("cacheWrite", input.cacheWrite)
+  const uncached = figure("uncached", input.uncached ?? input.noCache)
+  if (total === undefined && cacheRead === undefined && cacheWrite === undefined && uncached === undefined && odd.length === 0) {
+    return undefined
+  }
+  const cached = (cacheRead ?? 0) + (cacheWrite ?? 0)
+  if (total !== undefined && cached > total) {
+    odd.push(`cacheRead (${cacheRead ?? 0}) and cacheWrite (${cacheWrite ?? 0}) exceed total (${total})`)
+  }
+  const figures = { total, cacheRead, cacheWrite, uncached, ...(odd.length === 0 ? {} : { odd }) }
   return model === undefined ? figures : { ...figures, model }
 }
 
@@ -137,4 +162,18 @@ export interface CallReport<P, M extends Method = Method, O extends Outcome = Ou
    * when it did (docs/ai.md, "Why a call missed", rules M1–M4; since 0.3.0).
    */
   readonly miss?: CacheMiss.Miss | undefined
+  /**
+   * Stable mode, `promptCache` on: the call's cache boundaries, as the door applied them
+   * (since 0.3.0; docs/ai.md, "What is sent to each provider").
+   */
+  readonly cache?: CachePlan.CachePlan | undefined
+  /**
+   * Stable mode: the call's tool definitions differ from its conversation's previous request's
+   * — which tool, which field (since 0.3.0): the cached prefix starts with them.
+   */
+  readonly toolsChanged?: SentRequest.ToolsChange | undefined
+  /** Stable mode: the call's request in hashes (since 0.3.0). */
+  readonly sent?: SentRequest.SentRequest | undefined
+  /** Stable mode: the conversation's previous request in hashes, when this session sent it (since 0.3.0). */
+  readonly previousSent?: SentRequest.SentRequest | undefined
 }

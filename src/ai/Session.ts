@@ -45,10 +45,12 @@ import * as Slicer from "../slicers/Slicer.ts"
 import * as FirstFitSlice from "../slicers/FirstFitSlice.ts"
 import * as CacheDescriptors from "./CacheDescriptors.ts"
 import * as CacheModel from "./CacheModel.ts"
+import * as CachePlan from "./CachePlan.ts"
 import * as Calibration from "./Calibration.ts"
 import type * as CallReport from "./CallReport.ts"
 import * as MemoryStore from "./MemoryStore.ts"
 import * as PromptWindow from "./PromptWindow.ts"
+import * as SentRequest from "./SentRequest.ts"
 import * as SessionOptions from "./SessionOptions.ts"
 import * as StableWindow from "./StableWindow.ts"
 import * as Summarizer from "./Summarizer.ts"
@@ -112,7 +114,9 @@ export interface Options extends PromptWindow.Options, PromptWindow.FitOptions, 
  * The options of a stable session: {@link Options}, and the stable window's (see
  * `StableWindow.Options`): `lowWatermark`, `writeOverhead`, `summaryTokens`, `cacheRule`,
  * `conversationKey`, `ttl`, `storeTimeout`; `store` — the conversations' states (default: in
- * memory, in this layer); `summarizer` — compactions replace what they drop by a summary.
+ * memory, in this layer); `summarizer` — compactions replace what they drop by a summary;
+ * `promptCache` — the provider's prompt cache on the wire (default on: see `CachePlan.Options`;
+ * `false` turns it off).
  *
  * @since 0.3.0
  * @category models
@@ -127,6 +131,7 @@ export interface StableOptions<SE = never, SR = never, ZE = never, ZR = never> e
   readonly storeTimeout?: StableWindow.Options["storeTimeout"]
   readonly store?: Layer.Layer<KeyValueStore.KeyValueStore, SE, SR> | undefined
   readonly summarizer?: Layer.Layer<Summarizer.Summarizer, ZE, ZR> | undefined
+  readonly promptCache?: CachePlan.Options | undefined
 }
 
 /**
@@ -152,6 +157,12 @@ export interface Call<M extends CallReport.Method = CallReport.Method> {
   readonly toolReserve?: number | undefined
   /** The conversation's key (rule S1), when the door has one; else the stable window's own. */
   readonly key?: Effect.Effect<string, AiError.AiError> | undefined
+  /**
+   * The call's tool definitions as the provider is sent them, field by field (since 0.3.0): a
+   * change from the previous request's is named in the report (`toolsChanged`). Without them,
+   * each of `tools`' texts is one field, `definition`.
+   */
+  readonly toolFields?: ReadonlyArray<SentRequest.ToolFields> | undefined
 }
 
 /**
@@ -177,6 +188,16 @@ export interface Fitting<M extends CallReport.Method = CallReport.Method> {
   readonly plan: StableWindow.Plan | undefined
   /** The call's figures, for its span and the metrics. */
   readonly figures: windowSpan.Fit
+  /**
+   * Stable mode, `promptCache` on: the call's cache boundaries, for the door to apply to what
+   * it sends (since 0.3.0; `CachePlan`).
+   */
+  readonly cache?: CachePlan.CachePlan | undefined
+  /** Stable mode: the request in hashes, and the conversation's previous one (since 0.3.0; `SentRequest`). */
+  readonly sent?: SentRequest.SentRequest | undefined
+  readonly previousSent?: SentRequest.SentRequest | undefined
+  /** Stable mode: how the call's tool definitions differ from the previous request's (since 0.3.0). */
+  readonly toolsChanged?: SentRequest.ToolsChange | undefined
 }
 
 /**
@@ -329,8 +350,17 @@ const baseBudget = (options: Options, requestOverhead: number) => {
     : Effect.succeed(new ContextBudget({ maxTokens: options.contextWindow, targetTokens, outputReserve: options.outputReserve }))
 }
 
+/**
+ * The previous requests of the conversations a session sent, in hashes, the newest
+ * `maxPreviousRequests` conversations: what a call's report compares its prefix with.
+ */
+const maxPreviousRequests = 1_000
+
 /** A session over `windows`: the budget, tool counting, figures and reports they share. */
-const make = Effect.fnUntraced(function*(options: Options, windows: (counter: TokenCounter["Service"]) => Windows) {
+const make = Effect.fnUntraced(function*(
+  options: Options & { readonly promptCache?: CachePlan.Options | undefined },
+  windows: (counter: TokenCounter["Service"]) => Windows
+) {
   yield* WindowMetrics.register
   const counter = yield* TokenCounter
   const budget = yield* baseBudget(options, counter.requestOverhead)
@@ -343,6 +373,42 @@ const make = Effect.fnUntraced(function*(options: Options, windows: (counter: To
   const overhead = counter.requestOverhead
   // Stable mode: each request described once, and each call's cache miss (rules M1–M4).
   const misses = window.cacheRule === undefined ? undefined : CacheDescriptors.make(window.cacheRule)
+  const promptCache = options.promptCache ?? {}
+  const previousRequests = new Map<string, SentRequest.SentRequest>()
+  const messageHashes = new WeakMap<Prompt.Message, string>()
+  const toolHashes = new WeakMap<object, SentRequest.Tool>()
+  const toolOf = (tool: SentRequest.ToolFields): SentRequest.Tool => {
+    let known = toolHashes.get(tool)
+    if (known === undefined) {
+      known = SentRequest.toolOf(tool)
+      toolHashes.set(tool, known)
+    }
+    return known
+  }
+
+  /** The request a stable window's call sends, in hashes, beside its conversation's previous one. */
+  const sentOf = (call: Call, plan: StableWindow.Plan, prompt: Prompt.Prompt) =>
+    Effect.map(Clock.currentTimeMillis, (now) => {
+      const tools = call.toolFields !== undefined
+        ? call.toolFields.map(toolOf)
+        : (call.tools ?? []).map((tool) => toolOf({ name: tool.name, fields: { definition: tool.text } }))
+      const sent = SentRequest.make(prompt, tools, now, messageHashes)
+      const previousSent = previousRequests.get(plan.key)
+      const toolsChanged = previousSent === undefined ? undefined : SentRequest.toolsChange(previousSent.tools, sent.tools)
+      return { sent, previousSent, toolsChanged }
+    })
+
+  /** Remembers a conversation's request once it was sent (the newest conversations only). */
+  const remember = (fitting: Fitting) => {
+    const key = fitting.plan?.key
+    if (key === undefined || fitting.sent === undefined) return
+    previousRequests.delete(key)
+    previousRequests.set(key, fitting.sent)
+    if (previousRequests.size > maxPreviousRequests) {
+      const oldest = previousRequests.keys().next()
+      if (oldest.done !== true) previousRequests.delete(oldest.value)
+    }
+  }
 
   const fit = <M extends CallReport.Method>(call: Call<M>): Effect.Effect<Fitting<M>, FitError> =>
     Effect.gen(function*() {
@@ -366,6 +432,15 @@ const make = Effect.fnUntraced(function*(options: Options, windows: (counter: To
         stable: made.plan
       }
       yield* Effect.annotateCurrentSpan(windowSpan.fitAttributes(figures))
+      const plan = made.plan
+      const wire = plan === undefined ? undefined : yield* sentOf(call, plan, made.fitted.prompt)
+      const cache = plan === undefined || promptCache === false ? undefined : CachePlan.ofStable(plan, toolTokens, promptCache)
+      if (wire?.toolsChanged !== undefined) {
+        yield* Effect.annotateCurrentSpan({
+          "cupel.window.tools_changed.name": wire.toolsChanged.name,
+          "cupel.window.tools_changed.field": wire.toolsChanged.field
+        })
+      }
       const fitting: Fitting<M> = {
         method: call.method,
         mode,
@@ -376,7 +451,13 @@ const make = Effect.fnUntraced(function*(options: Options, windows: (counter: To
         calibration: made.ratio,
         countedTokens,
         plan: made.plan,
-        figures
+        figures,
+        ...(cache === undefined ? {} : { cache }),
+        ...(wire === undefined ? {} : {
+          sent: wire.sent,
+          previousSent: wire.previousSent,
+          toolsChanged: wire.toolsChanged
+        })
       }
       progress.set(fitting, { committed: false, result: undefined, reported: undefined })
       if (misses !== undefined) misses.describe(fitting, fitting.prompt, call.tools, yield* Clock.currentTimeMillis)
@@ -404,6 +485,7 @@ const make = Effect.fnUntraced(function*(options: Options, windows: (counter: To
       if (known.committed) return Effect.void
       known.committed = true
       known.reported = reported
+      remember(fitting)
       return Effect.map(window.commit(fitting, reported), (result) => {
         known.result = result
       })
@@ -449,7 +531,11 @@ const make = Effect.fnUntraced(function*(options: Options, windows: (counter: To
         outcome: ended.outcome,
         reported,
         committed: known.result,
-        ...(miss === undefined ? {} : { miss })
+        ...(miss === undefined ? {} : { miss }),
+        cache: fitting.cache,
+        toolsChanged: fitting.toolsChanged,
+        sent: fitting.sent,
+        previousSent: fitting.previousSent
       }
     })
 

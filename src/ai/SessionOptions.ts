@@ -47,6 +47,11 @@ const isDurationInput = (value: unknown): value is Duration.Input =>
 
 const isWhole = (value: unknown): value is number => typeof value === "number" && Number.isSafeInteger(value)
 
+const oneOfRule = (choices: ReadonlyArray<string>): Rule => (value) =>
+  typeof value === "string" && choices.includes(value)
+    ? undefined
+    : `must be ${choices.map((c) => JSON.stringify(c)).join(", ").replace(/, ([^,]*)$/, " or $1")} ${got(value)}`
+
 /**
  * The rules of the options, by name.
  *
@@ -62,10 +67,7 @@ export const rules = {
   object: ((value) => typeof value === "object" && value !== null ? undefined : `must be an object ${got(value)}`) satisfies Rule,
   array: ((value) => Array.isArray(value) ? undefined : `must be an array ${got(value)}`) satisfies Rule,
   layer: ((value) => Layer.isLayer(value) ? undefined : `must be a Layer ${got(value)}`) satisfies Rule,
-  oneOf: (choices: ReadonlyArray<string>): Rule => (value) =>
-    typeof value === "string" && choices.includes(value)
-      ? undefined
-      : `must be ${choices.map((c) => JSON.stringify(c)).join(", ").replace(/, ([^,]*)$/, " or $1")} ${got(value)}`,
+  oneOf: oneOfRule,
   /** The output reserve: a whole number from 0 to `contextWindow − 1`. */
   outputReserve: ((value, options) => {
     const contextWindow = options["contextWindow"]
@@ -88,6 +90,29 @@ export const rules = {
     return Option.isSome(duration) && Duration.toMillis(duration.value) > 0
       ? undefined
       : `must be a positive duration ${got(value)}`
+  }) satisfies Rule,
+  /**
+   * The `promptCache` option (`CachePlan.Options`): `false`, or an object of `provider`, `ttl`,
+   * `retention` and `minimumPrefix`, each in its range.
+   */
+  promptCache: ((value) => {
+    if (value === false) return undefined
+    if (typeof value !== "object" || value === null || Array.isArray(value)) {
+      return `must be false or an object of provider, ttl, retention and minimumPrefix ${got(value)}`
+    }
+    const fields: Readonly<Record<string, Rule>> = {
+      provider: oneOfRule(["auto", "anthropic", "openai", "none"]),
+      ttl: oneOfRule(["5m", "1h"]),
+      retention: oneOfRule(["in_memory", "24h"]),
+      minimumPrefix: (v) => isWhole(v) && v >= 0 ? undefined : `must be a whole number of at least 0 ${got(v)}`
+    }
+    for (const [name, field] of Object.entries(value)) {
+      const rule = fields[name]
+      if (rule === undefined) return `has no option ${name} (it takes provider, ttl, retention and minimumPrefix)`
+      const problem = field === undefined ? undefined : rule(field, {})
+      if (problem !== undefined) return `.${name} ${problem}`
+    }
+    return undefined
   }) satisfies Rule
 } as const
 
@@ -131,7 +156,8 @@ export const stable = {
   cacheRule: rules.object,
   conversationKey: rules.function,
   ttl: rules.duration,
-  storeTimeout: rules.duration
+  storeTimeout: rules.duration,
+  promptCache: rules.promptCache
 } satisfies Readonly<Record<string, Rule>>
 
 /** The options every door requires. */

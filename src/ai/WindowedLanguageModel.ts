@@ -31,7 +31,9 @@ import type { KeyValueStore } from "effect/persistence"
 import type { NoExcessProperties } from "effect/Types"
 import { InvalidConfigError } from "../InvalidConfigError.ts"
 import * as windowSpan from "./internal/windowSpan.ts"
+import * as CachePlan from "./CachePlan.ts"
 import * as Report from "./CallReport.ts"
+import * as PromptCacheMarks from "./PromptCacheMarks.ts"
 import * as Session from "./Session.ts"
 import * as SessionOptions from "./SessionOptions.ts"
 import type * as Summarizer from "./Summarizer.ts"
@@ -496,24 +498,52 @@ export const layerFromSession: Layer.Layer<
     }
     return counted
   }
+  const fieldsOf = new WeakMap<object, { readonly name: string; readonly fields: Readonly<Record<string, unknown>> }>()
+  const toolFieldsOf = (tool: ToolDefinitions.AnyTool) => {
+    let known = fieldsOf.get(tool)
+    if (known === undefined) {
+      const { name, ...fields } = ToolDefinitions.definitionOf(tool)
+      known = { name, fields }
+      fieldsOf.set(tool, known)
+    }
+    return known
+  }
+  // The model that last answered (its response metadata's id): `LanguageModel` does not name
+  // its provider, the answer's model id does. Until a model has answered, no planner is known.
+  let answeredBy: string | undefined
+  const plannerOf = (options: CachePlan.CachePlan["options"]) =>
+    CachePlan.plannerFor(CachePlan.providerOfModel(answeredBy), options)
   const fit = (prompt: Prompt.RawInput, method: CallReport["method"], toolkit: unknown) => {
     const tools = ToolDefinitions.toolsOf(toolkit)
-    return session.fit({ method, prompt, tools: tools.map(countedOf), toolkit: tools }).pipe(
+    return session.fit({ method, prompt, tools: tools.map(countedOf), toolkit: tools, toolFields: tools.map(toolFieldsOf) }).pipe(
       Effect.map((fitting): Sent => ({
-        prompt: fitting.prompt,
+        // The cache plan's marks, in the options `effect/ai`'s Anthropic provider reads, once a
+        // Claude model has answered: the report keeps the prompt as fitted.
+        prompt: fitting.cache === undefined
+          ? fitting.prompt
+          : PromptCacheMarks.mark(fitting.prompt, {
+            planner: plannerOf(fitting.cache.options),
+            cache: fitting.cache,
+            model: answeredBy
+          }).prompt,
         answered: (answer) => session.commit(fitting, Report.reportedOf(answer.usage?.inputTokens, answer.model)),
         // The session takes the finish part's usage when the call is settled.
         settled: () => Effect.void,
         ended: (outcome) =>
-          Effect.flatMap(
-            session.settle(fitting, {
-              outcome: outcome._tag === "Answered" ? "answered" : outcome._tag === "Failed" ? "failed" : "interrupted",
-              reported: outcome._tag === "Answered"
-                ? Report.reportedOf(outcome.usage?.inputTokens, outcome.model)
-                : undefined,
-              providerError: outcome._tag === "Answered" ? outcome.providerError : undefined
+          Effect.andThen(
+            Effect.sync(() => {
+              if (outcome._tag === "Answered") answeredBy = outcome.model ?? answeredBy
             }),
-            (report) => PubSub.publish(reports, report)
+            Effect.flatMap(
+              session.settle(fitting, {
+                outcome: outcome._tag === "Answered" ? "answered" : outcome._tag === "Failed" ? "failed" : "interrupted",
+                reported: outcome._tag === "Answered"
+                  ? Report.reportedOf(outcome.usage?.inputTokens, outcome.model)
+                  : undefined,
+                providerError: outcome._tag === "Answered" ? outcome.providerError : undefined
+              }),
+              (report) => PubSub.publish(reports, report)
+            )
           )
       })),
       Effect.mapError(toAiError(method))

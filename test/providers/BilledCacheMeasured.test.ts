@@ -1,7 +1,9 @@
 /**
- * Issue 26's table, measured on today's code: a generated tool-heavy session (150 calls, seed
- * 18, at 32k with 4,096 reserved, 5 s apart — the session bench's settings) through
- * `AiSdk.middleware` (stable mode, default options) wrapped around the real provider clients,
+ * Issue 26's table, measured on the code before the wiring: a generated tool-heavy session (150
+ * calls, seed 18, at 32k with 4,096 reserved, 5 s apart — the session bench's settings) through
+ * `AiSdk.middleware` (stable mode, with `promptCache: false`: the calls as the SDK makes them,
+ * which is what every call sent before the library's cache plan was wired — the default since)
+ * wrapped around the real provider clients,
  * whose `fetch` is a fake endpoint applying each provider's documented cache rules
  * (docs/providers.md). Billed (the fake's usage) beside predicted (the middleware's reports).
  *
@@ -27,7 +29,7 @@ const session = generate("tool-heavy", 150, 18)
 const settings = { contextWindow: 32_000, outputReserve: 4096 } as const
 
 const middleware = (reports: Array<AiSdk.Report>, extra: Partial<AiSdk.Options> = {}) =>
-  AiSdk.middleware({ ...settings, ...extra, onReport: (report) => void reports.push(report) })
+  AiSdk.middleware({ ...settings, promptCache: false, ...extra, onReport: (report) => void reports.push(report) })
 
 /** A caller who marks the last message of every request by hand (a fresh copy: no pile-up). */
 const markLast = (prompt: AiSdkPrompt.ProviderPrompt): AiSdkPrompt.ProviderPrompt => {

@@ -12,12 +12,18 @@
 import { createAnthropic } from "@ai-sdk/anthropic"
 import { createOpenAI } from "@ai-sdk/openai"
 import { type LanguageModelMiddleware, wrapLanguageModel } from "ai"
-import type { Prompt } from "effect/ai"
+import { Effect, Layer, PubSub, Stream } from "effect"
+import { LanguageModel, Prompt } from "effect/ai"
 import type * as AiSdk from "../../src/adapters/AiSdk.ts"
+import * as AiSdkDoor from "../../src/adapters/AiSdk.ts"
 import * as AiSdkPrompt from "../../src/adapters/AiSdkPrompt.ts"
+import type * as CacheModel from "../../src/ai/CacheModel.ts"
+import * as GptTokenizer from "../../src/ai/GptTokenizer.ts"
+import * as WindowedLanguageModel from "../../src/ai/WindowedLanguageModel.ts"
+import * as AiSdkLanguageModel from "./aiSdkLanguageModel.ts"
 import * as FakeAnthropic from "./fakeAnthropic.ts"
 import * as FakeOpenAI from "./fakeOpenAI.ts"
-import type { Session } from "./sessions.ts"
+import { generate, type Session, type Shape } from "./sessions.ts"
 
 /** The provider and API a session is sent to. */
 export type Provider = "anthropic" | "openai-chat" | "openai-responses"
@@ -58,16 +64,12 @@ export const replay = async (options: {
   readonly prepare?: (prompt: AiSdkPrompt.ProviderPrompt) => AiSdkPrompt.ProviderPrompt
   /** Tool definitions sent with every call (none by default). */
   readonly tools?: AiSdkPrompt.CallOptions["tools"]
+  /** The first call measured (default 0): the calls before it warm the cache up. */
+  readonly steadyFrom?: number
 }): Promise<Measured> => {
   const { session } = options
   const calls = Math.min(options.calls ?? session.steps.length, session.steps.length)
-  const anthropicFake = FakeAnthropic.make()
-  const openAIFake = FakeOpenAI.make()
-  const inner = options.provider === "anthropic"
-    ? createAnthropic({ fetch: anthropicFake.fetch, apiKey: "test" })("claude-sonnet-4-5")
-    : options.provider === "openai-chat"
-    ? createOpenAI({ fetch: openAIFake.fetch, apiKey: "test" }).chat("gpt-4.1")
-    : createOpenAI({ fetch: openAIFake.fetch, apiKey: "test" }).responses("gpt-4.1")
+  const { inner, anthropicFake, openAIFake } = providerModel(options.provider)
   const model = wrapLanguageModel({ model: inner, middleware: [...options.middlewares] })
   const converted = new Map<Prompt.Message, AiSdkPrompt.ProviderMessage>()
   const toProvider = (message: Prompt.Message) => {
@@ -90,21 +92,102 @@ export const replay = async (options: {
     const step = session.steps[k]!
     history.push(step.response, ...step.next)
   }
+  return measure({
+    calls,
+    provider: options.provider,
+    anthropicFake,
+    openAIFake,
+    predictions: options.reports.map((report) => report.prediction),
+    steadyFrom: options.steadyFrom ?? 0
+  })
+}
+
+/** The real client of a provider, its `fetch` a fresh fake endpoint. */
+export const providerModel = (provider: Provider) => {
+  const anthropicFake = FakeAnthropic.make()
+  const openAIFake = FakeOpenAI.make()
+  const inner = provider === "anthropic"
+    ? createAnthropic({ fetch: anthropicFake.fetch, apiKey: "test" })("claude-sonnet-4-5")
+    : provider === "openai-chat"
+    ? createOpenAI({ fetch: openAIFake.fetch, apiKey: "test" }).chat("gpt-4.1")
+    : createOpenAI({ fetch: openAIFake.fetch, apiKey: "test" }).responses("gpt-4.1")
+  return { inner, anthropicFake, openAIFake }
+}
+
+/**
+ * Replays `session` through the `effect/ai` door: `WindowedLanguageModel.layer` (default
+ * options but `contextWindow` / `outputReserve`, counted with `GptTokenizer`) over a test-only
+ * `LanguageModel` that sends each call through the provider's real client
+ * (`aiSdkLanguageModel.ts`) to the fake endpoint. `streamEvery`: every so many calls is a
+ * `streamText` (default: none).
+ */
+export const replayEffect = (options: {
+  readonly session: Session
+  readonly provider: Provider
+  readonly contextWindow: number
+  readonly outputReserve: number
+  readonly calls?: number
+  readonly steadyFrom?: number
+  readonly secondsBetweenCalls?: number
+  readonly streamEvery?: number
+}): Promise<Measured> => {
+  const { session } = options
+  const calls = Math.min(options.calls ?? session.steps.length, session.steps.length)
+  const { inner, anthropicFake, openAIFake } = providerModel(options.provider)
+  const model = WindowedLanguageModel.layer({ contextWindow: options.contextWindow, outputReserve: options.outputReserve }).pipe(
+    Layer.provide([AiSdkLanguageModel.layer(inner), GptTokenizer.layer])
+  )
+  const program = Effect.gen(function*() {
+    const reports = yield* WindowedLanguageModel.WindowReports
+    const subscription = yield* PubSub.subscribe(reports)
+    const predictions: Array<CacheModel.Prediction | undefined> = []
+    const history: Array<Prompt.Message> = [...session.start]
+    for (let k = 0; k < calls; k++) {
+      // A copy: the window's item memo keeps the array it was given (see the report of issue 26's wiring).
+      const prompt = Prompt.fromMessages([...history])
+      if (options.streamEvery !== undefined && k % options.streamEvery === options.streamEvery - 1) {
+        yield* Stream.runDrain(LanguageModel.streamText({ prompt }))
+      } else yield* LanguageModel.generateText({ prompt })
+      predictions.push((yield* PubSub.take(subscription)).prediction)
+      anthropicFake.clock.advance(options.secondsBetweenCalls ?? 5)
+      openAIFake.clock.advance(options.secondsBetweenCalls ?? 5)
+      const step = session.steps[k]!
+      history.push(step.response, ...step.next)
+    }
+    return predictions
+  })
+  return Effect.runPromise(Effect.scoped(program).pipe(Effect.provide(model))).then((predictions) =>
+    measure({ calls, provider: options.provider, anthropicFake, openAIFake, predictions, steadyFrom: options.steadyFrom ?? 0 })
+  )
+}
+
+/** Billed (the fake's calls) beside predicted (the reports), from call `steadyFrom` on. */
+const measure = (options: {
+  readonly calls: number
+  readonly provider: Provider
+  readonly anthropicFake: FakeAnthropic.FakeAnthropic
+  readonly openAIFake: FakeOpenAI.FakeOpenAI
+  readonly predictions: ReadonlyArray<CacheModel.Prediction | undefined>
+  readonly steadyFrom: number
+}): Measured => {
+  const { calls, anthropicFake, openAIFake, steadyFrom } = options
   let total = 0
   let read = 0
   let cost = 0
   let maxMarks = 0
   if (options.provider === "anthropic") {
-    for (const call of anthropicFake.calls) {
+    for (const [k, call] of anthropicFake.calls.entries()) {
       const usage = call.usage
       if (usage === undefined) throw new Error(`the fake refused a request: ${call.error}`)
+      maxMarks = Math.max(maxMarks, call.marks.length)
+      if (k < steadyFrom) continue
       total += FakeAnthropic.totalOf(usage)
       read += usage.cache_read_input_tokens
       cost += FakeAnthropic.costOf(usage)
-      maxMarks = Math.max(maxMarks, call.marks.length)
     }
   } else {
-    for (const call of openAIFake.calls) {
+    for (const [k, call] of openAIFake.calls.entries()) {
+      if (k < steadyFrom) continue
       total += call.promptTokens
       read += call.cachedTokens
       cost += call.promptTokens - call.cachedTokens + call.cachedTokens * openAIReadPrice
@@ -113,9 +196,8 @@ export const replay = async (options: {
   let predictedTotal = 0
   let predictedRead = 0
   let predictedCost = 0
-  for (const report of options.reports) {
-    const p = report.prediction
-    if (p === undefined) continue
+  for (const [k, p] of options.predictions.entries()) {
+    if (p === undefined || k < steadyFrom) continue
     predictedTotal += p.totalTokens
     predictedRead += p.cachedTokens
     predictedCost += p.cost
@@ -142,3 +224,29 @@ export const sessionTools: NonNullable<AiSdkPrompt.CallOptions["tools"]> = ["rea
 export const describe = (label: string, m: Measured): string =>
   `${label}: billed ${(m.billed.readShare * 100).toFixed(1)}% read / ${m.billed.costRatio.toFixed(3)}×, ` +
   `predicted ${(m.predicted.readShare * 100).toFixed(1)}% / ${m.predicted.costRatio.toFixed(3)}× (${m.calls} calls, at most ${m.maxMarks} marks)`
+
+/**
+ * The replays of issue 26's "done when" (test/providers/BilledCacheShapes.test.ts,
+ * BilledCacheOpenAI.test.ts): a session of the shape (seed 18), 100 calls at 32k and 40 at 128k,
+ * 4,096 reserved, measured from call 15; through the middleware (with {@link sessionTools}) or
+ * the `effect/ai` layer (no tools).
+ */
+export const shapeReplays = (() => {
+  const outputReserve = 4096
+  const lengths = { 32_000: 100, 128_000: 40 } as const
+  const steadyFrom = 15
+  const viaMiddleware = (shape: Shape, contextWindow: 32_000 | 128_000, provider: Provider): Promise<Measured> => {
+    const reports: Array<AiSdk.Report> = []
+    return replay({
+      session: generate(shape, lengths[contextWindow], 18),
+      provider,
+      middlewares: [AiSdkDoor.middleware({ contextWindow, outputReserve, onReport: (report) => void reports.push(report) })],
+      reports,
+      steadyFrom,
+      tools: sessionTools
+    })
+  }
+  const viaLayer = (shape: Shape, contextWindow: 32_000 | 128_000, provider: Provider): Promise<Measured> =>
+    replayEffect({ session: generate(shape, lengths[contextWindow], 18), provider, contextWindow, outputReserve, steadyFrom })
+  return { outputReserve, lengths, steadyFrom, viaMiddleware, viaLayer }
+})()
