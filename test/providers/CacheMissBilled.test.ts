@@ -72,6 +72,8 @@ const conversation = (options: {
   readonly model?: string
   readonly contextWindow?: number
   readonly marks?: boolean
+  /** The library's own cache marks (default on); off, only the caller's marks reach the wire. */
+  readonly promptCache?: false
 } = {}) => {
   const fake = FakeAnthropic.make()
   const reports: Array<AiSdk.Report> = []
@@ -84,6 +86,7 @@ const conversation = (options: {
       outputReserve: 4_096,
       // One conversation whatever its opening (an edited system prompt is the same conversation).
       conversationKey: () => "conversation",
+      ...(options.promptCache === false ? { promptCache: false } : {}),
       telemetry,
       tracer: recorder.tracer,
       onReport: (report) => void reports.push(report)
@@ -180,13 +183,24 @@ describe("why a call missed, through the AI SDK middleware and the real Anthropi
     await c.dispose()
   })
 
-  it(">20 blocks appended: lookback-exceeded", async () => {
-    const c = conversation()
+  it(">20 blocks appended: lookback-exceeded (the caller's mark alone, the library's marks off)", async () => {
+    const c = conversation({ promptCache: false })
     await c.send(opening)
     const many = Array.from({ length: 11 }, (_, k) => next(k)).flat()
     const report = await c.send([...opening, ...many])
     assert.strictEqual(report.reported?.cacheRead, 0)
     assert.deepStrictEqual(report.miss?.cause, { _tag: "lookback-exceeded", appendedBlocks: 22, lookback: 20 })
+    await c.dispose()
+  })
+
+  it(">20 blocks appended with the library's marks (the default): read through its anchor at the previous request's end, no miss", async () => {
+    const c = conversation()
+    const first = await c.send(opening)
+    const many = Array.from({ length: 11 }, (_, k) => next(k)).flat()
+    const report = await c.send([...opening, ...many])
+    assert.isAbove(report.reported?.cacheRead ?? 0, 0)
+    assert.strictEqual(report.reported?.cacheRead, first.reported?.total)
+    assert.strictEqual(report.miss, undefined)
     await c.dispose()
   })
 
@@ -201,7 +215,7 @@ describe("why a call missed, through the AI SDK middleware and the real Anthropi
   })
 
   it("no mark at all: not-reported, the previous call having written nothing", async () => {
-    const c = conversation({ marks: false })
+    const c = conversation({ marks: false, promptCache: false })
     await c.send(opening)
     const report = await c.send([...opening, ...next(1)])
     assert.deepStrictEqual(report.miss?.cause, { _tag: "not-reported", previousCacheWrite: 0 })
