@@ -26,6 +26,9 @@ interface Entry<V> {
   readonly key: unknown
   readonly weight: number
   readonly values: Array<V>
+  /** The call that last read this content, and how many of its values that call took. */
+  call: number
+  taken: number
 }
 
 /** The lookups of one call: each content's occurrences so far. */
@@ -56,11 +59,6 @@ const defaultBounds: Bounds = { entries: 20_000, characters: 64_000_000 }
 const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
   typeof u === "object" && u !== null && !Array.isArray(u)
 
-const isPlainObject = (u: object): boolean => {
-  const proto: unknown = Object.getPrototypeOf(u)
-  return proto === Object.prototype || proto === null
-}
-
 const mix = (h: number, x: number): number => Math.imul(h ^ x, 0x01000193)
 
 /** A string's fingerprint: its length and up to 16 characters from its start, middle and end. */
@@ -78,108 +76,162 @@ const mixString = (h: number, s: string): number => {
   return h
 }
 
-/**
- * A fingerprint of a JSON-like value and the characters of its strings, or `undefined` for a
- * value that cannot be memoised.
- */
-const fingerprint = (value: unknown, acc: { h: number; weight: number }): boolean => {
-  switch (typeof value) {
+/** The nodes a fingerprint reads at most: enough to tell messages apart, bounded whatever their size. */
+const fingerprintNodes = 10
+
+/** A value's fingerprint, read from at most `budget.n` of its nodes ({@link equal} tells the rest). */
+const mixValue = (h: number, v: unknown, budget: { n: number }): number => {
+  if (budget.n-- <= 0) return h
+  switch (typeof v) {
     case "string":
-      acc.h = mixString(mix(acc.h, 1), value)
-      acc.weight += value.length
-      return true
+      return mixString(mix(h, 1), v)
     case "number":
-      if (!Number.isFinite(value)) return false
-      acc.h = mix(mix(acc.h, 2), (value * 1000) | 0)
-      return true
+      return mix(mix(h, 2), v | 0)
     case "boolean":
-      acc.h = mix(acc.h, value ? 3 : 4)
-      return true
-    case "undefined":
-      acc.h = mix(acc.h, 5)
-      return true
-    case "object": {
-      if (value === null) {
-        acc.h = mix(acc.h, 6)
-        return true
+      return mix(h, v ? 3 : 4)
+    case "object":
+      if (v === null) return mix(h, 6)
+      if (Array.isArray(v)) {
+        h = mix(mix(h, 7), v.length)
+        for (let i = 0; i < v.length && budget.n > 0; i++) h = mixValue(h, v[i], budget)
+        return h
       }
-      if (Array.isArray(value)) {
-        acc.h = mix(mix(acc.h, 7), value.length)
-        for (let i = 0; i < value.length; i++) if (!fingerprint(value[i], acc)) return false
-        return true
+      h = mix(h, 8)
+      if (isRecord(v)) {
+        for (const key in v) {
+          if (budget.n <= 0) break
+          h = mixValue(mix(h, key.length), v[key], budget)
+        }
       }
-      if (!isRecord(value) || !isPlainObject(value)) return false
-      acc.h = mix(acc.h, 8)
-      for (const key in value) {
-        if (!Object.hasOwn(value, key)) continue
-        acc.h = mixString(acc.h, key)
-        acc.weight += key.length
-        if (!fingerprint(value[key], acc)) return false
-      }
-      return true
-    }
+      return h
     default:
-      return false
+      return mix(h, 5)
   }
 }
 
-/** Whether two memoisable values have the same content. */
+const fingerprint = (value: unknown): number => mixValue(0x811c9dc5, value, { n: fingerprintNodes })
+
+/** Whether a value's prototype is that of a plain object (an object literal, JSON.parse's). */
+const isPlain = (u: object): boolean => {
+  const proto: unknown = Object.getPrototypeOf(u)
+  return proto === Object.prototype || proto === null
+}
+
+/**
+ * Whether a caller's value `b` has the content of a stored copy `a` (plain objects, arrays and
+ * primitives only, see {@link copy}): the same primitives, arrays of equal elements, plain
+ * objects with the same own keys and equal values.
+ */
 const equal = (a: unknown, b: unknown): boolean => {
-  if (a === b) return true
+  if (a === b) return typeof a !== "number" || Number.isFinite(a)
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false
     for (let i = 0; i < a.length; i++) if (!equal(a[i], b[i])) return false
     return true
   }
-  if (!isRecord(a) || !isRecord(b)) return false
-  const ra = a
-  const rb = b
+  if (Array.isArray(b) || !isRecord(a) || !isRecord(b) || !isPlain(b)) return false
   let n = 0
-  for (const key in ra) {
-    if (!Object.hasOwn(ra, key)) continue
+  for (const key in b) {
+    if (!Object.hasOwn(b, key)) return false
     n++
-    if (!Object.hasOwn(rb, key) || !equal(ra[key], rb[key])) return false
+    if (!Object.hasOwn(a, key) || !equal(a[key], b[key])) return false
   }
-  for (const key in rb) if (Object.hasOwn(rb, key)) n--
+  for (const _ in a) n--
   return n === 0
 }
 
-/** A copy of a memoisable value's structure (strings are immutable: shared). */
-const copy = (value: unknown): unknown => {
-  if (typeof value !== "object" || value === null) return value
-  if (!isRecord(value)) return Array.isArray(value) ? value.map(copy) : value
-  const out: Record<string, unknown> = {}
-  for (const key in value) if (Object.hasOwn(value, key)) out[key] = copy(value[key])
-  return out
+/**
+ * A copy of a value's structure (strings are immutable: shared), with the characters of its
+ * strings; `undefined` for a value that cannot be memoised: anything but plain objects, arrays,
+ * strings, finite numbers, booleans, `null` and `undefined`.
+ */
+const copy = (value: unknown, weight: { n: number }): { readonly value: unknown } | undefined => {
+  switch (typeof value) {
+    case "string":
+      weight.n += value.length
+      return { value }
+    case "number":
+      return Number.isFinite(value) ? { value } : undefined
+    case "boolean":
+    case "undefined":
+      return { value }
+    case "object": {
+      if (value === null) return { value }
+      if (Array.isArray(value)) {
+        const out: Array<unknown> = []
+        for (const element of value) {
+          const copied = copy(element, weight)
+          if (copied === undefined) return undefined
+          out.push(copied.value)
+        }
+        return { value: out }
+      }
+      if (!isRecord(value) || !isPlain(value)) return undefined
+      const out: Record<string, unknown> = {}
+      for (const key in value) {
+        if (!Object.hasOwn(value, key)) return undefined
+        const copied = copy(value[key], weight)
+        if (copied === undefined) return undefined
+        weight.n += key.length
+        out[key] = copied.value
+      }
+      return { value: out }
+    }
+    default:
+      return undefined
+  }
 }
+
+/** Entries of one fingerprint at most: a pathological run of equal fingerprints stays cheap. */
+const bucketLimit = 8
 
 /**
  * An empty memo.
  */
 export const make = <V>(bounds: Bounds = defaultBounds): ContentMemo<V> => {
-  // Buckets by fingerprint, in least-recently-used order (a hit moves its bucket last).
-  const buckets = new Map<number, Array<Entry<V>>>()
-  let entries = 0
-  let characters = 0
+  // Two generations of buckets by fingerprint: a hit moves its bucket to the young one, and
+  // when the young one holds half the bounds it becomes the old one and the old one is
+  // forgotten — the least recently used contents go first, without reordering on every hit.
+  let young = new Map<number, Array<Entry<V>>>()
+  let old = new Map<number, Array<Entry<V>>>()
+  let youngEntries = 0
+  let youngCharacters = 0
+  let oldEntries = 0
+  let calls = 0
 
-  const evict = () => {
-    for (const [h, bucket] of buckets) {
-      if (entries <= bounds.entries && characters <= bounds.characters) return
-      buckets.delete(h)
-      for (const entry of bucket) {
-        entries--
-        characters -= entry.weight
-      }
+  const admit = (h: number, bucket: Array<Entry<V>>) => {
+    young.set(h, bucket)
+    for (const entry of bucket) {
+      youngEntries++
+      youngCharacters += entry.weight
+    }
+    if (2 * youngEntries > bounds.entries || 2 * youngCharacters > bounds.characters) {
+      old = young
+      oldEntries = youngEntries
+      young = new Map()
+      youngEntries = 0
+      youngCharacters = 0
     }
   }
 
+  const bucketOf = (h: number): Array<Entry<V>> | undefined => {
+    const bucket = young.get(h)
+    if (bucket !== undefined) return bucket
+    const aged = old.get(h)
+    if (aged === undefined) return undefined
+    old.delete(h)
+    oldEntries -= aged.length
+    admit(h, aged)
+    return aged
+  }
+
   const call = (): Call<V> => {
-    const seen = new Map<Entry<V>, number>()
+    const id = ++calls
     return {
       get: (key, make) => {
-        const acc = { h: 0x811c9dc5, weight: 0 }
-        if (!fingerprint(key, acc)) return make()
-        let bucket = buckets.get(acc.h)
+        const h = fingerprint(key)
+        let bucket = bucketOf(h)
         let entry: Entry<V> | undefined
         if (bucket !== undefined) {
           for (const candidate of bucket) {
@@ -188,37 +240,52 @@ export const make = <V>(bounds: Bounds = defaultBounds): ContentMemo<V> => {
               break
             }
           }
-          // Most recently used last.
-          buckets.delete(acc.h)
-          buckets.set(acc.h, bucket)
         }
         if (entry !== undefined) {
-          const k = seen.get(entry) ?? 0
-          const known = entry.values[k]
+          if (entry.call !== id) {
+            entry.call = id
+            entry.taken = 0
+          }
+          const known = entry.values[entry.taken]
           if (known !== undefined) {
-            seen.set(entry, k + 1)
+            entry.taken++
             return known
           }
         }
         const made = make()
         if (made === undefined) return undefined
         if (entry === undefined) {
-          entry = { key: copy(key), weight: acc.weight, values: [] }
+          const weight = { n: 0 }
+          const copied = copy(key, weight)
+          // Not memoisable (binary data, a class instance): made at every call.
+          if (copied === undefined) return made
+          entry = { key: copied.value, weight: weight.n, values: [], call: id, taken: 0 }
           if (bucket === undefined) {
             bucket = []
-            buckets.set(acc.h, bucket)
+            bucket.push(entry)
+            admit(h, bucket)
+          } else {
+            // A pathological run of equal fingerprints stays cheap: its oldest content goes.
+            if (bucket.length >= bucketLimit) {
+              const dropped = bucket.shift()
+              if (dropped !== undefined && young.get(h) === bucket) {
+                youngEntries--
+                youngCharacters -= dropped.weight
+              }
+            }
+            bucket.push(entry)
+            if (young.get(h) === bucket) {
+              youngEntries++
+              youngCharacters += weight.n
+            }
           }
-          bucket.push(entry)
-          entries++
-          characters += acc.weight
         }
         entry.values.push(made)
-        seen.set(entry, entry.values.length)
-        evict()
+        entry.taken = entry.values.length
         return made
       }
     }
   }
 
-  return { call, size: () => entries }
+  return { call, size: () => youngEntries + oldEntries }
 }
