@@ -26,6 +26,8 @@ interface Entry<V> {
   readonly key: unknown
   readonly weight: number
   readonly values: Array<V>
+  /** Its fingerprint. */
+  readonly h: number
   /** The call that last read this content, and how many of its values that call took. */
   call: number
   taken: number
@@ -184,7 +186,7 @@ const copy = (value: unknown, weight: { n: number }): { readonly value: unknown 
 }
 
 /** Entries of one fingerprint at most: a pathological run of equal fingerprints stays cheap. */
-const bucketLimit = 8
+const bucketLimit = 32
 
 /**
  * An empty memo.
@@ -199,6 +201,10 @@ export const make = <V>(bounds: Bounds = defaultBounds): ContentMemo<V> => {
   let youngCharacters = 0
   let oldEntries = 0
   let calls = 0
+  // The entries the latest call found, by position: an agent's next call sends the same
+  // messages at the same positions, which are then compared first, without a fingerprint. Only
+  // a hint: a content found there is the content, whoever sent it.
+  let latest: Array<Entry<V> | undefined> = []
 
   const admit = (h: number, bucket: Array<Entry<V>>) => {
     young.set(h, bucket)
@@ -226,21 +232,37 @@ export const make = <V>(bounds: Bounds = defaultBounds): ContentMemo<V> => {
     return aged
   }
 
+  /** The entry at `position` in the latest call, if it holds `key` and is still held. */
+  const hinted = (hints: ReadonlyArray<Entry<V> | undefined>, position: number, key: unknown): Entry<V> | undefined => {
+    const entry = hints[position]
+    if (entry === undefined || !equal(entry.key, key)) return undefined
+    const bucket = bucketOf(entry.h)
+    return bucket !== undefined && bucket.includes(entry) ? entry : undefined
+  }
+
   const call = (): Call<V> => {
     const id = ++calls
+    const hints = latest
+    const found: Array<Entry<V> | undefined> = []
+    latest = found
     return {
       get: (key, make) => {
-        const h = fingerprint(key)
-        let bucket = bucketOf(h)
-        let entry: Entry<V> | undefined
-        if (bucket !== undefined) {
-          for (const candidate of bucket) {
-            if (equal(candidate.key, key)) {
-              entry = candidate
-              break
+        const position = found.length
+        let entry = hinted(hints, position, key)
+        const h = entry?.h ?? fingerprint(key)
+        let bucket: Array<Entry<V>> | undefined
+        if (entry === undefined) {
+          bucket = bucketOf(h)
+          if (bucket !== undefined) {
+            for (const candidate of bucket) {
+              if (equal(candidate.key, key)) {
+                entry = candidate
+                break
+              }
             }
           }
         }
+        found.push(entry)
         if (entry !== undefined) {
           if (entry.call !== id) {
             entry.call = id
@@ -259,7 +281,9 @@ export const make = <V>(bounds: Bounds = defaultBounds): ContentMemo<V> => {
           const copied = copy(key, weight)
           // Not memoisable (binary data, a class instance): made at every call.
           if (copied === undefined) return made
-          entry = { key: copied.value, weight: weight.n, values: [], call: id, taken: 0 }
+          entry = { key: copied.value, weight: weight.n, h, values: [], call: id, taken: 0 }
+          found[position] = entry
+          bucket ??= bucketOf(h)
           if (bucket === undefined) {
             bucket = []
             bucket.push(entry)

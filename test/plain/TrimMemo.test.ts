@@ -68,6 +68,21 @@ describe("ContentMemo: a bounded memo keyed by content (design item 79)", () => 
     assert.strictEqual(memo.size(), 0)
   })
 
+  it("two conversations in turn: each position finds its own content, whatever the call before held there", () => {
+    const memo = ContentMemo.make<string>()
+    const a = [{ role: "user", content: "question a" }, { role: "assistant", content: "answer a" }]
+    const b = [{ role: "user", content: "question b" }, { role: "assistant", content: "answer a" }]
+    const run = (messages: ReadonlyArray<object>) => {
+      const call = memo.call()
+      return messages.map((m) => call.get(m, () => JSON.stringify(m)))
+    }
+    for (let i = 0; i < 3; i++) {
+      assert.deepStrictEqual(run(a), a.map((m) => JSON.stringify(m)))
+      assert.deepStrictEqual(run(fresh(b)), b.map((m) => JSON.stringify(m)))
+    }
+    assert.strictEqual(memo.size(), 3)
+  })
+
   it("bounded: it holds at most its entries", () => {
     const memo = ContentMemo.make<object>({ entries: 10, characters: 1_000_000 })
     const call = memo.call()
