@@ -265,58 +265,37 @@ interface MadeUpRequest {
   readonly toolCallId: string
 }
 
-const partsOfRaw = (message: unknown): ReadonlyArray<unknown> => {
-  if (typeof message !== "object" || message === null || !("content" in message)) return []
-  const content = message.content
-  return Array.isArray(content) ? content : []
-}
-
-const roleOf = (message: unknown): unknown =>
-  typeof message === "object" && message !== null && "role" in message ? message.role : undefined
-
-const stringField = (part: unknown, key: string): string | undefined => {
-  if (typeof part !== "object" || part === null || !(key in part)) return undefined
-  const value: unknown = Reflect.get(part, key)
-  return typeof value === "string" ? value : undefined
-}
-
 /**
  * The provider-level prompt carries approval responses without their requests (the request was
  * a response part of an earlier call). So that the window keeps a response with the call it
  * answers, each response whose request is not in the prompt gets one, made up in the `effect/ai`
  * view only, on the nearest earlier assistant message with a tool call (the call it approves):
  * the two are then one group. The made-up part never reaches the provider: the fitted window is
- * sent as the original messages. Read from the SDK's messages (both formats spell these parts
- * alike), by message index: most prompts have none.
+ * sent as the original messages. By message index: most prompts have none.
  */
-const approvalLinks = (messages: ReadonlyArray<unknown>): Map<number, Array<MadeUpRequest>> => {
-  const links = new Map<number, Array<MadeUpRequest>>()
+const approvalLinks = (messages: ProviderPrompt): Map<number, Array<MadeUpRequest>> | undefined => {
+  let links: Map<number, Array<MadeUpRequest>> | undefined
   let requested: Set<string> | undefined
   for (let i = 0; i < messages.length; i++) {
-    if (roleOf(messages[i]) !== "tool") continue
-    for (const part of partsOfRaw(messages[i])) {
-      const approvalId = stringField(part, "approvalId")
-      if (approvalId === undefined || stringField(part, "type") !== "tool-approval-response") continue
-      if (requested === undefined) {
-        requested = new Set()
-        for (const message of messages) {
-          if (roleOf(message) !== "assistant") continue
-          for (const p of partsOfRaw(message)) {
-            const id = stringField(p, "approvalId")
-            if (id !== undefined && stringField(p, "type") === "tool-approval-request") requested.add(id)
-          }
-        }
-      }
-      if (requested.has(approvalId)) continue
+    const message = messages[i]!
+    if (message.role !== "tool") continue
+    for (const part of message.content) {
+      if (part.type !== "tool-approval-response") continue
+      // The provider prompt's assistant messages carry no approval requests: only those made
+      // up here are requested.
+      requested ??= new Set()
+      if (requested.has(part.approvalId)) continue
       for (let j = i - 1; j >= 0; j--) {
-        if (roleOf(messages[j]) !== "assistant") continue
-        const call = partsOfRaw(messages[j]).findLast((p) => stringField(p, "type") === "tool-call")
-        const toolCallId = stringField(call, "toolCallId")
-        if (toolCallId === undefined) continue
+        const earlier = messages[j]!
+        if (earlier.role !== "assistant") continue
+        const call = earlier.content.findLast((p) => p.type === "tool-call")
+        if (call === undefined || call.type !== "tool-call") continue
+        links ??= new Map()
         const made = links.get(j)
-        if (made === undefined) links.set(j, [{ approvalId, toolCallId }])
-        else made.push({ approvalId, toolCallId })
-        requested.add(approvalId)
+        const request = { approvalId: part.approvalId, toolCallId: call.toolCallId }
+        if (made === undefined) links.set(j, [request])
+        else made.push(request)
+        requested.add(part.approvalId)
         break
       }
     }
@@ -364,10 +343,9 @@ const convertWith = <M>(
   messages: ReadonlyArray<M>,
   to: (message: M) => Prompt.MessageEncoded,
   from: (message: Prompt.Message) => M,
-  link: boolean,
+  links: ReadonlyMap<number, ReadonlyArray<MadeUpRequest>> | undefined,
   memo: MessageMemo | undefined
 ): { readonly prompt: Prompt.Prompt; readonly back: (prompt: Prompt.Prompt) => Array<M> } => {
-  const links = link ? approvalLinks(messages) : undefined
   const encodedOf = (message: M, i: number) => withRequests(to(message), links?.get(i))
   let made: ReadonlyArray<Prompt.Message>
   if (memo === undefined) made = Prompt.make(messages.map(encodedOf)).content
@@ -406,7 +384,7 @@ const convertWith = <M>(
  * @category conversions
  */
 export const convert = (provider: ProviderPrompt, memo?: MessageMemo): Converted =>
-  convertWith(provider, toMessage, fromMessage, true, memo)
+  convertWith(provider, toMessage, fromMessage, approvalLinks(provider), memo)
 
 type ModelAssistantPart = Exclude<Extract<ModelMessage, { role: "assistant" }>["content"], string>[number]
 type ModelToolPart = Extract<ModelMessage, { role: "tool" }>["content"][number]
@@ -520,4 +498,4 @@ export const convertModelMessages = (
   messages: ReadonlyArray<ModelMessage>,
   memo?: MessageMemo
 ): { readonly prompt: Prompt.Prompt; readonly back: (prompt: Prompt.Prompt) => Array<ModelMessage> } =>
-  convertWith(messages, toModelMessage, fromModelMessage, false, memo)
+  convertWith(messages, toModelMessage, fromModelMessage, undefined, memo)
