@@ -32,6 +32,14 @@
  * call of the peers' trims and of the middleware at 100 and 1,000 messages (the same long
  * session, 128,000-token window).
  *
+ * Every front door's time per call (issue 25, item 6; `doorsBench.ts`): at 1,000 messages, counts
+ * known, on the same long session — the effect/ai layer (stable and per-call, the time it adds
+ * to the scripted model), the AI SDK middleware through `wrapLanguageModel` and the SDK's mock
+ * model (stable and per-call, the prompt fresh objects at every call as the SDK builds them),
+ * `prepareStep` (stable and per-call), `trimModelMessages` and `trim` (the same objects appended
+ * to, and fresh copies parsed from JSON at every call). The target of each is ≤ 1 ms a call (the
+ * median): the verdicts are in the table and in the JSON (`targets`).
+ *
  * Last, billed beside predicted per provider and door (issue 26): each session sent through the
  * AI SDK middleware and the `effect/ai` layer, default options, to the real `@ai-sdk/anthropic`
  * and `@ai-sdk/openai` (Chat) clients whose `fetch` is a fake endpoint applying the provider's
@@ -39,7 +47,8 @@
  *
  * Output: a table on stdout; with `--json`, the figures as JSON (progress goes to stderr).
  * Options: `--steps=N`, `--windows=32000,128000`, `--shapes=tool-heavy,chatty`, `--seed=N`,
- * `--summary-tokens=N`, `--no-overhead`, `--no-billed`.
+ * `--summary-tokens=N`, `--no-overhead` (no time per call), `--doors-only` (only the doors'
+ * time per call, without the replays), `--no-billed`.
  */
 import { Effect } from "effect"
 import type { Prompt } from "effect/ai"
@@ -50,6 +59,7 @@ import * as GreedySlice from "../src/slicers/GreedySlice.ts"
 import * as BilledSession from "../test/support/billedSession.ts"
 import * as Sessions from "../test/support/sessions.ts"
 import * as AiSdkBench from "./aiSdkBench.ts"
+import * as DoorsBench from "./doorsBench.ts"
 import * as SessionBench from "./sessionBench.ts"
 
 const json = process.argv.includes("--json")
@@ -62,6 +72,7 @@ const shapes = (argValue("shapes")?.split(",") ?? Sessions.allShapes).filter((s)
   Sessions.allShapes.some((shape) => shape === s)
 )
 const withOverhead = !process.argv.includes("--no-overhead")
+const doorsOnly = process.argv.includes("--doors-only")
 const summaryTokens = Number(argValue("summary-tokens") ?? 2000)
 const outputReserve = 4096
 const secondsBetweenCalls = 5
@@ -118,7 +129,7 @@ interface Row extends SessionBench.Figures {
 
 const program = Effect.gen(function*() {
   const rows: Array<Row> = []
-  for (const shape of shapes) {
+  for (const shape of doorsOnly ? [] : shapes) {
     // The seed goes with the shape, whichever shapes are run.
     const i = Sessions.allShapes.indexOf(shape)
     const session = Sessions.generate(shape, steps, seed + i)
@@ -145,17 +156,20 @@ const program = Effect.gen(function*() {
   }
   const overheads: Array<SessionBench.Overhead> = []
   const timings: Array<AiSdkBench.Timing> = []
-  if (withOverhead) {
+  const doors: Array<DoorsBench.DoorTiming> = []
+  if (withOverhead || doorsOnly) {
     const long = Sessions.generate("tool-heavy", 500, seed + 100)
     const settings: SessionBench.Settings = { contextWindow: 128_000, outputReserve, secondsBetweenCalls }
     for (const strategy of layerModes) {
       overheads.push(yield* SessionBench.overhead(long, strategy, settings))
     }
+    progress("the front doors' time per call at 1,000 messages")
+    doors.push(...yield* Effect.promise(() => DoorsBench.timeDoors(long, { contextWindow: settings.contextWindow, outputReserve })))
     // The peers and the middleware, call by call on the same histories (counts known for the
     // transcribed trimMessages; the middleware counts with its own counter, as a user's does).
     const count = SessionBench.countFrom(yield* SessionBench.countsOf(long))
     const requestOverhead = (yield* TokenCounter).requestOverhead
-    for (const messages of [100, 1000]) {
+    for (const messages of doorsOnly ? [] : [100, 1000]) {
       const callers: ReadonlyArray<readonly [string, (history: ReadonlyArray<Prompt.Message>) => AiSdkBench.Call]> = [
         ["newest suffix, startOn user", AiSdkBench.trimLastCaller(settings, requestOverhead, count, "user")],
         ...aiSdkStrategies.map((strategy) => [strategy.name, AiSdkBench.caller(long, strategy, settings)] as const)
@@ -194,7 +208,7 @@ const program = Effect.gen(function*() {
       }
     }
   }
-  return { rows, overheads, timings, billed }
+  return { rows, overheads, timings, doors, billed }
 }).pipe(Effect.provide(GptTokenizer.layer))
 
 /**
@@ -211,6 +225,31 @@ interface Billed extends Omit<BilledSession.Measured, "promptCacheKeys"> {
   /** The distinct `prompt_cache_key`s the requests carried (OpenAI). */
   readonly promptCacheKeys: number
 }
+
+
+/** A target verdict: the issue's, on a figure. */
+interface Target {
+  readonly target: string
+  readonly measured: string
+  readonly met: boolean
+}
+
+/**
+ * The targets of issue 25, item 6: each front door ≤ 1 ms a call at 1,000 messages, counts known
+ * — the layer's time over the scripted model, the other doors' whole call (medians).
+ */
+const targetsOf = (overheads: ReadonlyArray<SessionBench.Overhead>, doors: ReadonlyArray<DoorsBench.DoorTiming>): Array<Target> => [
+  ...overheads.filter((o) => o.strategy === "layer (stable, default)" || o.strategy === "layer (per-call)").map((o) => ({
+    target: `effect/ai ${o.strategy} at ${o.messages} messages: at most ${DoorsBench.targetMs} ms a call over the model`,
+    measured: `${o.overheadMs.toFixed(3)} ms`,
+    met: o.overheadMs <= DoorsBench.targetMs
+  })),
+  ...doors.map((d) => ({
+    target: `${d.door}${d.mode === undefined ? "" : ` (${d.mode})`}, ${d.history}, at ${d.messages} messages: at most ${d.targetMs} ms a call`,
+    measured: `${d.medianMs.toFixed(3)} ms (cpu ${d.cpuMedianMs.toFixed(3)} ms; ${d.minMs.toFixed(3)}–${d.maxMs.toFixed(3)} ms)`,
+    met: d.verdict === "met"
+  }))
+]
 
 const percent = (x: number) => `${(100 * x).toFixed(1)}%`
 const times = (x: number) => `${x.toFixed(2)}×`
@@ -229,6 +268,7 @@ const table = (
   rows: ReadonlyArray<Row>,
   overheads: ReadonlyArray<SessionBench.Overhead>,
   timings: ReadonlyArray<AiSdkBench.Timing>,
+  doors: ReadonlyArray<DoorsBench.DoorTiming>,
   billed: ReadonlyArray<Billed>
 ): string => {
   const header = [
@@ -308,20 +348,42 @@ const table = (
       )
     }
   }
+  if (doors.length > 0) {
+    out.push("", "Every front door's time per call, counts known (median ms; cpu median; fastest–slowest):")
+    for (const d of doors) {
+      out.push(
+        `  [${d.verdict === "met" ? "met" : "MISSED"}] ${d.door}${d.mode === undefined ? "" : ` (${d.mode})`}, ${d.history}, at ${d.messages} messages: ` +
+          `${d.medianMs.toFixed(3)} ms (cpu ${d.cpuMedianMs.toFixed(3)}; ${d.minMs.toFixed(3)}–${d.maxMs.toFixed(3)}; ${d.samples} calls; target ≤ ${d.targetMs} ms)`
+      )
+    }
+  }
+  const targets = targetsOf(overheads, doors)
+  if (targets.length > 0) {
+    out.push("", "Targets (issue 25, item 6):")
+    for (const t of targets) out.push(`  [${t.met ? "met" : "NOT MET"}] ${t.target}: ${t.measured}`)
+  }
   return out.join("\n")
 }
 
 Effect.runPromise(program).then(
-  ({ billed, overheads, rows, timings }) => {
+  ({ billed, doors, overheads, rows, timings }) => {
     if (json) {
       process.stdout.write(
         JSON.stringify(
-          { settings: { steps, windows, outputReserve, secondsBetweenCalls, seed, summaryTokens }, rows, overheads, timings, billed },
+          {
+            settings: { steps, windows, outputReserve, secondsBetweenCalls, seed, summaryTokens },
+            rows,
+            overheads,
+            timings,
+            doors,
+            billed,
+            targets: targetsOf(overheads, doors)
+          },
           null,
           2
         ) + "\n"
       )
-    } else process.stdout.write(table(rows, overheads, timings, billed) + "\n")
+    } else process.stdout.write(table(rows, overheads, timings, doors, billed) + "\n")
   },
   (error: unknown) => {
     process.stderr.write(`${String(error)}\n`)

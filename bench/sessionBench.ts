@@ -598,7 +598,8 @@ export const overhead = (
   settings: Settings,
   messages = 1000,
   samples = 40,
-  warmup = 10
+  warmup = 10,
+  hooks?: { readonly timed?: ((started: boolean) => void | Promise<void>) | undefined }
 ): Effect.Effect<Overhead, unknown, TokenCounter> =>
   Effect.gen(function*() {
     const counter = yield* TokenCounter
@@ -625,6 +626,7 @@ export const overhead = (
     const layerTimes: Array<number> = []
     const modelTimes: Array<number> = []
     const differences: Array<number> = []
+    if (hooks?.timed !== undefined) yield* Effect.promise(async () => hooks.timed?.(true))
     for (let k = first; k < first + samples; k++) {
       const [layerTime] = yield* timed(model.generateText({ prompt: Prompt.fromMessages(histories[k]!) }))
       const sent = Prompt.fromMessages(received.at(-1)!)
@@ -633,6 +635,7 @@ export const overhead = (
       modelTimes.push(modelTime)
       differences.push(layerTime - modelTime)
     }
+    if (hooks?.timed !== undefined) yield* Effect.promise(async () => hooks.timed?.(false))
     return {
       strategy: strategy.name,
       messages: histories[first]!.length,

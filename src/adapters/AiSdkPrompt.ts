@@ -21,6 +21,7 @@
 import { Prompt } from "effect/ai"
 import * as MediaTokens from "../ai/MediaTokens.ts"
 import type { LanguageModelMiddleware, ModelMessage } from "ai"
+import * as ContentMemo from "../internal/contentMemo.ts"
 
 /**
  * The options of one provider call, as a middleware's `transformParams` receives them.
@@ -293,54 +294,72 @@ export const fromMessage = (message: Prompt.Message): ProviderMessage => {
   }
 }
 
+/** An approval request made up for an assistant message (see {@link approvalLinks}). */
+interface MadeUpRequest {
+  readonly approvalId: string
+  readonly toolCallId: string
+}
+
 /**
  * The provider-level prompt carries approval responses without their requests (the request was
  * a response part of an earlier call). So that the window keeps a response with the call it
  * answers, each response whose request is not in the prompt gets one, made up in the `effect/ai`
  * view only, on the nearest earlier assistant message with a tool call (the call it approves):
  * the two are then one group. The made-up part never reaches the provider: the fitted window is
- * sent as the original messages.
+ * sent as the original messages. By message index: most prompts have none.
  */
-const linkApprovals = (encoded: Array<Prompt.MessageEncoded>): Array<Prompt.MessageEncoded> => {
-  const requested = new Set<string>()
-  for (const message of encoded) {
-    if (message.role !== "assistant" || typeof message.content === "string") continue
-    for (const part of message.content) if (part.type === "tool-approval-request") requested.add(part.approvalId)
-  }
-  const out = encoded.slice()
-  for (let i = 0; i < out.length; i++) {
-    const message = out[i]!
+const approvalLinks = (messages: ProviderPrompt): Map<number, Array<MadeUpRequest>> | undefined => {
+  let links: Map<number, Array<MadeUpRequest>> | undefined
+  let requested: Set<string> | undefined
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i]!
     if (message.role !== "tool") continue
     for (const part of message.content) {
-      if (part.type !== "tool-approval-response" || requested.has(part.approvalId)) continue
+      if (part.type !== "tool-approval-response") continue
+      // The provider prompt's assistant messages carry no approval requests: only those made
+      // up here are requested.
+      requested ??= new Set()
+      if (requested.has(part.approvalId)) continue
       for (let j = i - 1; j >= 0; j--) {
-        const earlier = out[j]!
-        if (earlier.role !== "assistant" || typeof earlier.content === "string") continue
+        const earlier = messages[j]!
+        if (earlier.role !== "assistant") continue
         const call = earlier.content.findLast((p) => p.type === "tool-call")
         if (call === undefined || call.type !== "tool-call") continue
-        out[j] = {
-          ...earlier,
-          content: [...earlier.content, { type: "tool-approval-request", approvalId: part.approvalId, toolCallId: call.id }]
-        }
+        links ??= new Map()
+        const made = links.get(j)
+        const request = { approvalId: part.approvalId, toolCallId: call.toolCallId }
+        if (made === undefined) links.set(j, [request])
+        else made.push(request)
         requested.add(part.approvalId)
         break
       }
     }
   }
-  return out
+  return links
 }
 
+/** An encoded assistant message with the made-up approval requests after its parts. */
+const withRequests = (encoded: Prompt.MessageEncoded, made: ReadonlyArray<MadeUpRequest> | undefined): Prompt.MessageEncoded =>
+  made === undefined || encoded.role !== "assistant" || typeof encoded.content === "string"
+    ? encoded
+    : {
+      ...encoded,
+      content: [...encoded.content, ...made.map((m) => ({ type: "tool-approval-request" as const, ...m }))]
+    }
+
 /**
- * The `effect/ai` messages made for encoded messages, by their JSON text: the AI SDK hands the
- * middleware new message objects at every call, and a message made again is a message counted
- * again (the `TokenCounter` remembers counts per message object). Bounded: emptied when it holds
- * `limit` messages.
+ * The `effect/ai` messages made for the SDK's messages, by their content (docs/design.md item
+ * 83): the AI SDK hands the middleware new message objects at every call, and a message made
+ * again is a message counted again (the `TokenCounter` remembers counts per message object).
+ * A message equal to one seen before — the same object or a new one of equal content — is not
+ * converted again, and is the same `effect/ai` message; a content repeated within one prompt
+ * gets a message of its own for each position. Bounded: at most `limit` contents, the least
+ * recently used forgotten first.
  *
  * @since 0.3.0
  * @category models
  */
-export interface MessageMemo {
-  readonly messages: Map<string, Prompt.Message>
+export interface MessageMemo extends ContentMemo.ContentMemo<Prompt.Message> {
   readonly limit: number
 }
 
@@ -350,40 +369,38 @@ export interface MessageMemo {
  * @since 0.3.0
  * @category constructors
  */
-export const makeMessageMemo = (limit = 50_000): MessageMemo => ({ messages: new Map(), limit })
-
-const makePrompt = (encoded: ReadonlyArray<Prompt.MessageEncoded>, memo: MessageMemo | undefined): Prompt.Prompt => {
-  if (memo === undefined) return Prompt.make(encoded)
-  const made: Array<Prompt.Message> = []
-  // A message repeated in one prompt ("yes, do it") gets objects of its own: every position is
-  // its own message, which the way back maps to its own original.
-  const used = new Set<Prompt.Message>()
-  for (const message of encoded) {
-    const key = JSON.stringify(message)
-    let known = memo.messages.get(key)
-    if (known === undefined || used.has(known)) {
-      known = Prompt.make([message]).content[0]!
-      if (!memo.messages.has(key)) {
-        if (memo.messages.size >= memo.limit) memo.messages.clear()
-        memo.messages.set(key, known)
-      }
-    }
-    used.add(known)
-    made.push(known)
-  }
-  return Prompt.fromMessages(made)
-}
+export const makeMessageMemo = (limit = 50_000): MessageMemo => ({
+  ...ContentMemo.make<Prompt.Message>({ entries: limit, characters: 64_000_000 }),
+  limit
+})
 
 const convertWith = <M>(
   messages: ReadonlyArray<M>,
   to: (message: M) => Prompt.MessageEncoded,
   from: (message: Prompt.Message) => M,
-  link: (encoded: Array<Prompt.MessageEncoded>) => Array<Prompt.MessageEncoded> = (encoded) => encoded,
-  memo?: MessageMemo
+  links: ReadonlyMap<number, ReadonlyArray<MadeUpRequest>> | undefined,
+  memo: MessageMemo | undefined
 ): { readonly prompt: Prompt.Prompt; readonly back: (prompt: Prompt.Prompt) => Array<M> } => {
-  const prompt = makePrompt(link(messages.map(to)), memo)
+  const encodedOf = (message: M, i: number) => withRequests(to(message), links?.get(i))
+  let made: ReadonlyArray<Prompt.Message>
+  if (memo === undefined) made = Prompt.make(messages.map(encodedOf)).content
+  else {
+    const call = memo.call()
+    const out: Array<Prompt.Message> = []
+    for (let i = 0; i < messages.length; i++) {
+      const message = messages[i]!
+      const requests = links?.get(i)
+      // A made-up request is part of the message's effect/ai form: part of its key.
+      const key = requests === undefined ? message : [message, requests]
+      const known = call.get(key, () => Prompt.make([encodedOf(message, i)]).content[0])
+      if (known === undefined) throw new Error(`message ${i} converts to no effect/ai message`)
+      out.push(known)
+    }
+    made = out
+  }
+  const prompt = Prompt.fromMessages(made)
   const originals = new Map<Prompt.Message, M>()
-  // Prompt.make makes one message per encoded message, in order.
+  // One effect/ai message per SDK message, in order.
   prompt.content.forEach((message, i) => {
     const original = messages[i]
     if (original !== undefined) originals.set(message, original)
@@ -402,7 +419,7 @@ const convertWith = <M>(
  * @category conversions
  */
 export const convert = (provider: ProviderPrompt, memo?: MessageMemo): Converted =>
-  convertWith(provider, toMessage, fromMessage, linkApprovals, memo)
+  convertWith(provider, toMessage, fromMessage, approvalLinks(provider), memo)
 
 type ModelAssistantPart = Exclude<Extract<ModelMessage, { role: "assistant" }>["content"], string>[number]
 type ModelToolPart = Extract<ModelMessage, { role: "tool" }>["content"][number]

@@ -120,13 +120,34 @@ export const collapse = (items: ReadonlyArray<ContextItem>): Effect.Effect<Colla
       if (entry.made) continue
       entry.made = true
       const list = entry.list
-      const unit = makeUnit(group, list)
+      const unit = unitOf(group, list)
       if (unit instanceof TokenTotalError) return Effect.fail(unit)
       units.push(unit)
       members.set(unit, list)
     }
     return Effect.succeed({ units, members })
   })
+
+/**
+ * The units made before, by their first member: a unit is a function of its members alone (the
+ * same item objects, in the same order), and an agent's next call groups the same items again.
+ * Weak: a unit goes with its first member.
+ */
+const units = new WeakMap<ContextItem, { readonly list: ReadonlyArray<ContextItem>; readonly unit: ContextItem }>()
+
+/** The unit of a group's members: the one made before for the same members, else a new one. */
+const unitOf = (group: string, list: ReadonlyArray<ContextItem>): ContextItem | TokenTotalError => {
+  const first = list[0]!
+  const known = units.get(first)
+  if (known !== undefined && known.list.length === list.length) {
+    let same = true
+    for (let i = 1; i < list.length && same; i++) same = known.list[i] === list[i]
+    if (same) return known.unit
+  }
+  const unit = makeUnit(group, list)
+  if (!(unit instanceof TokenTotalError)) units.set(first, { list: list.slice(), unit })
+  return unit
+}
 
 /**
  * One unit for a group's members (two or more, in input order).

@@ -11,11 +11,18 @@
  *
  * Message `i` of the input is prompt message `i`.
  *
+ * {@link convert} checks and converts in one pass, and remembers the prompt message made for a
+ * message's content (docs/design.md item 83): a message equal to one seen before — the same
+ * object or a fresh copy — is neither checked nor converted again, and is the same prompt
+ * message object, whose token count the counter then remembers. A message holding binary data
+ * (a `Uint8Array`, a `URL`) is converted at every call.
+ *
  * @since 0.3.0
  */
 import { Effect } from "effect"
 import { Prompt } from "effect/ai"
 import * as AiSdkPrompt from "../adapters/AiSdkPrompt.ts"
+import * as ContentMemo from "../internal/contentMemo.ts"
 import { describeThrown, describeValue } from "../internal/describeThrown.ts"
 import { InvalidInput } from "./InvalidInput.ts"
 
@@ -123,6 +130,79 @@ export const toPromptMessages = (
       } catch (cause) {
         return Effect.fail(new InvalidInput({ index: i, field: "", problem: `is not a ModelMessage: ${describeThrown(cause)}` }))
       }
+    }
+    return Effect.succeed(out)
+  })
+
+/** The shape's {@link InvalidInput} of a message, or `undefined`. */
+const shapeProblem = (message: unknown, i: number): InvalidInput | undefined => {
+  if (isModelMessage(message)) return undefined
+  const [field, problem] = problemOf(message) ?? ["", "is not a ModelMessage"]
+  return new InvalidInput({ index: i, field, problem })
+}
+
+/** The prompt message of a message of the right shape, or the {@link InvalidInput} naming it. */
+const convertChecked = (message: ModelMessage, i: number): Prompt.Message | InvalidInput => {
+  try {
+    const converted = Prompt.make([AiSdkPrompt.toModelMessage(message)]).content[0]
+    if (converted === undefined) throw new Error("no prompt message")
+    return converted
+  } catch (cause) {
+    return new InvalidInput({ index: i, field: "", problem: `is not a ModelMessage: ${describeThrown(cause)}` })
+  }
+}
+
+/**
+ * The prompt messages made for messages' contents, in this module (a pure function's memo: a
+ * content seen in any conversation converts to the same message). Bounded (`ContentMemo`).
+ */
+const conversions = ContentMemo.make<Prompt.Message>()
+
+/**
+ * {@link decode} then {@link toPromptMessages}, in one pass, with the same result and the same
+ * failure (a message of the wrong shape anywhere before a message the prompt schema refuses):
+ * prompt message `i` is message `i`'s. A message whose content was checked and converted
+ * before (by any call) is not checked again, and gives the same prompt message object as then;
+ * a content that stands twice in the input gives two objects.
+ *
+ * @since 0.3.0
+ * @category converting
+ */
+export const convert = (input: unknown): Effect.Effect<Array<Prompt.Message>, InvalidInput> =>
+  Effect.suspend(() => {
+    if (!Array.isArray(input)) {
+      return Effect.fail(new InvalidInput({ field: "messages", problem: `must be an array (got ${describeValue(input)})` }))
+    }
+    const items: ReadonlyArray<unknown> = input
+    const call = conversions.call()
+    const out: Array<Prompt.Message> = []
+    let failure: InvalidInput | undefined
+    for (let i = 0; i < items.length; i++) {
+      const message = items[i]
+      const converted = call.get(message, () => {
+        failure = shapeProblem(message, i)
+        if (failure !== undefined || !isModelMessage(message)) return undefined
+        const made = convertChecked(message, i)
+        if (made instanceof InvalidInput) {
+          failure = made
+          return undefined
+        }
+        return made
+      })
+      if (converted !== undefined) {
+        out.push(converted)
+        continue
+      }
+      // Message i failed by its shape (the first such: every earlier one had the right shape),
+      // or by the prompt schema: then a later message of the wrong shape is the failure, as
+      // `decode` checks every shape before anything is converted.
+      if (shapeProblem(message, i) === undefined) {
+        for (let j = i + 1; j < items.length; j++) {
+          const problem = shapeProblem(items[j], j)
+          if (problem !== undefined) return Effect.fail(problem)
+        }
+      }
+      return Effect.fail(failure ?? new InvalidInput({ index: i, field: "", problem: "is not a ModelMessage" }))
     }
     return Effect.succeed(out)
   })

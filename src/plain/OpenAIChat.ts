@@ -15,11 +15,18 @@
  * Message `i` of the input is prompt message `i`: that is how a window of prompt messages is
  * mapped back to the caller's own objects.
  *
+ * {@link convert} checks and converts in one pass, and remembers the prompt message made for a
+ * message's content (docs/design.md item 83): a message equal to one seen before — the same
+ * object, or a fresh copy of it, as a server that parses the history per request has — is
+ * neither checked nor converted again, and is the same prompt message object, whose token count
+ * the counter then remembers.
+ *
  * @since 0.3.0
  */
 import { Effect, Result, Schema } from "effect"
 import { Prompt } from "effect/ai"
 import * as MediaTokens from "../ai/MediaTokens.ts"
+import * as ContentMemo from "../internal/contentMemo.ts"
 import { describeValue } from "../internal/describeThrown.ts"
 import { issuePath } from "./internal/issuePath.ts"
 import { InvalidInput } from "./InvalidInput.ts"
@@ -301,6 +308,76 @@ export const toPromptMessages = (messages: ReadonlyArray<Message>): Array<Prompt
   const names = toolNames(messages)
   return messages.map((message) => toPromptMessage(message, names))
 }
+
+/**
+ * The prompt messages made for messages' contents, in this module (a pure function's memo: a
+ * content seen in any conversation converts to the same message). Bounded (`ContentMemo`).
+ */
+const conversions = ContentMemo.make<Prompt.Message>()
+
+const noNames: ReadonlyMap<string, string> = new Map()
+
+/** A tool call's function name by its id, read from the input before it is checked. */
+const rawToolNames = (input: ReadonlyArray<unknown>): Map<string, string> => {
+  const names = new Map<string, string>()
+  for (const message of input) {
+    if (typeof message !== "object" || message === null || !("role" in message) || message.role !== "assistant") continue
+    const calls = "tool_calls" in message ? message.tool_calls : undefined
+    if (!Array.isArray(calls)) continue
+    for (const call of calls) {
+      if (typeof call !== "object" || call === null || !("id" in call) || !("function" in call)) continue
+      const f = call.function
+      if (typeof call.id === "string" && typeof f === "object" && f !== null && "name" in f && typeof f.name === "string") {
+        names.set(call.id, f.name)
+      }
+    }
+  }
+  return names
+}
+
+/**
+ * {@link decode} and {@link toPromptMessages} in one pass, the same result and the same first
+ * failure: prompt message `i` is message `i`'s. A message whose content was checked and
+ * converted before (by any call) is not checked again, and gives the same prompt message object
+ * as then; a content that stands twice in the input gives two objects.
+ *
+ * @since 0.3.0
+ * @category converting
+ */
+export const convert = (input: unknown): Effect.Effect<Array<Prompt.Message>, InvalidInput> =>
+  Effect.suspend(() => {
+    if (!Array.isArray(input)) {
+      return Effect.fail(new InvalidInput({ field: "messages", problem: `must be an array (got ${describeValue(input)})` }))
+    }
+    const items: ReadonlyArray<unknown> = input
+    // A tool message converts with its function's name, read from the other messages: the name
+    // is part of its key. Read before checking, these names are those of the checked messages
+    // whenever the input is valid, and an invalid input fails before any is used.
+    let names: Map<string, string> | undefined
+    const call = conversions.call()
+    const out: Array<Prompt.Message> = []
+    let failure: InvalidInput | undefined
+    for (let i = 0; i < items.length; i++) {
+      const message = items[i]
+      const isTool = typeof message === "object" && message !== null && "role" in message && message.role === "tool"
+      let name: string | undefined
+      if (isTool && "tool_call_id" in message && typeof message.tool_call_id === "string") {
+        names ??= rawToolNames(items)
+        name = names.get(message.tool_call_id)
+      }
+      const converted = call.get(isTool ? [message, name ?? null] : message, () => {
+        const decoded = decodeOne(message, i)
+        if (Result.isFailure(decoded)) {
+          failure = decoded.failure
+          return undefined
+        }
+        return toPromptMessage(decoded.success, names ?? noNames)
+      })
+      if (converted === undefined) return Effect.fail(failure ?? new InvalidInput({ index: i, field: "", problem: "is not a message" }))
+      out.push(converted)
+    }
+    return Effect.succeed(out)
+  })
 
 /**
  * The text a shortened tool message's result now holds (see `Shorten.shortenMessage`), or

@@ -35,7 +35,7 @@
  *
  * @since 0.3.0
  */
-import { Context, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { Prompt } from "effect/ai"
 import { describeJson, describeThrown } from "../internal/describeThrown.ts"
 import * as OverflowNotifier from "../OverflowNotifier.ts"
@@ -49,6 +49,7 @@ import * as Shorten from "../ai/Shorten.ts"
 import * as TokenCounter from "../ai/TokenCounter.ts"
 import * as ToolDefinitions from "../ai/ToolDefinitions.ts"
 import { InvalidInput } from "./InvalidInput.ts"
+import * as EncodingCounters from "./internal/encodingCounters.ts"
 import * as ModelMessages from "./ModelMessages.ts"
 import * as OpenAIChat from "./OpenAIChat.ts"
 
@@ -145,22 +146,29 @@ const hint = "or pass count: (message) => tokens to trim"
  */
 type ShortenedCopy<M> = (original: M, shortened: Prompt.Message) => M | undefined
 
-/** The counter of the options; a function's counts are made first, so that a throw names its message. */
+/**
+ * The counter of the options, and the items an encoding's counter made before (item 83); a
+ * function's counts are made first, so that a throw names its message, and its items are made
+ * again at every call.
+ */
 const counterOf = <M>(
   messages: ReadonlyArray<M>,
   prompt: ReadonlyArray<Prompt.Message>,
   count: Options<M>["count"],
   shortenedCopy: ShortenedCopy<M>,
   media: MediaTokens.Provider | undefined
-): Effect.Effect<Layer.Layer<TokenCounter.TokenCounter>, GptTokenizer.TokenizerLoadError | PromptWindow.CandidateError> =>
+): Effect.Effect<
+  readonly [Layer.Layer<TokenCounter.TokenCounter>, PromptWindow.ItemCache | undefined],
+  GptTokenizer.TokenizerLoadError | PromptWindow.CandidateError
+> =>
   Effect.gen(function*() {
     if (count === undefined || count === "o200k" || count === "cl100k") {
       const encoding = count === "cl100k" ? "cl100k_base" : "o200k_base"
-      const context = yield* Layer.build(GptTokenizer.layerEncoding(encoding, media)).pipe(
-        Effect.scoped,
+      // One counter an encoding for the process: counts already made are reused (item 83).
+      const counting = yield* EncodingCounters.counterOf(encoding, media).pipe(
         Effect.mapError((error) => new GptTokenizer.TokenizerLoadError({ encoding, cause: error.cause, hint }))
       )
-      return Layer.succeed(TokenCounter.TokenCounter, Context.get(context, TokenCounter.TokenCounter))
+      return [Layer.succeed(TokenCounter.TokenCounter, counting.counter), counting.itemCache] as const
     }
     const counts = new Map<Prompt.Message, number>()
     // The message each tool result answers in, by call id: a shortened copy is counted as the
@@ -180,7 +188,7 @@ const counterOf = <M>(
       counts.set(converted, n)
     }
     // A tool message shortened by rule K6 is counted as the copy the caller would be sent.
-    return TokenCounter.make((message) => {
+    const counter = TokenCounter.make((message) => {
       const known = counts.get(message)
       if (known !== undefined) return known
       const id = message.role === "tool" ? message.content.find((part) => part.type === "tool-result")?.id : undefined
@@ -194,6 +202,7 @@ const counterOf = <M>(
       }
       return count(copy, index)
     }, 0, "count")
+    return [counter, undefined] as const
   })
 
 /** The options {@link trim} knows, and their rules (the session core's where they are its). */
@@ -229,7 +238,7 @@ const fitConverted = <M>(
   shortenedCopy: ShortenedCopy<M>
 ): Effect.Effect<Trimmed<M>, TrimError> =>
   Effect.gen(function*() {
-    const counter = yield* counterOf(messages, prompt, options.count, shortenedCopy, options.media)
+    const [counter, itemCache] = yield* counterOf(messages, prompt, options.count, shortenedCopy, options.media)
     const outputReserve = options.outputReserve ?? 0
     const fitted = yield* Effect.gen(function*() {
       const { requestOverhead } = yield* TokenCounter.TokenCounter
@@ -238,6 +247,7 @@ const fitConverted = <M>(
         outputReserve,
         // Nothing to tell: the overflow strategy is Throw.
         notifier: OverflowNotifier.layerNoop,
+        ...(itemCache === undefined ? {} : { itemCache }),
         ...(options.startOn === undefined ? {} : { startOn: options.startOn }),
         ...(options.shortenToolResults === undefined ? {} : { shortenToolResults: options.shortenToolResults })
       }).pipe(
@@ -314,9 +324,9 @@ export const trimEffect = <M extends OpenAIChat.Message>(
 ): Effect.Effect<Trimmed<M>, TrimError> =>
   Effect.gen(function*() {
     yield* checkOptions(options)
-    const checked = yield* OpenAIChat.decode(messages)
-    // The window is made of the caller's own objects (`messages`); the checked ones are converted.
-    return yield* fitConverted(messages, OpenAIChat.toPromptMessages(checked), options, openAIShortened)
+    // The window is made of the caller's own objects (`messages`); they are checked and
+    // converted, a content seen before not again (item 83).
+    return yield* fitConverted(messages, yield* OpenAIChat.convert(messages), options, openAIShortened)
   })
 
 /**
@@ -331,9 +341,7 @@ export const trimModelMessagesEffect = <M extends ModelMessages.ModelMessage>(
 ): Effect.Effect<Trimmed<M>, TrimError> =>
   Effect.gen(function*() {
     yield* checkOptions(options)
-    const checked = yield* ModelMessages.decode(messages)
-    const prompt = yield* ModelMessages.toPromptMessages(checked)
-    return yield* fitConverted(messages, prompt, options, ModelMessages.shortenedCopy)
+    return yield* fitConverted(messages, yield* ModelMessages.convert(messages), options, ModelMessages.shortenedCopy)
   })
 
 /**

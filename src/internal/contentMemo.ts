@@ -1,0 +1,315 @@
+/**
+ * A bounded memo keyed by the content of a JSON-like value (docs/design.md item 83): what the
+ * front doors use to make the same `effect/ai` message for a caller's message they have seen
+ * before — the same object, or a fresh copy of equal content (a server that parses the history
+ * from JSON at every request, the AI SDK that rebuilds its provider prompt at every step).
+ *
+ * A key is looked up by a fingerprint read from its shape (keys, lengths and a few characters of
+ * each string: a walk over its nodes, never over all its characters), then compared in full
+ * with the copies stored under that fingerprint (`===` on strings: a pointer comparison for the
+ * same string, a memory comparison for an equal one). A hit is therefore exact. What is stored
+ * is a copy of the key's structure, so a caller mutating its message afterwards changes nothing
+ * here. Keys that hold anything but plain objects, arrays, strings, finite numbers, booleans,
+ * `null` and `undefined` (a `Uint8Array`, a `URL`, a class instance) are not memoised: their
+ * value is made at every call.
+ *
+ * One content may stand at several positions of one call ("yes, do it" twice): the `k`-th
+ * occurrence in a call gets the `k`-th value made for that content, so the values of one call
+ * are distinct objects, and the same from one call to the next.
+ *
+ * Bounded by entries and by the characters of the stored copies: past either bound, the least
+ * recently used contents are forgotten.
+ */
+
+/** One content: its stored copy, and the values made for its occurrences. */
+interface Entry<V> {
+  readonly key: unknown
+  readonly weight: number
+  readonly values: Array<V>
+  /** Its fingerprint. */
+  readonly h: number
+  /** The call that last read this content, and how many of its values that call took. */
+  call: number
+  taken: number
+}
+
+/** The lookups of one call: each content's occurrences so far. */
+export interface Call<V> {
+  /**
+   * The value for `key`: the memo's, or `make()`'s (stored, unless it is `undefined`: a
+   * failure, which the caller reports).
+   */
+  readonly get: (key: unknown, make: () => V | undefined) => V | undefined
+}
+
+/** A bounded content memo. */
+export interface ContentMemo<V> {
+  /** Starts a call: occurrences are counted per call. */
+  readonly call: () => Call<V>
+  /** The contents held. */
+  readonly size: () => number
+}
+
+/** The bounds: contents held, and characters of their copies. */
+export interface Bounds {
+  readonly entries: number
+  readonly characters: number
+}
+
+const defaultBounds: Bounds = { entries: 20_000, characters: 64_000_000 }
+
+const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
+const mix = (h: number, x: number): number => Math.imul(h ^ x, 0x01000193)
+
+/** A string's fingerprint: its length and up to 16 characters from its start, middle and end. */
+const mixString = (h: number, s: string): number => {
+  const n = s.length
+  h = mix(h, n)
+  if (n <= 16) {
+    for (let i = 0; i < n; i++) h = mix(h, s.charCodeAt(i))
+    return h
+  }
+  for (let i = 0; i < 6; i++) h = mix(h, s.charCodeAt(i))
+  const m = n >> 1
+  for (let i = m - 2; i < m + 2; i++) h = mix(h, s.charCodeAt(i))
+  for (let i = n - 6; i < n; i++) h = mix(h, s.charCodeAt(i))
+  return h
+}
+
+/** The nodes a fingerprint reads at most: enough to tell messages apart, bounded whatever their size. */
+const fingerprintNodes = 10
+
+/** A value's fingerprint, read from at most `budget.n` of its nodes ({@link equal} tells the rest). */
+const mixValue = (h: number, v: unknown, budget: { n: number }): number => {
+  if (budget.n-- <= 0) return h
+  switch (typeof v) {
+    case "string":
+      return mixString(mix(h, 1), v)
+    case "number":
+      return mix(mix(h, 2), v | 0)
+    case "boolean":
+      return mix(h, v ? 3 : 4)
+    case "object":
+      if (v === null) return mix(h, 6)
+      if (Array.isArray(v)) {
+        h = mix(mix(h, 7), v.length)
+        for (let i = 0; i < v.length && budget.n > 0; i++) h = mixValue(h, v[i], budget)
+        return h
+      }
+      h = mix(h, 8)
+      if (isRecord(v)) {
+        for (const key in v) {
+          if (budget.n <= 0) break
+          h = mixValue(mix(h, key.length), v[key], budget)
+        }
+      }
+      return h
+    default:
+      return mix(h, 5)
+  }
+}
+
+const fingerprint = (value: unknown): number => mixValue(0x811c9dc5, value, { n: fingerprintNodes })
+
+/** Whether a value's prototype is that of a plain object (an object literal, JSON.parse's). */
+const isPlain = (u: object): boolean => {
+  const proto: unknown = Object.getPrototypeOf(u)
+  return proto === Object.prototype || proto === null
+}
+
+/**
+ * Whether a caller's value `b` has the content of a stored copy `a` (plain objects, arrays and
+ * primitives only, see {@link copy}): the same primitives, arrays of equal elements, plain
+ * objects with the same own keys and equal values.
+ */
+const equal = (a: unknown, b: unknown): boolean => {
+  if (a === b) return typeof a !== "number" || Number.isFinite(a)
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false
+    for (let i = 0; i < a.length; i++) if (!equal(a[i], b[i])) return false
+    return true
+  }
+  if (Array.isArray(b) || !isRecord(a) || !isRecord(b) || !isPlain(b)) return false
+  let n = 0
+  for (const key in b) {
+    if (!Object.hasOwn(b, key)) return false
+    n++
+    if (!Object.hasOwn(a, key) || !equal(a[key], b[key])) return false
+  }
+  for (const _ in a) n--
+  return n === 0
+}
+
+/**
+ * A copy of a value's structure (strings are immutable: shared), with the characters of its
+ * strings; `undefined` for a value that cannot be memoised: anything but plain objects, arrays,
+ * strings, finite numbers, booleans, `null` and `undefined`.
+ */
+const copy = (value: unknown, weight: { n: number }): { readonly value: unknown } | undefined => {
+  switch (typeof value) {
+    case "string":
+      weight.n += value.length
+      return { value }
+    case "number":
+      return Number.isFinite(value) ? { value } : undefined
+    case "boolean":
+    case "undefined":
+      return { value }
+    case "object": {
+      if (value === null) return { value }
+      if (Array.isArray(value)) {
+        const out: Array<unknown> = []
+        for (const element of value) {
+          const copied = copy(element, weight)
+          if (copied === undefined) return undefined
+          out.push(copied.value)
+        }
+        return { value: out }
+      }
+      if (!isRecord(value) || !isPlain(value)) return undefined
+      const out: Record<string, unknown> = {}
+      for (const key in value) {
+        if (!Object.hasOwn(value, key)) return undefined
+        const copied = copy(value[key], weight)
+        if (copied === undefined) return undefined
+        weight.n += key.length
+        out[key] = copied.value
+      }
+      return { value: out }
+    }
+    default:
+      return undefined
+  }
+}
+
+/** Entries of one fingerprint at most: a pathological run of equal fingerprints stays cheap. */
+const bucketLimit = 32
+
+/**
+ * An empty memo.
+ */
+export const make = <V>(bounds: Bounds = defaultBounds): ContentMemo<V> => {
+  // Two generations of buckets by fingerprint: a hit moves its bucket to the young one, and
+  // when the young one holds half the bounds it becomes the old one and the old one is
+  // forgotten — the least recently used contents go first, without reordering on every hit.
+  let young = new Map<number, Array<Entry<V>>>()
+  let old = new Map<number, Array<Entry<V>>>()
+  let youngEntries = 0
+  let youngCharacters = 0
+  let oldEntries = 0
+  let calls = 0
+  // The entries the latest call found, by position: an agent's next call sends the same
+  // messages at the same positions, which are then compared first, without a fingerprint. Only
+  // a hint: a content found there is the content, whoever sent it.
+  let latest: Array<Entry<V> | undefined> = []
+
+  const admit = (h: number, bucket: Array<Entry<V>>) => {
+    young.set(h, bucket)
+    for (const entry of bucket) {
+      youngEntries++
+      youngCharacters += entry.weight
+    }
+    if (2 * youngEntries > bounds.entries || 2 * youngCharacters > bounds.characters) {
+      old = young
+      oldEntries = youngEntries
+      young = new Map()
+      youngEntries = 0
+      youngCharacters = 0
+    }
+  }
+
+  const bucketOf = (h: number): Array<Entry<V>> | undefined => {
+    const bucket = young.get(h)
+    if (bucket !== undefined) return bucket
+    const aged = old.get(h)
+    if (aged === undefined) return undefined
+    old.delete(h)
+    oldEntries -= aged.length
+    admit(h, aged)
+    return aged
+  }
+
+  /** The entry at `position` in the latest call, if it holds `key` and is still held. */
+  const hinted = (hints: ReadonlyArray<Entry<V> | undefined>, position: number, key: unknown): Entry<V> | undefined => {
+    const entry = hints[position]
+    if (entry === undefined || !equal(entry.key, key)) return undefined
+    const bucket = bucketOf(entry.h)
+    return bucket !== undefined && bucket.includes(entry) ? entry : undefined
+  }
+
+  const call = (): Call<V> => {
+    const id = ++calls
+    const hints = latest
+    const found: Array<Entry<V> | undefined> = []
+    latest = found
+    return {
+      get: (key, make) => {
+        const position = found.length
+        let entry = hinted(hints, position, key)
+        const h = entry?.h ?? fingerprint(key)
+        let bucket: Array<Entry<V>> | undefined
+        if (entry === undefined) {
+          bucket = bucketOf(h)
+          if (bucket !== undefined) {
+            for (const candidate of bucket) {
+              if (equal(candidate.key, key)) {
+                entry = candidate
+                break
+              }
+            }
+          }
+        }
+        found.push(entry)
+        if (entry !== undefined) {
+          if (entry.call !== id) {
+            entry.call = id
+            entry.taken = 0
+          }
+          const known = entry.values[entry.taken]
+          if (known !== undefined) {
+            entry.taken++
+            return known
+          }
+        }
+        const made = make()
+        if (made === undefined) return undefined
+        if (entry === undefined) {
+          const weight = { n: 0 }
+          const copied = copy(key, weight)
+          // Not memoisable (binary data, a class instance): made at every call.
+          if (copied === undefined) return made
+          entry = { key: copied.value, weight: weight.n, h, values: [], call: id, taken: 0 }
+          found[position] = entry
+          bucket ??= bucketOf(h)
+          if (bucket === undefined) {
+            bucket = []
+            bucket.push(entry)
+            admit(h, bucket)
+          } else {
+            // A pathological run of equal fingerprints stays cheap: its oldest content goes.
+            if (bucket.length >= bucketLimit) {
+              const dropped = bucket.shift()
+              if (dropped !== undefined && young.get(h) === bucket) {
+                youngEntries--
+                youngCharacters -= dropped.weight
+              }
+            }
+            bucket.push(entry)
+            if (young.get(h) === bucket) {
+              youngEntries++
+              youngCharacters += weight.n
+            }
+          }
+        }
+        entry.values.push(made)
+        entry.taken = entry.values.length
+        return made
+      }
+    }
+  }
+
+  return { call, size: () => youngEntries + oldEntries }
+}
