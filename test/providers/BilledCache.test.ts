@@ -3,11 +3,10 @@
  * provider's documented cache rules (docs/providers.md): with DEFAULT options, what the provider
  * bills follows what the library predicts.
  *
- * RED UNTIL THE PLANNER IS WIRED into the session core (the middleware's `transformParams`, the
- * effect/ai layer's part options): today the middleware sends no Anthropic mark (0% billed
- * read, 1.00× — test/providers/BilledCacheMeasured.test.ts records today's figures), no OpenAI
- * `prompt_cache_key`, and `streamText` changes the tool definitions (`eager_input_streaming`).
- * Nothing here is skipped: the lead merges this file when the wiring lands.
+ * Before the cache plan was wired into the session core the middleware sent no Anthropic mark
+ * (0% billed read, 1.00× — test/providers/BilledCacheMeasured.test.ts records that bill with
+ * `promptCache: false`), no OpenAI `prompt_cache_key`, and `streamText` changed the tool
+ * definitions (`eager_input_streaming`).
  */
 import { createAnthropic } from "@ai-sdk/anthropic"
 import { assert, describe, it } from "@effect/vitest"
@@ -34,6 +33,28 @@ describe("billed cache with default options (issue 26: done when)", () => {
     assert.isAtLeast(m.billed.readShare, 0.9)
     assert.isAtMost(m.billed.costRatio, 0.2)
     assert.approximately(m.billed.readShare, m.predicted.readShare, 0.01)
+  })
+
+  it("a compaction keeps the tools + system prefix read from the cache (billed) on its call", async () => {
+    const reports: Array<AiSdk.Report> = []
+    await BilledSession.replay({
+      session,
+      provider: "anthropic",
+      middlewares: [middleware(reports)],
+      reports,
+      tools: BilledSession.sessionTools
+    })
+    const compactions = reports.filter((report, k) => k > 0 && report.change?.action === "compact")
+    assert.isAtLeast(compactions.length, 2)
+    for (const report of compactions) {
+      const plan = report.cache
+      assert.isDefined(plan)
+      let prefix = plan!.toolTokens
+      for (let i = 0; i < plan!.systemEnd; i++) prefix += plan!.messageTokens[i] ?? 0
+      assert.isAbove(prefix, 1_024)
+      // The library's count and the provider's differ by a few tokens a block (its framing).
+      assert.isAtLeast(report.reported?.cacheRead ?? 0, Math.floor(prefix * 0.9))
+    }
   })
 
   for (const provider of ["openai-chat", "openai-responses"] as const) {
