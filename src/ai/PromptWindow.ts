@@ -359,7 +359,9 @@ export const groups = (
       }
     }
   }
-  if (cache !== undefined) cache.lastGroups = { ...state, messages }
+  // A snapshot of the history read, not the caller's array: a caller may append to the array it
+  // passed (a Prompt's content) or edit it in place before the next call.
+  if (cache !== undefined) cache.lastGroups = { ...state, messages: messages.slice() }
   // Most messages are linked to none: only roots that are shared by two or more make a group.
   const out = new Array<string | undefined>(n)
   if (firstWith.size === 0) return out
@@ -534,7 +536,10 @@ export const toCandidates = (
       messageOf.set(item, message)
     }
     for (const document of documents) items.push(document)
-    if (options?.itemCache !== undefined) options.itemCache.lastItems = { messages, items, groups: groupOf, start }
+    // A snapshot, as for the groups: the caller's array may change before the next call.
+    if (options?.itemCache !== undefined) {
+      options.itemCache.lastItems = { messages: messages.slice(), items, groups: groupOf, start }
+    }
     return { items, messageOf, messages, groups: groupOf }
   })
 

@@ -592,7 +592,8 @@ const prefixDigests = (
   }
   // The array is extended in place call after call: only the newest history uses it.
   digests.length = messages.length + 1
-  last.messages = messages
+  // A snapshot: the caller's array may be appended to or edited before the next call.
+  last.messages = messages.slice()
   last.digests = digests
   return digests
 }

@@ -381,6 +381,26 @@ describe("items with an item cache", () => {
     }).pipe(Effect.provide(layers)))
 })
 
+describe("an item cache and a caller that mutates the array it passed", () => {
+  it.effect("a history array appended to (and edited) in place after a call: the next call's items and groups are those made afresh, no crash", () =>
+    Effect.gen(function*() {
+      const session = Sessions.generate("tool-heavy", 30, 12)
+      const cache = PromptWindow.makeItemCache()
+      // One array for the whole conversation, as a caller that keeps its Prompt's content does.
+      const history: Array<Prompt.Message> = [...session.start]
+      for (const [k, step] of session.steps.entries()) {
+        const prompt = Prompt.fromMessages(history)
+        const cached = yield* PromptWindow.toCandidates(prompt, { itemCache: cache })
+        const fresh = yield* PromptWindow.toCandidates(Prompt.fromMessages([...history]), {})
+        assert.deepStrictEqual(cached.groups, fresh.groups)
+        assert.deepStrictEqual(cached.items.map((item) => item.content), fresh.items.map((item) => item.content))
+        history.push(step.response, ...step.next)
+        // Now and then an earlier message is replaced in place, too.
+        if (k % 7 === 6) history[1] = user(`edited at step ${k}`)
+      }
+    }).pipe(Effect.provide(counter)))
+})
+
 describe("rule K6: one tool result larger than the room", () => {
   const big = (id: string) => result(id, Array.from({ length: 600 }, (_, i) => `line ${i}: ${words(8)}`).join("\n"))
 
