@@ -5,7 +5,6 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { generateText, wrapLanguageModel } from "ai"
-import { MockLanguageModelV4 } from "ai/test"
 import { Effect, Layer } from "effect"
 import { AiError, LanguageModel, Prompt } from "effect/ai"
 import { ContextBudget, FirstFitSlice, OverflowNotifier, RecencyScorer } from "../../src/index.ts"
@@ -18,6 +17,7 @@ import { TurnBudgetError } from "../../src/ai/TurnBudgetError.ts"
 import * as WindowedLanguageModel from "../../src/ai/WindowedLanguageModel.ts"
 import * as SectionedPlacer from "../../src/placers/SectionedPlacer.ts"
 import { trim } from "../../src/plain/Trim.ts"
+import { textModel } from "../support/textModel.ts"
 
 // ~4 characters a token, plus 4 for the message's framing.
 const countOf = (m: Prompt.Message) => Math.ceil(PromptWindow.render(m).length / 4) + 4
@@ -234,17 +234,7 @@ describe("the current turn, through every door", () => {
 
   for (const mode of ["stable", "per-call"] as const) {
     it(`K2 the AI SDK middleware (${mode}) rejects with TurnBudgetError, and the model is not called`, async () => {
-      const provider = new MockLanguageModelV4({
-        doGenerate: async () => ({
-          content: [{ type: "text" as const, text: "answered" }],
-          finishReason: { unified: "stop" as const, raw: undefined },
-          usage: {
-            inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
-            outputTokens: { total: undefined, text: undefined, reasoning: undefined }
-          },
-          warnings: []
-        })
-      })
+      const provider = textModel("answered")
       const model = wrapLanguageModel({
         model: provider,
         middleware: AiSdk.middleware({ contextWindow: 1_000, outputReserve: 100, mode, counter: (text) => Math.ceil(text.length / 4) })

@@ -21,7 +21,6 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { wrapLanguageModel } from "ai"
-import { MockLanguageModelV4 } from "ai/test"
 import { Effect, Layer, Stream } from "effect"
 import { LanguageModel, Prompt, Toolkit } from "effect/ai"
 import * as AiSdk from "../../src/adapters/AiSdk.ts"
@@ -46,6 +45,7 @@ import {
 } from "../support/doors.ts"
 import { chatProjection, toModelMessages, toOpenAIChat, toProviderPrompt, withReasoning } from "../support/sessionFormats.ts"
 import { generate, type Session, shapes } from "../support/sessions.ts"
+import { textModel } from "../support/textModel.ts"
 
 /** Small windows, so that windows drop and shorten often (and 1,000 is below some system prompts). */
 const windows = [1_000, 1_500, 2_500, 4_000, 6_000, 8_000] as const
@@ -369,17 +369,7 @@ describe("differences between the doors, each reproduced", () => {
 })
 
 const okProvider = () =>
-  new MockLanguageModelV4({
-    doGenerate: async () => ({
-      content: [{ type: "text" as const, text: "ok" }],
-      finishReason: { unified: "stop" as const, raw: undefined },
-      usage: {
-        inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
-        outputTokens: { total: undefined, text: undefined, reasoning: undefined }
-      },
-      warnings: []
-    })
-  })
+  textModel("ok")
 
 /** The tag each door fails a one-call session with, its counter `f` (of a message's text). */
 const counterFailures = async (session: Session, f: (text: string) => number) => {

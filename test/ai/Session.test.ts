@@ -18,6 +18,7 @@ import { trim } from "../../src/plain/Trim.ts"
 import { doors, messageTokens } from "../support/doors.ts"
 import { toModelMessages, toProviderPrompt } from "../support/sessionFormats.ts"
 import type * as Sessions from "../support/sessions.ts"
+import { textModel } from "../support/textModel.ts"
 
 const countOf = (m: Prompt.Message) => Math.ceil(PromptWindow.render(m).length / 4) + 4
 const counter = TokenCounter.make(countOf, 3)
@@ -314,17 +315,7 @@ describe("Session: a message with no parts", () => {
 
   it("generateText never hands the middleware one: the SDK merges an approval-only tool message into the next, or drops it", async () => {
     const reports: Array<AiSdk.Report> = []
-    const provider = new MockLanguageModelV4({
-      doGenerate: async () => ({
-        content: [{ type: "text" as const, text: "ok" }],
-        finishReason: { unified: "stop" as const, raw: undefined },
-        usage: {
-          inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
-          outputTokens: { total: undefined, text: undefined, reasoning: undefined }
-        },
-        warnings: []
-      })
-    })
+    const provider = textModel("ok")
     const model = wrapLanguageModel({
       model: provider,
       middleware: AiSdk.middleware({ contextWindow: 4_000, outputReserve: 0, mode: "per-call", counter: (t) => t.length, onReport: (r) => void reports.push(r) })
