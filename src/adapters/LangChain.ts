@@ -27,6 +27,7 @@ import { Clock, Effect, Exit, Layer, ManagedRuntime, Predicate, type Tracer } fr
 import { AiError, type Prompt } from "effect/ai"
 import type { BaseMessage, SystemMessage } from "@langchain/core/messages"
 import type { ClientTool, ServerTool } from "@langchain/core/tools"
+import type * as JsonSchema from "@langchain/core/utils/json_schema"
 import type { AgentMiddleware } from "langchain"
 import { InvalidConfigError } from "../InvalidConfigError.ts"
 import * as CachePlan from "../ai/CachePlan.ts"
@@ -184,7 +185,7 @@ const errorModule = "effect-cupel/adapters/LangChain"
 /** What the adapter loads of `@langchain/core` at its first call. */
 interface Loaded {
   readonly classes: LangChainPrompt.Classes
-  readonly toJsonSchema: typeof import("@langchain/core/utils/json_schema").toJsonSchema
+  readonly toJsonSchema: typeof JsonSchema.toJsonSchema
 }
 
 /** Loads `@langchain/core`'s message classes and JSON Schema converter (once per instance). */

@@ -1,0 +1,309 @@
+/**
+ * The LangChain adapter, through LangChain itself: `createAgent` with the middleware around a
+ * scripted `BaseChatModel` (test/support/langchain.ts), driven through generated sessions
+ * (test/support/sessions.ts) in multi-step tool loops; and `trimBaseMessages`.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { AIMessage, type BaseMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages"
+import { createAgent } from "langchain"
+import * as LangChain from "../../src/adapters/LangChain.ts"
+import * as LangChainPrompt from "../../src/adapters/LangChainPrompt.ts"
+import * as PromptWindow from "../../src/ai/PromptWindow.ts"
+import * as Summarizer from "../../src/ai/Summarizer.ts"
+import {
+  contentKey,
+  requestProblems,
+  runAgentSession,
+  ScriptedChatModel,
+  toolIds
+} from "../support/langchain.ts"
+import { withReasoning } from "../support/sessionFormats.ts"
+import { generate, type Shape } from "../support/sessions.ts"
+import { recordSpans } from "../support/spans.ts"
+
+const quarter = (text: string) => Math.ceil(text.length / 4)
+
+/** A request's tokens as the middleware counts them with `counter: quarter`: messages, overhead, tools. */
+const requestTokens = (messages: ReadonlyArray<BaseMessage>, toolTokens: number) =>
+  LangChainPrompt.convert(messages).prompt.content.reduce((sum, m) => sum + quarter(PromptWindow.render(m)) + 4, 3) + toolTokens
+
+const contextWindow = 8_000
+const outputReserve = 1_000
+
+/** Every cache_control block of a request's messages. */
+const marksOf = (messages: ReadonlyArray<BaseMessage>) =>
+  messages.flatMap((m, i) =>
+    typeof m.content === "string" ? [] : m.content.flatMap((block) => ("cache_control" in block ? [i] : []))
+  )
+
+/** The error and its causes, outermost first (LangChain wraps a middleware's error in MiddlewareError). */
+const causes = (error: unknown): Array<unknown> => {
+  const out: Array<unknown> = []
+  for (let at = error; at !== undefined && out.length < 5; at = at instanceof Error ? at.cause : undefined) out.push(at)
+  return out
+}
+const tagsOf = (error: unknown) =>
+  causes(error).flatMap((e) => (typeof e === "object" && e !== null && "_tag" in e ? [String(e._tag)] : []))
+
+describe("LangChain.middleware in a createAgent tool loop", () => {
+  const cases: ReadonlyArray<readonly [Shape, number]> = [["tool-heavy", 1], ["tool-heavy", 2], ["mixed", 3], ["retrieval", 4]]
+  for (const [shape, seed] of cases) {
+    it(`${shape} seed ${seed}: every request within the window, no orphaned tool part, system first, the newest human message kept`, async () => {
+      const session = generate(shape, 60, seed)
+      const reports: Array<LangChain.Report> = []
+      const run = await runAgentSession(session, [
+        LangChain.middleware({ contextWindow, outputReserve, counter: quarter, onReport: (r) => void reports.push(r) })
+      ])
+      // 60 steps, and an answer after the last one's tool results.
+      assert.isAtLeast(run.requests.length, 60)
+      assert.strictEqual(reports.length, run.requests.length)
+      let dropped = 0
+      run.requests.forEach((request, k) => {
+        assert.deepStrictEqual(requestProblems(request), [], `request ${k}`)
+        const tokens = requestTokens(request, reports[k]!.toolTokens)
+        assert.isAtMost(tokens, contextWindow - outputReserve, `request ${k} counts ${tokens}`)
+        const state = run.states[k]!
+        const newestHuman = state.findLast((m) => m.type === "human")
+        assert.isDefined(newestHuman)
+        assert.isTrue(request.includes(newestHuman!), `request ${k} lacks the newest human message`)
+        // Every message sent is the agent's own object (no cache marks here: a scripted provider).
+        for (const m of request.slice(1)) assert.isTrue(state.includes(m), `request ${k} sent a message not of the state`)
+        dropped = Math.max(dropped, state.length + 1 - request.length)
+      })
+      assert.isAbove(dropped, 0, "the history never outgrew the window")
+    })
+  }
+
+  it("the cache prefix is stable: each request extends the previous one, except at a compaction", async () => {
+    const session = generate("tool-heavy", 60, 7)
+    const reports: Array<LangChain.Report> = []
+    const run = await runAgentSession(session, [
+      LangChain.middleware({ contextWindow, outputReserve, counter: quarter, onReport: (r) => void reports.push(r) })
+    ])
+    let compactions = 0
+    for (let k = 1; k < run.requests.length; k++) {
+      const action = reports[k]!.change?.action
+      if (action === "compact") {
+        compactions++
+        continue
+      }
+      const previous = run.requests[k - 1]!.map(contentKey)
+      const current = run.requests[k]!.map(contentKey)
+      assert.deepStrictEqual(current.slice(0, previous.length), previous, `request ${k} (${action}) does not extend request ${k - 1}`)
+    }
+    assert.isAbove(compactions, 0)
+    assert.isBelow(compactions, run.requests.length / 4)
+  })
+
+  it("thinking blocks stay in their AIMessage with its tool calls", async () => {
+    const session = withReasoning(generate("tool-heavy", 40, 11), 0.6)
+    const run = await runAgentSession(session, [LangChain.middleware({ contextWindow, outputReserve, counter: quarter })])
+    let thinking = 0
+    run.requests.forEach((request, k) => {
+      assert.deepStrictEqual(requestProblems(request), [], `request ${k}`)
+      for (const m of request) {
+        if (!AIMessage.isInstance(m) || typeof m.content === "string") continue
+        const blocks = m.content.filter((b) => b.type === "thinking")
+        thinking += blocks.length
+        if (blocks.length > 0 && (m.tool_calls ?? []).length > 0) assert.isTrue(run.states[k]!.includes(m))
+      }
+    })
+    assert.isAbove(thinking, 0)
+  })
+
+  it("windows are keyed per thread: two threads through one middleware keep two conversations", async () => {
+    const reports: Array<LangChain.Report> = []
+    const middleware = LangChain.middleware({ contextWindow, outputReserve, counter: quarter, onReport: (r) => void reports.push(r) })
+    await runAgentSession(generate("tool-heavy", 10, 1), [middleware], { threadId: "a" })
+    await runAgentSession(generate("chatty", 10, 2), [middleware], { threadId: "b" })
+    const keys = new Set(reports.map((r) => r.conversation))
+    assert.deepStrictEqual([...keys].sort(), ["langchain-thread:a", "langchain-thread:b"])
+  })
+
+  it("ChatAnthropic: cache_control on content blocks at the stable boundaries, at most four, the state unmarked", async () => {
+    const reports: Array<LangChain.Report> = []
+    const run = await runAgentSession(generate("tool-heavy", 30, 5), [
+      LangChain.middleware({
+        contextWindow,
+        outputReserve,
+        counter: quarter,
+        promptCache: { minimumPrefix: 1 },
+        onReport: (r) => void reports.push(r)
+      })
+    ], { llmType: "anthropic", model: "claude-sonnet-4-5" })
+    run.requests.forEach((request, k) => {
+      const marks = marksOf(request)
+      assert.isAbove(marks.length, 0, `request ${k} has no mark`)
+      assert.isAtMost(marks.length, 4)
+      // The system message (tools + system) and the tail are marked.
+      assert.include(marks, 0)
+      assert.include(marks, request.length - 1)
+      assert.deepStrictEqual(requestProblems(request), [])
+      assert.strictEqual(reports[k]!.prompt.length, request.length)
+    })
+    for (const state of run.states) assert.deepStrictEqual(marksOf(state), [])
+  })
+
+  it("ChatOpenAI: the thread's promptCacheKey as a call option, the same at every call of a thread", async () => {
+    const a = await runAgentSession(generate("tool-heavy", 6, 1), [
+      LangChain.middleware({ contextWindow, outputReserve, counter: quarter })
+    ], { llmType: "openai", model: "gpt-5", threadId: "a" })
+    const b = await runAgentSession(generate("tool-heavy", 6, 1), [
+      LangChain.middleware({ contextWindow, outputReserve, counter: quarter })
+    ], { llmType: "openai", model: "gpt-5", threadId: "b" })
+    const keyA = new Set(a.bound.map((o) => o["promptCacheKey"]))
+    const keyB = new Set(b.bound.map((o) => o["promptCacheKey"]))
+    assert.strictEqual(keyA.size, 1)
+    assert.strictEqual(keyB.size, 1)
+    assert.isString([...keyA][0])
+    assert.notDeepEqual([...keyA], [...keyB])
+    for (const request of a.requests) assert.deepStrictEqual(marksOf(request), [])
+  })
+
+  it("promptCache: false sends no mark and no key", async () => {
+    const run = await runAgentSession(generate("tool-heavy", 6, 1), [
+      LangChain.middleware({ contextWindow, outputReserve, counter: quarter, promptCache: false })
+    ], { llmType: "anthropic", model: "claude-sonnet-4-5" })
+    for (const request of run.requests) assert.deepStrictEqual(marksOf(request), [])
+    for (const bound of run.bound) assert.isUndefined(bound["promptCacheKey"])
+  })
+
+  it("summaries: a compaction replaces what it drops by the summarize function's text", async () => {
+    const asked: Array<LangChain.SummaryRequest> = []
+    const run = await runAgentSession(generate("tool-heavy", 40, 3), [
+      LangChain.middleware({
+        contextWindow,
+        outputReserve,
+        counter: quarter,
+        summarize: async (request) => {
+          asked.push(request)
+          return `Earlier: ${request.span.length} characters of work.`
+        }
+      })
+    ])
+    assert.isAbove(asked.length, 0)
+    const summarised = run.requests.filter((r) => r.some((m) => m.type === "human" && m.text.includes("characters of work")))
+    assert.isAbove(summarised.length, 0)
+    for (const request of run.requests) assert.deepStrictEqual(requestProblems(request), [])
+    assert.isTrue(summarised[0]!.some((m) => m.text.startsWith(Summarizer.summaryHeader("").slice(0, 20))))
+  })
+
+  it("per-call mode fits every call from scratch", async () => {
+    const reports: Array<LangChain.Report> = []
+    const run = await runAgentSession(generate("tool-heavy", 20, 2), [
+      LangChain.middleware({ contextWindow, outputReserve, counter: quarter, mode: "per-call", onReport: (r) => void reports.push(r) })
+    ])
+    for (const request of run.requests) assert.deepStrictEqual(requestProblems(request), [])
+    assert.isTrue(reports.every((r) => r.mode === "per-call"))
+  })
+
+  it("the report carries the provider's usage, and each call has a cupel.window span", async () => {
+    const { spans, tracer } = recordSpans()
+    const reports: Array<LangChain.Report> = []
+    const model = new ScriptedChatModel({
+      // The usage as providers put it on their AIMessage (`usage_metadata`).
+      answer: () =>
+        Object.assign(new AIMessage({ content: "hello", response_metadata: { model_name: "claude-sonnet-4-5" } }), {
+          usage_metadata: {
+            input_tokens: 120,
+            output_tokens: 2,
+            total_tokens: 122,
+            input_token_details: { cache_read: 100, cache_creation: 20 }
+          }
+        })
+    })
+    const agent = createAgent({
+      model,
+      tools: [],
+      systemPrompt: "Be brief.",
+      middleware: [LangChain.middleware({ contextWindow, outputReserve, counter: quarter, tracer, onReport: (r) => void reports.push(r) })]
+    })
+    await agent.invoke({ messages: [new HumanMessage("hi")] })
+    assert.strictEqual(reports.length, 1)
+    assert.strictEqual(reports[0]!.outcome, "answered")
+    assert.strictEqual(reports[0]!.reported?.total, 120)
+    assert.strictEqual(reports[0]!.reported?.cacheRead, 100)
+    assert.strictEqual(reports[0]!.reported?.cacheWrite, 20)
+    assert.strictEqual(reports[0]!.reported?.model, "claude-sonnet-4-5")
+    assert.strictEqual(spans.filter((s) => s.name === "cupel.window").length, 1)
+  })
+
+  it("a newest human message that cannot fit rejects the call with TurnBudgetError, and the model is not called", async () => {
+    const model = new ScriptedChatModel({ answer: () => new AIMessage("never") })
+    const agent = createAgent({
+      model,
+      tools: [],
+      systemPrompt: "Be brief.",
+      middleware: [LangChain.middleware({ contextWindow: 1_000, outputReserve: 100, counter: quarter })]
+    })
+    const error = await agent.invoke({ messages: [new HumanMessage("word ".repeat(2_000))] }).then(() => undefined, (e: unknown) => e)
+    assert.include(tagsOf(error), "TurnBudgetError")
+    assert.strictEqual(model.requests.length, 0)
+  })
+
+  it("an option it does not know throws an InvalidConfigError naming the one it stands for", () => {
+    const thrown = (() => {
+      try {
+        LangChain.middleware({ contextWindow, outputReserv: 10 } as unknown as LangChain.Options)
+        return undefined
+      } catch (e) {
+        return e
+      }
+    })()
+    assert.include(tagsOf(thrown), "InvalidConfigError")
+    assert.include(String(thrown instanceof Error ? thrown.message : thrown), "outputReserve")
+  })
+})
+
+describe("trimBaseMessages", () => {
+  const history = (turns: number): Array<BaseMessage> => {
+    const out: Array<BaseMessage> = [new SystemMessage("You are a careful agent.")]
+    for (let t = 0; t < turns; t++) {
+      out.push(new HumanMessage(`Question ${t}: ${"about the widget ".repeat(20)}`))
+      out.push(new AIMessage({ content: "", tool_calls: [{ id: `c${t}`, name: "search", args: { q: `topic ${t}` }, type: "tool_call" }] }))
+      out.push(new ToolMessage({ content: `Result ${t}: ${"the widget supports export and sync; ".repeat(30)}`, tool_call_id: `c${t}` }))
+      out.push(new AIMessage(`Answer ${t}.`))
+    }
+    return out
+  }
+
+  it("keeps the caller's objects, system first, no orphaned tool part, the newest human message", async () => {
+    const messages = history(40)
+    const { messages: fitted, report } = await LangChain.trimBaseMessages(messages, { contextWindow: 4_000, outputReserve: 500, count: (m) => quarter(JSON.stringify(m.content)) + 4 })
+    assert.isAbove(report.dropped.length, 0)
+    assert.deepStrictEqual(requestProblems(fitted), [])
+    for (const m of fitted) if (!ToolMessage.isInstance(m) || !report.shortened.length) assert.isTrue(messages.includes(m) || ToolMessage.isInstance(m))
+    assert.isTrue(fitted.includes(messages.findLast((m) => m.type === "human")!))
+    assert.strictEqual(fitted[0], messages[0])
+    assert.deepStrictEqual(report.kept.map((i) => messages[i]), fitted.filter((m) => messages.includes(m)))
+    const ids = toolIds(fitted)
+    assert.deepStrictEqual(ids.calls, ids.results)
+  })
+
+  it("a tool result too long for the window is sent shortened, as a new ToolMessage of its call (rule K6)", async () => {
+    const messages: Array<BaseMessage> = [
+      new SystemMessage("sys"),
+      new HumanMessage("read the log"),
+      new AIMessage({ content: "", tool_calls: [{ id: "c1", name: "read", args: {}, type: "tool_call" }] }),
+      new ToolMessage({ content: "log line\n".repeat(3_000), tool_call_id: "c1", name: "read" })
+    ]
+    const { messages: fitted, report } = await LangChain.trimBaseMessages(messages, { contextWindow: 2_000, count: (m) => quarter(m.text) + 4 })
+    assert.strictEqual(report.shortened.length, 1)
+    const tool = fitted.find((m) => ToolMessage.isInstance(m))
+    assert.isTrue(tool !== undefined && ToolMessage.isInstance(tool) && tool.tool_call_id === "c1" && tool.name === "read")
+    assert.notStrictEqual(tool, messages[3])
+    assert.isBelow(tool!.text.length, messages[3]!.text.length)
+  })
+
+  it("rejects an option it does not know with InvalidInput", async () => {
+    const error = await LangChain.trimBaseMessages([new HumanMessage("hi")], { contextWindow: 100, outputReserv: 1 } as unknown as LangChain.TrimOptions)
+      .then(() => undefined, (e: unknown) => e)
+    assert.include(tagsOf(error), "InvalidInput")
+  })
+
+  it("rejects a newest human message that cannot fit with TurnBudgetError", async () => {
+    const error = await LangChain.trimBaseMessages([new HumanMessage("word ".repeat(4_000))], { contextWindow: 500, count: (m) => quarter(m.text) })
+      .then(() => undefined, (e: unknown) => e)
+    assert.include(tagsOf(error), "TurnBudgetError")
+  })
+})
