@@ -192,6 +192,8 @@ export interface AgentRun {
   readonly requests: ReadonlyArray<ReadonlyArray<BaseMessage>>
   /** The agent's state messages at each model call (the whole history, no system message). */
   readonly states: ReadonlyArray<ReadonlyArray<BaseMessage>>
+  /** The newest human message the agent was given before each model call. */
+  readonly humans: ReadonlyArray<BaseMessage | undefined>
   /** The options the agent bound its tools with, at each call. */
   readonly bound: ReadonlyArray<Record<string, unknown>>
   /** The history at the end. */
@@ -226,10 +228,13 @@ export const runAgentSession = async (
     })
   )
   const states: Array<ReadonlyArray<BaseMessage>> = []
+  const humans: Array<BaseMessage | undefined> = []
+  let newestHuman: BaseMessage | undefined
   const recorder = createMiddleware({
     name: "recorder",
     wrapModelCall: (request, handler) => {
       states.push([...request.messages])
+      humans.push(newestHuman)
       return handler(request)
     }
   })
@@ -245,6 +250,7 @@ export const runAgentSession = async (
   const calls = Math.min(options.calls ?? session.steps.length, session.steps.length)
   while (model.requests.length < calls) {
     const before = model.requests.length
+    newestHuman = messages.findLast((m) => m.type === "human")
     const out = await agent.invoke({ messages }, {
       configurable: { thread_id: options.threadId ?? `session-${session.shape}-${session.seed}` },
       recursionLimit: 100_000
@@ -258,5 +264,5 @@ export const runAgentSession = async (
       ...(users.length === 0 ? [new HumanMessage({ content: "continue" })] : users.flatMap((m) => toBaseMessages([m])))
     ]
   }
-  return { requests: model.requests, states, bound: model.bound, messages }
+  return { requests: model.requests, states, humans, bound: model.bound, messages }
 }
