@@ -128,7 +128,7 @@ export interface Options extends
     | ((call: { readonly messages: ReadonlyArray<BaseMessage>; readonly threadId: string | undefined }) => string)
     | undefined
   readonly summarize?: ((request: SummaryRequest) => string | PromiseLike<string>) | undefined
-  readonly onReport?: ((report: Report) => void | PromiseLike<void>) | undefined
+  readonly onReport?: ((report: Report) => void) | undefined
   readonly tracer?: Tracer.Tracer | undefined
   readonly telemetry?: ManagedRuntime.ManagedRuntime<never, unknown> | undefined
   readonly maxConversations?: number | undefined

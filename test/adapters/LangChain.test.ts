@@ -3,7 +3,11 @@
  * scripted `BaseChatModel` (test/support/langchain.ts), driven through generated sessions
  * (test/support/sessions.ts) in multi-step tool loops; and `trimBaseMessages`.
  */
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe, it, vi } from "@effect/vitest"
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { main } from "../../examples/langchain.ts"
 import { AIMessage, type BaseMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages"
 import { createAgent } from "langchain"
 import * as LangChain from "../../src/adapters/LangChain.ts"
@@ -305,5 +309,60 @@ describe("trimBaseMessages", () => {
     const error = await LangChain.trimBaseMessages([new HumanMessage("word ".repeat(4_000))], { contextWindow: 500, count: (m) => quarter(m.text) })
       .then(() => undefined, (e: unknown) => e)
     assert.include(tagsOf(error), "TurnBudgetError")
+  })
+})
+
+describe("docs/langchain.md and the README", () => {
+  const root = fileURLToPath(new URL("../..", import.meta.url))
+
+  it("examples/langchain.ts: a createAgent tool loop within the window — no orphaned tool part, system first, the question kept", async () => {
+    const { model, reports, answer } = await main()
+    assert.strictEqual(answer, "The widget exports, imports and syncs.")
+    assert.strictEqual(model.requests.length, 13)
+    assert.strictEqual(reports.length, 13)
+    for (const [k, request] of model.requests.entries()) {
+      assert.deepStrictEqual(requestProblems(request), [], `request ${k}`)
+      assert.isTrue(request.some((m) => m.type === "human" && m.text === "What can the widget do?"))
+      assert.isAtMost(reports[k]!.result.totalTokens + reports[k]!.toolTokens, 4_000 - 500)
+    }
+    assert.isTrue(reports.some((r) => r.change?.action === "compact"))
+  })
+
+  it("docs/langchain.md shows the example verbatim, and what it prints", async () => {
+    const doc = readFileSync(`${root}docs/langchain.md`, "utf8")
+    const example = readFileSync(`${root}examples/langchain.ts`, "utf8").replace(/"\.\.\/src\/(.*?)\.ts"/g, `"effect-cupel/$1"`)
+    assert.include(doc, example)
+    const lines: Array<string> = []
+    const log = vi.spyOn(console, "log").mockImplementation((line: string) => void lines.push(line))
+    try {
+      await main()
+    } finally {
+      log.mockRestore()
+    }
+    const after = doc.indexOf("```text", doc.indexOf("It prints:")) + "```text\n".length
+    assert.strictEqual(doc.slice(after, doc.indexOf("```", after)), lines.map((l) => `${l}\n`).join(""))
+  })
+
+  it("the README's LangChain start is three lines that make an agent whose calls are fitted", async () => {
+    const readme = readFileSync(`${root}README.md`, "utf8")
+    const at = readme.indexOf("<!-- langchain-start -->")
+    assert.isAtLeast(at, 0)
+    const block = /```ts\n([\s\S]*?)\n```/.exec(readme.slice(at))![1]!
+    assert.strictEqual(block.split("\n").length, 3)
+    mkdirSync(`${root}.scratch`, { recursive: true })
+    const out = mkdtempSync(join(root, ".scratch", "langchain-"))
+    try {
+      // The block as it is, given a model, tools and a run of its agent.
+      const program = `import { ScriptedModel } from ${JSON.stringify(`${root}examples/langchain.ts`)}\n` +
+        `const model = new ScriptedModel({}), tools = []\n` +
+        block.replace(`"effect-cupel/adapters/LangChain"`, JSON.stringify(`${root}src/adapters/LangChain.ts`)) +
+        `\nexport const run = () => agent.invoke({ messages: [{ role: "user", content: "hi" }] }, { configurable: { thread_id: "t" } })\n`
+      writeFileSync(join(out, "start.ts"), program)
+      const module: { readonly run: () => Promise<{ readonly messages: ReadonlyArray<BaseMessage> }> } = await import(join(out, "start.ts"))
+      const result = await module.run()
+      assert.isAbove(result.messages.length, 1)
+    } finally {
+      rmSync(out, { recursive: true, force: true })
+    }
   })
 })
