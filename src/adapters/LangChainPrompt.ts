@@ -96,6 +96,23 @@ export const textOf = (content: unknown): string =>
     ? content
     : blocksOf(content).map((block) => (block["type"] === "text" ? stringOf(block["text"]) ?? "" : "")).join("")
 
+/**
+ * A block's own Anthropic `cache_control` (the caller's mark) as `effect/ai` options, which the
+ * cache planner counts against Anthropic's four (`PromptCacheMarks`): the caller's marks are kept.
+ */
+const markOf = (block: { readonly [key: string]: unknown }): { readonly options?: Prompt.ProviderOptions } => {
+  const control = block["cache_control"]
+  if (!isRecord(control)) return {}
+  // What the planner reads of a mark: that it is there, and its lifetime.
+  return { options: { anthropic: { cacheControl: control["ttl"] === "1h" ? { type: "ephemeral", ttl: "1h" } : { type: "ephemeral" } } } }
+}
+
+/** The caller's mark on any block of a content, as options of the message or part it ends. */
+const contentMark = (content: unknown): { readonly options?: Prompt.ProviderOptions } => {
+  const marked = blocksOf(content).findLast((block) => isRecord(block["cache_control"]))
+  return marked === undefined ? {} : markOf(marked)
+}
+
 /** An image or file block as a file part: counted by its kind and, when its data is here, its measure. */
 const fileOf = (block: { readonly [key: string]: unknown }): Prompt.FilePartEncoded => {
   const url = block["type"] === "image_url"
@@ -171,7 +188,7 @@ const assistantPartsOf = (message: BaseMessage, at: number): Array<Prompt.Assist
     const type = block["type"]
     if (type === "text") {
       const text = stringOf(block["text"]) ?? ""
-      if (text !== "") parts.push({ type: "text", text })
+      if (text !== "") parts.push({ type: "text", text, ...markOf(block) })
     } else if (type === "thinking") parts.push({ type: "reasoning", text: stringOf(block["thinking"]) ?? "" })
     else if (type === "reasoning") {
       parts.push({ type: "reasoning", text: stringOf(block["reasoning"]) ?? stringOf(block["text"]) ?? "" })
@@ -198,13 +215,13 @@ export const toMessage = (
 ): Prompt.MessageEncoded => {
   switch (kindOf(message)) {
     case "system":
-      return { role: "system", content: textOf(message.content) }
+      return { role: "system", content: textOf(message.content), ...contentMark(message.content) }
     case "user":
       return {
         role: "user",
         content: blocksOf(message.content).flatMap((block): Array<Prompt.UserMessagePartEncoded> =>
           block["type"] === "text"
-            ? [{ type: "text", text: stringOf(block["text"]) ?? "" }]
+            ? [{ type: "text", text: stringOf(block["text"]) ?? "", ...markOf(block) }]
             : isFileBlock(block["type"])
             ? [fileOf(block)]
             : []
@@ -222,7 +239,8 @@ export const toMessage = (
           id,
           name: message.name ?? names.get(id) ?? "tool",
           isFailure: status === "error",
-          result: resultOf(message.content)
+          result: resultOf(message.content),
+          ...contentMark(message.content)
         }]
       }
     }

@@ -9,7 +9,10 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { main } from "../../examples/langchain.ts"
 import { AIMessage, type BaseMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages"
+import { tool } from "@langchain/core/tools"
+import * as fc from "fast-check"
 import { createAgent } from "langchain"
+import { z } from "zod"
 import * as LangChain from "../../src/adapters/LangChain.ts"
 import * as LangChainPrompt from "../../src/adapters/LangChainPrompt.ts"
 import * as PromptWindow from "../../src/ai/PromptWindow.ts"
@@ -162,6 +165,80 @@ describe("LangChain.middleware in a createAgent tool loop", () => {
     assert.isString([...keyA][0])
     assert.notDeepEqual([...keyA], [...keyB])
     for (const request of a.requests) assert.deepStrictEqual(marksOf(request), [])
+  })
+
+  it("the caller's own cache_control marks are kept and counted against Anthropic's four", async () => {
+    const marked = (text: string) => [{ type: "text", text, cache_control: { type: "ephemeral" } }]
+    let call = 0
+    const model = new ScriptedChatModel({
+      llmType: "anthropic",
+      model: "claude-sonnet-4-5",
+      answer: () => {
+        call++
+        return call <= 8
+          ? new AIMessage({ content: "", tool_calls: [{ id: `c${call}`, name: "lookup", args: { n: call }, type: "tool_call" }] })
+          : new AIMessage("done")
+      }
+    })
+    const lookup = tool(async () => "result ".repeat(300), { name: "lookup", description: "Look up", schema: z.looseObject({}) })
+    const agent = createAgent({
+      model,
+      tools: [lookup],
+      systemPrompt: new SystemMessage({ content: marked("You are careful. ".repeat(20)) }),
+      middleware: [LangChain.middleware({ contextWindow, outputReserve, counter: quarter, promptCache: { minimumPrefix: 1 } })]
+    })
+    await agent.invoke({ messages: [new HumanMessage({ content: marked("Look everything up.") })] }, { recursionLimit: 50 })
+    assert.strictEqual(model.requests.length, 9)
+    for (const request of model.requests) {
+      assert.isAtMost(marksOf(request).length, 4)
+      assert.include(marksOf(request), 0)
+      assert.include(marksOf(request), request.findIndex((m) => m.type === "human"))
+    }
+  })
+
+  it("the current turn's largest tool result is sent shortened, as a copy of its ToolMessage (rule K6)", async () => {
+    let call = 0
+    const model = new ScriptedChatModel({
+      answer: () =>
+        ++call === 1
+          ? new AIMessage({ content: "", tool_calls: [{ id: "read-1", name: "read", args: {}, type: "tool_call" }] })
+          : new AIMessage("read")
+    })
+    const read = tool(async () => "log line\n".repeat(5_000), { name: "read", description: "Read the log", schema: z.looseObject({}) })
+    const reports: Array<LangChain.Report> = []
+    const agent = createAgent({
+      model,
+      tools: [read],
+      systemPrompt: "sys",
+      middleware: [LangChain.middleware({ contextWindow: 4_000, outputReserve: 500, counter: quarter, onReport: (r) => void reports.push(r) })]
+    })
+    const result = await agent.invoke({ messages: [new HumanMessage("read the log")] })
+    const request = model.requests[1]!
+    const sent = request.find((m) => ToolMessage.isInstance(m))
+    const kept = result.messages.find((m) => ToolMessage.isInstance(m))
+    assert.isTrue(sent !== undefined && ToolMessage.isInstance(sent) && sent.tool_call_id === "read-1" && sent.name === "read")
+    assert.notStrictEqual(sent, kept)
+    assert.isBelow(sent!.text.length, kept!.text.length)
+    assert.isAtMost(requestTokens(request, reports[1]!.toolTokens), 4_000 - 500)
+    assert.deepStrictEqual(requestProblems(request), [])
+  })
+
+  it("property: sessions from seeds through createAgent — within the window, no orphan, system first, newest human kept", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 100_000 }), fc.constantFrom<Shape>("tool-heavy", "chatty", "retrieval", "mixed"), async (seed, shape) => {
+        const reports: Array<LangChain.Report> = []
+        const run = await runAgentSession(generate(shape, 30, seed), [
+          LangChain.middleware({ contextWindow, outputReserve, counter: quarter, onReport: (r) => void reports.push(r) })
+        ])
+        run.requests.forEach((request, k) => {
+          assert.deepStrictEqual(requestProblems(request), [])
+          assert.isAtMost(requestTokens(request, reports[k]!.toolTokens), contextWindow - outputReserve)
+          const human = run.humans[k]
+          assert.isTrue(human === undefined || request.includes(human))
+        })
+      }),
+      { numRuns: 8, seed: 2929 }
+    )
   })
 
   it("promptCache: false sends no mark and no key", async () => {
