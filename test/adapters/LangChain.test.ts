@@ -325,14 +325,15 @@ describe("LangChain.middleware in a createAgent tool loop", () => {
   it("an option it does not know throws an InvalidConfigError naming the one it stands for", () => {
     const thrown = (() => {
       try {
-        LangChain.middleware({ contextWindow, outputReserv: 10 } as unknown as LangChain.Options)
+        // An option a JavaScript caller misspelt.
+        Reflect.apply(LangChain.middleware, undefined, [{ contextWindow, outputReserv: 10 }])
         return undefined
       } catch (e) {
         return e
       }
     })()
     assert.include(tagsOf(thrown), "InvalidConfigError")
-    assert.include(String(thrown instanceof Error ? thrown.message : thrown), "outputReserve")
+    assert.include(String(thrown instanceof Error ? thrown.message : thrown), "did you mean outputReserve?")
   })
 })
 
@@ -377,8 +378,8 @@ describe("trimBaseMessages", () => {
   })
 
   it("rejects an option it does not know with InvalidInput", async () => {
-    const error = await LangChain.trimBaseMessages([new HumanMessage("hi")], { contextWindow: 100, outputReserv: 1 } as unknown as LangChain.TrimOptions)
-      .then(() => undefined, (e: unknown) => e)
+    const trimmed: Promise<unknown> = Reflect.apply(LangChain.trimBaseMessages, undefined, [[new HumanMessage("hi")], { contextWindow: 100, outputReserv: 1 }])
+    const error = await trimmed.then(() => undefined, (e: unknown) => e)
     assert.include(tagsOf(error), "InvalidInput")
   })
 
