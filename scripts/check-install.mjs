@@ -14,7 +14,10 @@
 // tarball with ai and gpt-tokenizer (from the registry, ai at the clone's locked version): a plain
 // .mjs wrapping ai/test's mock model with the middleware (effect-cupel/adapters/AiSdk) runs a
 // 50-step tool loop within a window, and another 30 streamed turns calibrated by the usage of
-// each stream's finish part, on the same Nodes; and the `cupel` command of
+// each stream's finish part, on the same Nodes; in a third project, the library's tarball with
+// langchain, @langchain/core and gpt-tokenizer (the clone's locked versions): a plain .mjs runs
+// a 50-step createAgent tool loop with the LangChain middleware (effect-cupel/adapters/LangChain)
+// within a window, on the same Nodes; and the `cupel` command of
 // effect-cupel-cli (--help, --version, demo | run, run --count-tokens on the sample without its
 // token counts, conformance on the vendored vectors) on a
 // Node 22.19 or later (this one, or the node@22 of the root's devDependencies).
@@ -550,6 +553,103 @@ console.log("30 streamed turns; at most " + Math.max(...billed.slice(1)) + " of 
     }
   } catch (error) {
     fail(`the AI SDK install: ${error instanceof Error ? error.message : String(error)}`)
+  }
+
+  section("the LangChain middleware (effect-cupel/adapters/LangChain) with langchain, @langchain/core and gpt-tokenizer, as plain .mjs: a 50-step createAgent tool loop")
+  // The library's tarball beside langchain and @langchain/core (the clone's locked versions) and
+  // gpt-tokenizer (the default counter), from the registry; effect comes as the library's peer.
+  // A chat model of @langchain/core's BaseChatModel calls a tool 50 times in createAgent's loop,
+  // each result long, then answers: every request it received must fit the window (counted
+  // again as the adapter counts), keep the system message first and alone, the human message,
+  // and every tool call with its result; the requests must stop growing.
+  try {
+    const lock = readJson(join(root, "package-lock.json")).packages
+    const langChainProject = newProject("langchain-user")
+    const peers = ["langchain", "@langchain/core", "gpt-tokenizer"].map((name) => `${name}@${lock[`node_modules/${name}`].version}`)
+    console.log(`  $ npm install ${clonePlaceholder}/${tarballNames[0]} ${peers.join(" ")}`)
+    npm(["install", "--no-audit", "--no-fund", join(tarballs, tarballNames[0]), ...peers], langChainProject)
+    const langChainInstalled = packagesIn(join(langChainProject, "node_modules"))
+    const versions = new Map(langChainInstalled.map((p) => [p.name, p.version]))
+    console.log(`  ${["effect-cupel", "effect", "langchain", "@langchain/core", "gpt-tokenizer"].map((name) => `${name}@${versions.get(name)}`).join(", ")}; ${langChainInstalled.length} packages`)
+    if (langChainInstalled.filter((p) => p.name === "effect").length !== 1) fail("the LangChain install holds more than one copy of effect")
+    writeFileSync(join(langChainProject, "agent.mjs"), `import { BaseChatModel } from "@langchain/core/language_models/chat_models"
+import { AIMessage, HumanMessage } from "@langchain/core/messages"
+import { createAgent, tool } from "langchain"
+import { Effect } from "effect"
+import * as LangChain from "effect-cupel/adapters/LangChain"
+import * as LangChainPrompt from "effect-cupel/adapters/LangChainPrompt"
+import * as GptTokenizer from "effect-cupel/ai/GptTokenizer"
+const steps = 50
+const contextWindow = 8000
+const outputReserve = 1000
+// A chat model that calls the tool at each of 50 steps, then answers, and keeps what it was sent.
+const requests = []
+class ScriptedModel extends BaseChatModel {
+  _llmType() { return "scripted" }
+  bindTools() { return this }
+  async _generate(messages) {
+    requests.push(messages)
+    const step = requests.length
+    const message = step <= steps
+      ? new AIMessage({ content: "", tool_calls: [{ id: "call-" + step, name: "search", args: { query: "topic " + step }, type: "tool_call" }] })
+      : new AIMessage("All fifty topics searched.")
+    return { generations: [{ text: message.text, message }] }
+  }
+}
+const search = tool(
+  async ({ query }) => "Results for " + query + ": " + "the widget supports export, import and sync; ".repeat(40),
+  {
+    name: "search",
+    description: "Search the documentation",
+    schema: { type: "object", properties: { query: { type: "string" } }, required: ["query"] }
+  }
+)
+const reports = []
+const agent = createAgent({
+  model: new ScriptedModel({}),
+  tools: [search],
+  systemPrompt: "You are a support agent. Search the docs before answering.",
+  middleware: [LangChain.middleware({ contextWindow, outputReserve, onReport: (report) => reports.push(report) })]
+})
+const result = await agent.invoke(
+  { messages: [new HumanMessage("Search all fifty topics.")] },
+  { configurable: { thread_id: "check-install" }, recursionLimit: 1000 }
+)
+const problems = []
+if (requests.length !== steps + 1) problems.push("the model was called " + requests.length + " times")
+if (result.messages.at(-1)?.text !== "All fifty topics searched.") problems.push("the answer is " + JSON.stringify(result.messages.at(-1)?.text))
+if (reports.length !== requests.length) problems.push(reports.length + " reports for " + requests.length + " calls")
+const counted = (messages) => Effect.runPromise(GptTokenizer.count(LangChainPrompt.convert(messages).prompt).pipe(Effect.provide(GptTokenizer.layer)))
+let largest = 0
+for (const [k, messages] of requests.entries()) {
+  // Counted again as the adapter counts (o200k_base, the chat format), beside the tool definition.
+  const tokens = (await counted(messages)) + (reports[k]?.toolTokens ?? Infinity)
+  largest = Math.max(largest, tokens)
+  if (tokens > contextWindow - outputReserve) problems.push("request " + k + " counts " + tokens + " tokens")
+  if (messages[0]?.type !== "system" || messages.slice(1).some((m) => m.type === "system")) problems.push("request " + k + ": the system message is not first and alone")
+  if (!messages.some((m) => m.type === "human")) problems.push("request " + k + ": the human message was dropped")
+  const calls = messages.flatMap((m) => m.type === "ai" ? (m.tool_calls ?? []).map((c) => c.id) : []).sort()
+  const results = messages.flatMap((m) => m.type === "tool" ? [m.tool_call_id] : []).sort()
+  if (JSON.stringify(calls) !== JSON.stringify(results)) problems.push("request " + k + ": an orphaned tool part (calls " + calls + ", results " + results + ")")
+}
+const sent = requests.map((messages) => messages.length)
+const full = 2 + 2 * steps
+if (Math.max(...sent.slice(steps / 2)) >= full / 2) problems.push("the requests sent did not stabilise: " + sent.join(", "))
+if (problems.length > 0) {
+  console.error(problems.join("\\n"))
+  process.exit(1)
+}
+const actions = reports.map((r) => r.change?.action)
+console.log(steps + " createAgent tool steps and an answer; requests of " + Math.min(...sent) + " to " + Math.max(...sent) + " messages (the history: " + full + "), at most " + largest + " of " + (contextWindow - outputReserve) + " tokens; " + actions.filter((a) => a === "compact").length + " compactions")
+`)
+    for (const binary of thisAndSystemNode()) {
+      const version = run(binary, ["--version"]).stdout.trim()
+      const looped = run(binary, ["agent.mjs"], { cwd: langChainProject })
+      if (looped.status !== 0) fail(`node agent.mjs on Node ${version} (exit ${looped.status}):\n${looped.stdout}${looped.stderr}`)
+      else ok(`node agent.mjs on Node ${version}: ${looped.stdout.trim()}`)
+    }
+  } catch (error) {
+    fail(`the LangChain install: ${error instanceof Error ? error.message : String(error)}`)
   }
 
   section("the CLI: README.md's commands (the library's tarball with the CLI's, as the registry would give them)")

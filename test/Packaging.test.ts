@@ -47,11 +47,19 @@ const sources = (dir: string): Array<string> =>
 const packageOf = (specifier: string) => specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/")
 
 describe("packaging: the library", () => {
-  it("depends at run time on smol-toml only, with effect a peer and gpt-tokenizer and ai optional ones", () => {
+  it("depends at run time on smol-toml only, with effect a peer and gpt-tokenizer, ai, langchain and @langchain/core optional ones", () => {
     assert.deepStrictEqual(Object.keys(library.dependencies ?? {}), ["smol-toml"])
-    assert.deepStrictEqual(Object.keys(library.peerDependencies ?? {}).sort(), ["ai", "effect", "gpt-tokenizer"])
+    assert.deepStrictEqual(Object.keys(library.peerDependencies ?? {}).sort(), [
+      "@langchain/core",
+      "ai",
+      "effect",
+      "gpt-tokenizer",
+      "langchain"
+    ])
     assert.strictEqual(library.peerDependenciesMeta?.["gpt-tokenizer"]?.optional, true)
     assert.strictEqual(library.peerDependenciesMeta?.["ai"]?.optional, true)
+    assert.strictEqual(library.peerDependenciesMeta?.["langchain"]?.optional, true)
+    assert.strictEqual(library.peerDependenciesMeta?.["@langchain/core"]?.optional, true)
     assert.strictEqual(library.peerDependenciesMeta?.["effect"]?.optional, undefined)
     assert.strictEqual(library.devDependencies?.["@effect/platform-node"], cli.dependencies?.["@effect/platform-node"])
   })
@@ -90,6 +98,28 @@ describe("packaging: the library", () => {
     assert.deepStrictEqual(importers.sort(), ["src/adapters/AiSdk.ts", "src/adapters/AiSdkPrompt.ts"])
     // And the library's entry point does not reach the adapter.
     assert.notInclude(read("src/index.ts"), "adapters/")
+  })
+
+  it("only the LangChain adapter names langchain and @langchain/core: their types, and @langchain/core's modules by a dynamic import at its first call", () => {
+    const importers: Array<string> = []
+    for (const file of sources("src")) {
+      const text = read(file).replace(/\/\*[\s\S]*?\*\//g, "")
+      for (const [statement, specifier] of text.matchAll(/^(?:import|export)\s[^"';]*?from\s+"([^"./][^"]*)"/gm)) {
+        const name = specifier === undefined ? undefined : packageOf(specifier)
+        if (name !== "langchain" && name !== "@langchain/core") continue
+        importers.push(`${file}${/^(?:import|export) type\s/.test(statement) ? "" : " (a value import)"}`)
+      }
+      for (const [, specifier] of text.matchAll(/\bimport\("([^"./][^"]*)"\)/g)) {
+        const name = specifier === undefined ? undefined : packageOf(specifier)
+        if (name === "langchain" || name === "@langchain/core") importers.push(`${file} (a dynamic import of ${specifier})`)
+      }
+    }
+    assert.deepStrictEqual([...new Set(importers)].sort(), [
+      "src/adapters/LangChain.ts",
+      "src/adapters/LangChain.ts (a dynamic import of @langchain/core/messages)",
+      "src/adapters/LangChain.ts (a dynamic import of @langchain/core/utils/json_schema)",
+      "src/adapters/LangChainPrompt.ts"
+    ])
   })
 
   it("does not ship the platform-node launcher (src/bin, dist/bin)", () => {

@@ -306,6 +306,24 @@ const fitConverted = <M>(
     }
   })
 
+/**
+ * The trim of messages another door has read and converted (`prompt[i]` is `messages[i]`'s
+ * `effect/ai` form; the LangChain adapter's `trimBaseMessages`): the options checked, then the
+ * same fit and result as {@link trim}'s. `shortenedCopy` makes the copy of a caller's message
+ * that a K6-shortened tool result stands for (`undefined`: it cannot, and the message is sent
+ * whole).
+ *
+ * @since 0.3.0
+ * @category running
+ */
+export const trimConverted = <M>(
+  messages: ReadonlyArray<M>,
+  prompt: ReadonlyArray<Prompt.Message>,
+  options: Options<M>,
+  shortenedCopy: (original: M, shortened: Prompt.Message) => M | undefined
+): Effect.Effect<Trimmed<M>, TrimError> =>
+  Effect.andThen(checkOptions(options), fitConverted(messages, prompt, options, shortenedCopy))
+
 // An OpenAI tool message shortened by K6: the caller's message with `content` the shortened text.
 const openAIShortened = <M extends OpenAIChat.Message>(original: M, shortened: Prompt.Message): M | undefined => {
   const text = OpenAIChat.resultText(shortened)
