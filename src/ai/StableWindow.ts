@@ -13,6 +13,11 @@
  * {@link StableWindow.commit} records it once the model has answered (rule S6).
  * `WindowedLanguageModel.layer` uses it for every `effect/ai` call.
  *
+ * This module holds the service; its parts are private modules of `ai/internal/`: the history's
+ * prefix digests (`prefixDigests`), whether a stored state is usable (`storedState`), the append
+ * (`appendPlan`), a window's entries (`windowEntries`) and the results made without the
+ * pipeline (`stableResults`).
+ *
  * @since 0.3.0
  */
 import { Clock, Duration, Effect, Ref } from "effect"
@@ -20,31 +25,40 @@ import { AiError, Prompt } from "effect/ai"
 import { KeyValueStore } from "effect/persistence"
 import type { ContextBudget } from "../ContextBudget.ts"
 import { ContextBudget as Budget } from "../ContextBudget.ts"
-import type { ContextItem } from "../ContextItem.ts"
-import * as ExclusionReason from "../ExclusionReason.ts"
-import type { ExcludedItem } from "../ExcludedItem.ts"
-import type { IncludedItem } from "../IncludedItem.ts"
-import * as InclusionReason from "../InclusionReason.ts"
 import { InvalidConfigError } from "../InvalidConfigError.ts"
 import { describeThrown } from "../internal/describeThrown.ts"
-import * as Hash from "./internal/hash.ts"
 import type * as Pipeline from "../Pipeline.ts"
 import * as CacheModel from "./CacheModel.ts"
 import * as Calibration from "./Calibration.ts"
 import type * as CallReport from "./CallReport.ts"
 import * as ConversationKey from "./ConversationKey.ts"
-import { messageIndexOf } from "./MessageIndex.ts"
+import { appendPlan } from "./internal/appendPlan.ts"
+import * as Hash from "./internal/hash.ts"
+import { makePrefixDigests } from "./internal/prefixDigests.ts"
+import { appendedResult, keepRelativeOrder, makeReportEntries } from "./internal/stableResults.ts"
+import { usable } from "./internal/storedState.ts"
+import { entriesOf, type Extras, messageOfEntry, tokensOfEntry } from "./internal/windowEntries.ts"
 import * as PromptWindow from "./PromptWindow.ts"
-import * as ResultEdit from "./ResultEdit.ts"
-import type { TokenCounter } from "./TokenCounter.ts"
 import * as SessionOptions from "./SessionOptions.ts"
 import * as Summarizer from "./Summarizer.ts"
+import type { TokenCounter } from "./TokenCounter.ts"
 import type * as ToolDefinitions from "./ToolDefinitions.ts"
 import * as WindowChange from "./WindowChange.ts"
-import * as WindowEntry from "./WindowEntry.ts"
+import type * as WindowEntry from "./WindowEntry.ts"
 import * as WindowState from "./WindowState.ts"
 import * as WindowStore from "./WindowStore.ts"
 import * as WindowSummary from "./WindowSummary.ts"
+
+/**
+ * The filter name in the exclusion reason of the candidates an appending call leaves out: they
+ * were left out by an earlier compaction of the conversation (`Filtered`,
+ * `filterName: "stable-window"`). Defined beside the results that use it
+ * (`internal/stableResults.ts`), and published here.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export { stableWindowFilter } from "./internal/stableResults.ts"
 
 /**
  * Options of a stable window: `PromptWindow`'s and the pipeline's, and
@@ -323,21 +337,8 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
     return lastSummary
   }
   const itemCache = options.itemCache ?? PromptWindow.makeItemCache()
-  const hashes = new WeakMap<Prompt.Message, string>()
-  const digestMemo = new WeakMap<Prompt.Message, { readonly after: string; readonly digest: string }>()
   const reportEntries = makeReportEntries()
-  const lastDigests: { messages: ReadonlyArray<Prompt.Message>; digests: Array<string> } = {
-    messages: [],
-    digests: [Hash.start]
-  }
-  const hashOf = (message: Prompt.Message): string => {
-    let h = hashes.get(message)
-    if (h === undefined) {
-      h = Hash.hashString(`${message.role}\n${PromptWindow.render(message)}`)
-      hashes.set(message, h)
-    }
-    return h
-  }
+  const { digestsOf, hashOf } = makePrefixDigests()
   const rule = options.cacheRule ?? CacheModel.Anthropic5m
   const ttlMillis = Duration.toMillis(Duration.fromInputUnsafe(options.ttl ?? defaultTtl))
   const documents = options.documents ?? []
@@ -375,7 +376,7 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
       const toolTokens = call?.toolTokens ?? 0
       const found = yield* store.read(key)
       const basedOn = found._tag === "Found" ? found.state.revision : undefined
-      const digests = prefixDigests(messages, hashOf, digestMemo, lastDigests)
+      const digests = digestsOf(messages)
       // Read now: the array is the layer's, and a later call may extend it.
       const historyDigest = digests[n]!
       const previous = usable(found, { settings, now, ttlMillis, n, digests, documents: documents.length })
@@ -560,186 +561,6 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
   return { fit, commit, calibrate }
 }
 
-/**
- * The chained digest of every prefix of the history: `digests[k]` is that of the first `k`
- * messages. Each message remembers the digest it ended and the one it continued (`memo`), so
- * that an agent's history, the same message objects call after call, is hashed once; and a
- * history that starts with the last one's message objects (`last`) continues its digests.
- */
-const prefixDigests = (
-  messages: ReadonlyArray<Prompt.Message>,
-  hashOf: (m: Prompt.Message) => string,
-  memo: WeakMap<Prompt.Message, { readonly after: string; readonly digest: string }>,
-  last: { messages: ReadonlyArray<Prompt.Message>; digests: Array<string> }
-): Array<string> => {
-  let from = 0
-  let digests: Array<string>
-  if (last.messages.length <= messages.length && last.messages.every((m, i) => messages[i] === m)) {
-    from = last.messages.length
-    digests = last.digests
-  } else digests = [Hash.start]
-  let digest = digests[from]!
-  for (let k = from; k < messages.length; k++) {
-    const message = messages[k]!
-    const known = memo.get(message)
-    if (known !== undefined && known.after === digest) digest = known.digest
-    else {
-      const after = digest
-      digest = Hash.chain(digest, hashOf(message))
-      memo.set(message, { after, digest })
-    }
-    digests[k + 1] = digest
-  }
-  // The array is extended in place call after call: only the newest history uses it.
-  digests.length = messages.length + 1
-  // A snapshot: the caller's array may be appended to or edited before the next call.
-  last.messages = messages.slice()
-  last.digests = digests
-  return digests
-}
-
-type Previous =
-  | { readonly _tag: "Usable"; readonly state: WindowState.WindowState; readonly entries: Array<WindowEntry.WindowEntry> }
-  | { readonly _tag: "Unusable"; readonly reason: FreshReason }
-
-/** Whether a stored state may be continued (rule S3), and why not. */
-const usable = (found: WindowStore.ReadResult, call: {
-  readonly settings: string
-  readonly now: number
-  readonly ttlMillis: number
-  readonly n: number
-  readonly digests: ReadonlyArray<string>
-  readonly documents: number
-}): Previous => {
-  switch (found._tag) {
-    case "Missing":
-      return { _tag: "Unusable", reason: "new" }
-    case "Corrupt":
-      return { _tag: "Unusable", reason: "corrupt" }
-    case "Failed":
-      return { _tag: "Unusable", reason: "store-failed" }
-    case "Found":
-      break
-  }
-  const state = found.state
-  if (state.fingerprint !== call.settings) return { _tag: "Unusable", reason: "settings-changed" }
-  if (call.now - state.updatedAtMillis > call.ttlMillis) return { _tag: "Unusable", reason: "expired" }
-  if (state.historyLength > call.n || call.digests[state.historyLength] !== state.historyDigest) {
-    return { _tag: "Unusable", reason: "history-changed" }
-  }
-  const entries = WindowState.entriesOf(state.window)
-  const seen = new WindowEntry.EntrySet()
-  for (const entry of entries) {
-    const inRange = entry._tag === "Summary"
-      ? state.summary !== undefined
-      : entry._tag === "Message"
-      ? entry.index < state.historyLength
-      : entry.index < call.documents
-    // A window that names a message it never saw, a document that is not there, or an entry
-    // twice was not written by this code for this history.
-    if (!inRange || !seen.add(entry)) return { _tag: "Unusable", reason: "corrupt" }
-  }
-  if (state.summary !== undefined) {
-    for (const [first, length] of state.summary.covers) {
-      if (first < 0 || first + length > state.historyLength) return { _tag: "Unusable", reason: "corrupt" }
-    }
-  }
-  return { _tag: "Usable", state, entries }
-}
-
-/**
- * The previous window with the new messages appended, when that fits `target` and no new
- * message belongs to a group whose earlier members are not the previous window's last entries
- * (rule S3); otherwise `undefined`. The new messages are ordered as the conversation placer
- * orders them: each group drawn up to its first member.
- */
-const appendPlan = (
-  candidates: PromptWindow.Candidates,
-  previous: ReadonlyArray<WindowEntry.WindowEntry>,
-  seen: number,
-  tokensOf: (entry: WindowEntry.WindowEntry) => number,
-  target: number
-): { readonly entries: Array<WindowEntry.WindowEntry>; readonly addedTokens: number } | undefined => {
-  const n = candidates.messages.length
-  const firstOf = new Map<string, number>()
-  const oldMembers = new Set<number>()
-  for (let i = 0; i < n; i++) {
-    const group = candidates.groups[i]
-    if (group !== undefined && !firstOf.has(group)) firstOf.set(group, i)
-  }
-  const groupsWithNew = new Set<string>()
-  for (let j = seen; j < n; j++) {
-    const group = candidates.groups[j]
-    if (group !== undefined) groupsWithNew.add(group)
-  }
-  if (groupsWithNew.size > 0) {
-    for (let i = 0; i < seen; i++) {
-      const group = candidates.groups[i]
-      if (group !== undefined && groupsWithNew.has(group)) oldMembers.add(i)
-    }
-  }
-  if (oldMembers.size > 0) {
-    // A late member of a group already sent: only when that group ends the previous window can
-    // the new member follow it directly.
-    const tail = previous.slice(previous.length - oldMembers.size)
-    if (!tail.every((entry) => entry._tag === "Message" && oldMembers.has(entry.index))) return undefined
-  }
-  let windowTokens = 0
-  for (const entry of previous) windowTokens += tokensOf(entry)
-  const added: Array<number> = []
-  let addedTokens = 0
-  for (let j = seen; j < n; j++) {
-    added.push(j)
-    addedTokens += candidates.items[j]!.tokens
-  }
-  if (windowTokens + addedTokens > target) return undefined
-  const unitKey = (j: number): number => {
-    const group = candidates.groups[j]
-    return group === undefined ? j : firstOf.get(group) ?? j
-  }
-  added.sort((a, b) => unitKey(a) - unitKey(b) || a - b)
-  const entries = previous.slice()
-  for (const j of added) entries.push(WindowEntry.message(j))
-  return { entries, addedTokens }
-}
-
-/** What a window's entries refer to: the history's messages, the documents, the summary. */
-interface Extras {
-  readonly candidates: PromptWindow.Candidates
-  readonly documents: ReadonlyArray<ContextItem>
-  readonly summary: WindowSummary.Summary | undefined
-}
-
-/**
- * The item of an entry. A usable state names the summary only with one, and messages and
- * documents that are there (`usable`).
- */
-const itemOfEntry = (entry: WindowEntry.WindowEntry, extras: Extras): ContextItem => {
-  switch (entry._tag) {
-    case "Message":
-      return extras.candidates.items[entry.index]!
-    case "Document":
-      return extras.documents[entry.index]!
-    case "Summary":
-      return extras.summary!.item
-  }
-}
-
-/** The tokens of an entry. */
-const tokensOfEntry = (entry: WindowEntry.WindowEntry, extras: Extras): number => itemOfEntry(entry, extras).tokens
-
-/** The message an entry is sent as: the history's own, the summary's, a document's text as a system message. */
-const messageOfEntry = (entry: WindowEntry.WindowEntry, extras: Extras): Prompt.Message => {
-  switch (entry._tag) {
-    case "Message":
-      return extras.candidates.messages[entry.index]!
-    case "Document":
-      return Prompt.systemMessage({ content: extras.documents[entry.index]!.content })
-    case "Summary":
-      return extras.summary!.message
-  }
-}
-
 /** Logs a summariser's failure once, and once more when it writes a summary again. */
 const logSummarizer = (failing: Ref.Ref<boolean>, outcome: WindowSummary.Outcome): Effect.Effect<void> =>
   outcome._tag === "failed"
@@ -756,172 +577,6 @@ const logSummarizer = (failing: Ref.Ref<boolean>, outcome: WindowSummary.Outcome
     )
     : Effect.void
 
-/**
- * The result of an appending call (`ResultEdit.fromSelection`): the window as the entries say,
- * each item `Kept` (appended or not), every other candidate excluded as `Filtered` by the
- * stable window (or `Summarized`, when the summary covers it), no stage run.
- */
-const appendedResult = (
-  extras: Extras,
-  previous: ReadonlyArray<WindowEntry.WindowEntry>,
-  entries: ReadonlyArray<WindowEntry.WindowEntry>,
-  targetTokens: number,
-  reports: ReportEntries
-): PromptWindow.Fitted => {
-  const { candidates, documents, summary } = extras
-  const n = candidates.messages.length
-  // Marks by entry: messages at 0…n − 1, documents after them, the summary last.
-  const sent = new Uint8Array(n + documents.length + 1)
-  const at = (entry: WindowEntry.WindowEntry): number =>
-    entry._tag === "Message" ? entry.index : entry._tag === "Document" ? n + entry.index : n + documents.length
-  for (const entry of previous) sent[at(entry)] = 1
-  const included = new Array<IncludedItem>(entries.length)
-  for (let k = 0; k < entries.length; k++) {
-    const entry = entries[k]!
-    const item = itemOfEntry(entry, extras)
-    const wasSent = sent[at(entry)] === 1
-    included[k] = reports.included(item, wasSent)
-    sent[at(entry)] = 2
-  }
-  const covered = summary === undefined ? undefined : new Uint8Array(n)
-  if (summary !== undefined && covered !== undefined) {
-    for (const i of WindowState.fromRuns(summary.state.covers)) if (i < n) covered[i] = 1
-  }
-  const excluded: Array<ExcludedItem> = []
-  for (let i = 0; i < n; i++) {
-    const item = candidates.items[i]!
-    if (sent[i] !== 2) {
-      excluded.push(
-        summary !== undefined && covered?.[i] === 1 ? reports.summarized(item, summary.state.id) : reports.excluded(item)
-      )
-    }
-  }
-  for (let d = 0; d < documents.length; d++) {
-    if (sent[n + d] !== 2) excluded.push(reports.excluded(documents[d]!))
-  }
-  const result = ResultEdit.fromSelection({ included, excluded, targetTokens })
-  const messageOf = summary === undefined
-    ? candidates.messageOf
-    : new Map(candidates.messageOf).set(summary.item, summary.message)
-  return { prompt: PromptWindow.toPrompt(result.window, { ...candidates, messageOf }), result }
-}
-
-/**
- * The report entries of appending calls, made once per item: an agent's calls report the same
- * items call after call, and the entries are immutable.
- */
-interface ReportEntries {
-  readonly included: (item: ContextItem, wasSent: boolean) => IncludedItem
-  readonly excluded: (item: ContextItem) => ExcludedItem
-  readonly summarized: (item: ContextItem, summaryId: string) => ExcludedItem
-}
-
-const makeReportEntries = (): ReportEntries => {
-  const kept = new WeakMap<ContextItem, IncludedItem>()
-  const appended = new WeakMap<ContextItem, IncludedItem>()
-  const excluded = new WeakMap<ContextItem, ExcludedItem>()
-  const summarized = new WeakMap<ContextItem, ExcludedItem>()
-  const reason = ExclusionReason.Filtered.make({ filterName: stableWindowFilter })
-  return {
-    included: (item, wasSent) => {
-      const memo = wasSent ? kept : appended
-      let entry = memo.get(item)
-      if (entry === undefined) {
-        entry = { item, score: 1, reason: wasSent ? InclusionReason.kept : InclusionReason.appended }
-        memo.set(item, entry)
-      }
-      return entry
-    },
-    excluded: (item) => {
-      let entry = excluded.get(item)
-      if (entry === undefined) {
-        entry = { item, score: 0, reason }
-        excluded.set(item, entry)
-      }
-      return entry
-    },
-    summarized: (item, summaryId) => {
-      let entry = summarized.get(item)
-      if (entry === undefined || entry.reason._tag !== "Summarized" || entry.reason.summaryId !== summaryId) {
-        entry = { item, score: 0, reason: ExclusionReason.Summarized.make({ summaryId }) }
-        summarized.set(item, entry)
-      }
-      return entry
-    }
-  }
-}
-
-/**
- * The filter name in the exclusion reason of the candidates an appending call leaves out: they
- * were left out by an earlier compaction of the conversation (`Filtered`,
- * `filterName: "stable-window"`).
- *
- * @since 0.3.0
- * @category constants
- */
-export const stableWindowFilter = "stable-window"
-
-/**
- * The entry of an item of a window: its document's, the summary's, or its message's (the
- * candidates' item or the copy the call kept, rule K2); `undefined` for none of these (no item
- * of a fitted window).
- */
-const entryOfItem = (
-  documents: ReadonlyArray<ContextItem>
-): (item: ContextItem) => WindowEntry.WindowEntry | undefined => {
-  const documentIndex = new Map<ContextItem, number>()
-  documents.forEach((document, d) => documentIndex.set(document, d))
-  return (item) => {
-    const d = documentIndex.get(item)
-    if (d !== undefined) return WindowEntry.document(d)
-    if (item.metadata[WindowSummary.summaryIdKey] !== undefined) return WindowEntry.summary
-    const index = messageIndexOf(item)
-    return index === undefined ? undefined : WindowEntry.message(index)
-  }
-}
-
-/**
- * The entries of a window's items ({@link entryOfItem}); an item of no entry would have no
- * place in the state, and is left out.
- */
-const entriesOf = (
-  window: ReadonlyArray<ContextItem>,
-  documents: ReadonlyArray<ContextItem>
-): Array<WindowEntry.WindowEntry> => {
-  const entryOf = entryOfItem(documents)
-  const entries: Array<WindowEntry.WindowEntry> = []
-  for (const item of window) {
-    const entry = entryOf(item)
-    if (entry !== undefined) entries.push(entry)
-  }
-  return entries
-}
-
-/**
- * Rule S4's last clause: the items of a compacted window that were in the previous window take,
- * among the places they occupy, their previous relative order (`ResultEdit.reorder`).
- */
-const keepRelativeOrder = (
-  fitted: PromptWindow.Fitted,
-  candidates: PromptWindow.Candidates,
-  documents: ReadonlyArray<ContextItem>,
-  previous: ReadonlyArray<WindowEntry.WindowEntry>
-): PromptWindow.Fitted => {
-  const rank = new WindowEntry.EntryMap<number>()
-  previous.forEach((entry, k) => rank.set(entry, k))
-  const entryOf = entryOfItem(documents)
-  const result = ResultEdit.reorder(fitted.result, (included) => {
-    const entry = entryOf(included.item)
-    return entry === undefined ? undefined : rank.get(entry)
-  })
-  if (result === fitted.result) return fitted
-  const messageOf = new Map(candidates.messageOf)
-  for (const entry of result.report.included) {
-    const index = messageIndexOf(entry.item)
-    if (index !== undefined && !messageOf.has(entry.item)) messageOf.set(entry.item, candidates.messages[index]!)
-  }
-  return { prompt: PromptWindow.toPrompt(result.window, { ...candidates, messageOf }), result }
-}
 
 /** The shortenings of messages in a window: one pass over the window, whatever their number. */
 const shortenedIn = (

@@ -1,0 +1,305 @@
+/**
+ * Candidates: an `effect/ai` `Prompt` turned into candidate items, and a window of them back
+ * into a prompt — the conversion both ways.
+ *
+ * {@link toCandidates} turns each message of a prompt into one candidate item:
+ *
+ * - system messages are pinned, of kind `SystemPrompt`; user and assistant messages are
+ *   `Message`; tool messages (tool results, approval responses) are `ToolOutput` —
+ *   each default can be changed per message with {@link Options.annotate};
+ * - the conversation's order is the items' recency: message `i` gets the timestamp
+ *   `startMillis + i` (milliseconds);
+ * - messages linked by tool call or approval ids share a `group` (`ToolGroups.groups`);
+ * - each item's `tokens` come from the `TokenCounter` service; its `content` is what the
+ *   message says, as `PromptRender.render` writes it.
+ *
+ * The values that come from the caller's code — the counter's count, `annotate`'s fields,
+ * `startMillis` — are checked: an invalid one fails with a {@link CandidateError} naming the
+ * message and the field, never with a defect. {@link toPrompt} turns a window back into a
+ * prompt of the original message objects.
+ *
+ * @since 0.3.0
+ */
+import { DateTime, Effect, Option, Schema, type SchemaIssue } from "effect"
+import type { AiError } from "effect/ai"
+import { Prompt } from "effect/ai"
+import * as ContextItem from "../ContextItem.ts"
+import * as ContextKind from "../ContextKind.ts"
+import { describeThrown } from "../internal/describeThrown.ts"
+import { continues } from "./internal/continues.ts"
+import type { ItemCache } from "./ItemCache.ts"
+import { messageIndexKey, messageIndexOf } from "./MessageIndex.ts"
+import { render } from "./PromptRender.ts"
+import { thrownBy, TokenCounter } from "./TokenCounter.ts"
+import { groupPrefix, groups } from "./ToolGroups.ts"
+
+/**
+ * What the caller may set on a message's item. Fields left out keep their defaults.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Annotation {
+  readonly kind?: string | undefined
+  readonly pinned?: boolean | undefined
+  readonly priority?: number | undefined
+  readonly tags?: ReadonlyArray<string> | undefined
+  readonly metadata?: Readonly<Record<string, unknown>> | undefined
+  readonly futureRelevanceHint?: number | undefined
+}
+
+/**
+ * Options of the conversion.
+ *
+ * - `annotate` — per message, what to change of its item's defaults (kind, pinned, priority,
+ *   tags, metadata, relevance hint); return `undefined` to keep them all.
+ * - `documents` — extra items (retrieved documents, memory) to run with the conversation;
+ *   those in the window become system messages of their content.
+ * - `startMillis` — the timestamp of the first message (default 0); message `i` is `i`
+ *   milliseconds later. Give the real time when a scorer compares with the clock (decay).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Options {
+  readonly annotate?: ((message: Prompt.Message, index: number) => Annotation | undefined) | undefined
+  readonly documents?: ReadonlyArray<ContextItem.ContextItem> | undefined
+  readonly startMillis?: number | undefined
+  /**
+   * Items already made for message objects, reused when the same message object stands at the
+   * same index with the same group (see `ItemCache.ItemCache`). `annotate` must then be a function
+   * of the message and its index alone.
+   */
+  readonly itemCache?: ItemCache | undefined
+}
+
+/**
+ * The candidates of a prompt, and the message each came from.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Candidates {
+  /** One item per message, in order (`items[i]` is message `i`'s), then the documents. */
+  readonly items: ReadonlyArray<ContextItem.ContextItem>
+  readonly messageOf: ReadonlyMap<ContextItem.ContextItem, Prompt.Message>
+  /** The prompt's messages. */
+  readonly messages: ReadonlyArray<Prompt.Message>
+  /** Each message's group (`ToolGroups.groups`). */
+  readonly groups: ReadonlyArray<string | undefined>
+}
+
+/**
+ * A message whose item cannot be made: a value that came from the caller's code — the
+ * `TokenCounter`'s count (`tokens`, a safe integer), a throw of `TokenCounter.make`'s
+ * function (`count`), `annotate`'s result or a throw from it
+ * (`kind`, `priority`, `futureRelevanceHint`, `tags`, `metadata`, `annotate`), or
+ * `startMillis` (`timestamp`: `startMillis + index` must be a valid instant) — is invalid.
+ * `index` is the message's index in the prompt.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class CandidateError extends Schema.TaggedError<CandidateError>()("CandidateError", {
+  index: Schema.Int,
+  field: Schema.String,
+  problem: Schema.String,
+  cause: Schema.optionalKey(Schema.Defect())
+}) {
+  override get message(): string {
+    return `message ${this.index}: ${this.field} ${this.problem}`
+  }
+}
+
+const kindOf = (message: Prompt.Message): string =>
+  message.role === "system"
+    ? ContextKind.SystemPrompt
+    : message.role === "tool"
+    ? ContextKind.ToolOutput
+    : ContextKind.Message
+
+/**
+ * The candidate items of a prompt, one per message, in order, then the `documents`.
+ *
+ * Fails with a {@link CandidateError} when a value from the caller's code is invalid (the
+ * counter's count, an annotation, `startMillis`) or the caller's counter function threw
+ * (`field: "count"`), and with any other `AiError` of the counter (a tokenizer's).
+ *
+ * @since 0.2.0
+ * @category converting
+ */
+export const toCandidates = (
+  prompt: Prompt.RawInput,
+  options?: Options
+): Effect.Effect<Candidates, AiError.AiError | CandidateError, TokenCounter> =>
+  Effect.gen(function*() {
+    const counter = yield* TokenCounter
+    const messages = Prompt.make(prompt).content
+    const documents = options?.documents ?? []
+    const groupOf = groups(messages, groupPrefix(documents), options?.itemCache)
+    const start = options?.startMillis ?? 0
+    const cache = options?.itemCache?.entries
+    // The items of the last call's history, when this one continues it from the same start: its
+    // message `i` had `last.items[i]`, made (or found) at index `i` from this start.
+    const lastItems = options?.itemCache?.lastItems
+    const last = lastItems !== undefined && lastItems.start === start && continues(messages, lastItems.messages)
+      ? lastItems
+      : undefined
+    const reusable = last?.messages.length ?? 0
+    const lastItemsOf = last?.items ?? []
+    const lastGroupsOf = last?.groups ?? []
+    const items: Array<ContextItem.ContextItem> = []
+    const messageOf = new Map<ContextItem.ContextItem, Prompt.Message>()
+    for (let i = 0; i < messages.length; i++) {
+      const message = messages[i]!
+      const group = groupOf[i]
+      let item: ContextItem.ContextItem
+      if (i < reusable && lastGroupsOf[i] === group) {
+        // The last call's item for this message object at this index, from the same start.
+        item = lastItemsOf[i]!
+      } else {
+        const cached = cache?.get(message)
+        // A message object seen before at this index, in this group, and from the same start.
+        if (
+          cached !== undefined && messageIndexOf(cached) === i && cached.group === group &&
+          cached.timestamp?.epochMilliseconds === start + i
+        ) {
+          item = cached
+        } else {
+          item = yield* makeItem(counter, message, i, group, start, options?.annotate)
+          cache?.set(message, item)
+        }
+      }
+      items.push(item)
+      messageOf.set(item, message)
+    }
+    for (const document of documents) items.push(document)
+    // A snapshot, as for the groups: the caller's array may change before the next call.
+    if (options?.itemCache !== undefined) {
+      options.itemCache.lastItems = { messages: messages.slice(), items, groups: groupOf, start }
+    }
+    return { items, messageOf, messages, groups: groupOf }
+  })
+
+/** The item of message `i`. */
+const makeItem = (
+  counter: TokenCounter["Service"],
+  message: Prompt.Message,
+  i: number,
+  group: string | undefined,
+  start: number,
+  annotate: Options["annotate"]
+): Effect.Effect<ContextItem.ContextItem, AiError.AiError | CandidateError> =>
+  Effect.gen(function*() {
+    const tokens = yield* countMessage(counter, message, i)
+    if (!Number.isSafeInteger(tokens)) {
+      return yield* new CandidateError({
+        index: i,
+        field: "tokens",
+        problem: `must be a safe integer: the TokenCounter gave ${tokens}`
+      })
+    }
+    const annotation = yield* annotationOf(annotate, message, i)
+    const timestamp = DateTime.make(start + i)
+    if (Option.isNone(timestamp)) {
+      return yield* new CandidateError({
+        index: i,
+        field: "timestamp",
+        problem: `must be a valid instant: startMillis (${start}) + ${i} is not`
+      })
+    }
+    const priority = annotation?.priority
+    const hint = annotation?.futureRelevanceHint
+    return yield* ContextItem.make({
+      content: render(message),
+      tokens,
+      kind: annotation?.kind ?? kindOf(message),
+      source: "Chat",
+      pinned: annotation?.pinned ?? message.role === "system",
+      tags: annotation?.tags ?? [],
+      metadata: { ...annotation?.metadata, role: message.role, [messageIndexKey]: i },
+      timestamp: timestamp.value,
+      ...(priority === undefined ? {} : { priority }),
+      ...(hint === undefined ? {} : { futureRelevanceHint: hint }),
+      ...(group === undefined ? {} : { group })
+    }).pipe(
+      Effect.mapError((error) =>
+        new CandidateError({ index: i, field: fieldOf(error.issue) ?? "item", problem: `is invalid: ${error.message}` })
+      )
+    )
+  })
+
+/**
+ * The tokens of message `index` by the counter. A counter function that throws
+ * (`TokenCounter.make`'s `AiError`, read by `TokenCounter.thrownBy`) is the caller's code
+ * failing on that message: a {@link CandidateError} on its `count`, as in every front door.
+ *
+ * @since 0.3.0
+ * @category converting
+ */
+export const countMessage = (
+  counter: TokenCounter["Service"],
+  message: Prompt.Message,
+  index: number
+): Effect.Effect<number, AiError.AiError | CandidateError> =>
+  Effect.mapError(counter.count(message), (error) => {
+    const thrown = thrownBy(error)
+    return thrown === undefined
+      ? error
+      : new CandidateError({ index, field: "count", problem: `threw: ${thrown}`, cause: error })
+  })
+
+/** The caller's annotation of a message; a throw from `annotate` is a {@link CandidateError}. */
+const annotationOf = (
+  annotate: Options["annotate"],
+  message: Prompt.Message,
+  index: number
+): Effect.Effect<Annotation | undefined, CandidateError> =>
+  annotate === undefined ? Effect.undefined : Effect.try({
+    try: () => annotate(message, index),
+    catch: (cause) => new CandidateError({ index, field: "annotate", problem: `threw: ${describeThrown(cause)}`, cause })
+  })
+
+/** The field a schema issue is about: the first key on its path. */
+const fieldOf = (issue: SchemaIssue.Issue): string | undefined => {
+  switch (issue._tag) {
+    case "Pointer":
+      return issue.path.length > 0 ? String(issue.path[0]) : fieldOf(issue.issue)
+    case "Filter":
+    case "Encoding":
+      return fieldOf(issue.issue)
+    case "Composite":
+    case "AnyOf":
+      for (const inner of issue.issues) {
+        const field = fieldOf(inner)
+        if (field !== undefined) return field
+      }
+      return undefined
+    default:
+      return undefined
+  }
+}
+
+/**
+ * The prompt of a window: each item's original message, in the window's order; an item that
+ * came from no message (a document) becomes a system message of its content.
+ *
+ * @since 0.2.0
+ * @category converting
+ */
+export const toPrompt = (window: ReadonlyArray<ContextItem.ContextItem>, candidates: Candidates): Prompt.Prompt =>
+  promptOf(window, (item) => candidates.messageOf.get(item))
+
+/**
+ * {@link toPrompt} with the message of an item read by `messageOf` (a fit reads the copies of
+ * the items it kept, rule K2, beside the candidates' own).
+ *
+ * @since 0.3.0
+ * @category converting
+ */
+export const promptOf = (
+  window: ReadonlyArray<ContextItem.ContextItem>,
+  messageOf: (item: ContextItem.ContextItem) => Prompt.Message | undefined
+): Prompt.Prompt =>
+  Prompt.fromMessages(window.map((item) => messageOf(item) ?? Prompt.systemMessage({ content: item.content })))
+

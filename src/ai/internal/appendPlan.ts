@@ -1,0 +1,61 @@
+/**
+ * Rule S3's append: the previous window with the new messages appended, when that fits.
+ */
+import type { Candidates } from "../Candidates.ts"
+import * as WindowEntry from "../WindowEntry.ts"
+
+/**
+ * The previous window with the new messages appended, when that fits `target` and no new
+ * message belongs to a group whose earlier members are not the previous window's last entries
+ * (rule S3); otherwise `undefined`. The new messages are ordered as the conversation placer
+ * orders them: each group drawn up to its first member.
+ */
+export const appendPlan = (
+  candidates: Candidates,
+  previous: ReadonlyArray<WindowEntry.WindowEntry>,
+  seen: number,
+  tokensOf: (entry: WindowEntry.WindowEntry) => number,
+  target: number
+): { readonly entries: Array<WindowEntry.WindowEntry>; readonly addedTokens: number } | undefined => {
+  const n = candidates.messages.length
+  const firstOf = new Map<string, number>()
+  const oldMembers = new Set<number>()
+  for (let i = 0; i < n; i++) {
+    const group = candidates.groups[i]
+    if (group !== undefined && !firstOf.has(group)) firstOf.set(group, i)
+  }
+  const groupsWithNew = new Set<string>()
+  for (let j = seen; j < n; j++) {
+    const group = candidates.groups[j]
+    if (group !== undefined) groupsWithNew.add(group)
+  }
+  if (groupsWithNew.size > 0) {
+    for (let i = 0; i < seen; i++) {
+      const group = candidates.groups[i]
+      if (group !== undefined && groupsWithNew.has(group)) oldMembers.add(i)
+    }
+  }
+  if (oldMembers.size > 0) {
+    // A late member of a group already sent: only when that group ends the previous window can
+    // the new member follow it directly.
+    const tail = previous.slice(previous.length - oldMembers.size)
+    if (!tail.every((entry) => entry._tag === "Message" && oldMembers.has(entry.index))) return undefined
+  }
+  let windowTokens = 0
+  for (const entry of previous) windowTokens += tokensOf(entry)
+  const added: Array<number> = []
+  let addedTokens = 0
+  for (let j = seen; j < n; j++) {
+    added.push(j)
+    addedTokens += candidates.items[j]!.tokens
+  }
+  if (windowTokens + addedTokens > target) return undefined
+  const unitKey = (j: number): number => {
+    const group = candidates.groups[j]
+    return group === undefined ? j : firstOf.get(group) ?? j
+  }
+  added.sort((a, b) => unitKey(a) - unitKey(b) || a - b)
+  const entries = previous.slice()
+  for (const j of added) entries.push(WindowEntry.message(j))
+  return { entries, addedTokens }
+}

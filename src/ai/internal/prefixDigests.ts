@@ -1,0 +1,77 @@
+/**
+ * The digests of a history's prefixes, for rule S3's check that a stored state's history is the
+ * start of this call's (`historyDigest`), and each message's hash (the conversation key reads
+ * it too). Kept by one stable window: each message object is hashed once, and a history that
+ * continues the last one's digests only its new messages.
+ */
+import type { Prompt } from "effect/ai"
+import * as Hash from "./hash.ts"
+import { render } from "../PromptRender.ts"
+
+/**
+ * One stable window's hashes: `hashOf` a message (its role and text), `digestsOf` a history
+ * (`digests[k]` is that of the first `k` messages; the array is the digests' own, and the next
+ * call may extend it: read what you need before then).
+ */
+export interface PrefixDigests {
+  readonly hashOf: (message: Prompt.Message) => string
+  readonly digestsOf: (messages: ReadonlyArray<Prompt.Message>) => ReadonlyArray<string>
+}
+
+/** Empty hashes, for one stable window (never shared by a module). */
+export const makePrefixDigests = (): PrefixDigests => {
+  const hashes = new WeakMap<Prompt.Message, string>()
+  const digestMemo = new WeakMap<Prompt.Message, { readonly after: string; readonly digest: string }>()
+  const lastDigests: { messages: ReadonlyArray<Prompt.Message>; digests: Array<string> } = {
+    messages: [],
+    digests: [Hash.start]
+  }
+  const hashOf = (message: Prompt.Message): string => {
+    let h = hashes.get(message)
+    if (h === undefined) {
+      h = Hash.hashString(`${message.role}\n${render(message)}`)
+      hashes.set(message, h)
+    }
+    return h
+  }
+  return { hashOf, digestsOf: (messages) => prefixDigests(messages, hashOf, digestMemo, lastDigests) }
+}
+
+/**
+ * The chained digest of every prefix of the history: `digests[k]` is that of the first `k`
+ * messages. Each message remembers the digest it ended and the one it continued (`memo`), so
+ * that an agent's history, the same message objects call after call, is hashed once; and a
+ * history that starts with the last one's message objects (`last`) continues its digests.
+ */
+const prefixDigests = (
+  messages: ReadonlyArray<Prompt.Message>,
+  hashOf: (m: Prompt.Message) => string,
+  memo: WeakMap<Prompt.Message, { readonly after: string; readonly digest: string }>,
+  last: { messages: ReadonlyArray<Prompt.Message>; digests: Array<string> }
+): Array<string> => {
+  let from = 0
+  let digests: Array<string>
+  if (last.messages.length <= messages.length && last.messages.every((m, i) => messages[i] === m)) {
+    from = last.messages.length
+    digests = last.digests
+  } else digests = [Hash.start]
+  let digest = digests[from]!
+  for (let k = from; k < messages.length; k++) {
+    const message = messages[k]!
+    const known = memo.get(message)
+    if (known !== undefined && known.after === digest) digest = known.digest
+    else {
+      const after = digest
+      digest = Hash.chain(digest, hashOf(message))
+      memo.set(message, { after, digest })
+    }
+    digests[k + 1] = digest
+  }
+  // The array is extended in place call after call: only the newest history uses it.
+  digests.length = messages.length + 1
+  // A snapshot: the caller's array may be appended to or edited before the next call.
+  last.messages = messages.slice()
+  last.digests = digests
+  return digests
+}
+
