@@ -1,4 +1,4 @@
-import { createAnthropic } from "@ai-sdk/anthropic"
+import { type AnthropicProvider, createAnthropic } from "@ai-sdk/anthropic"
 import { Console, Effect, Layer, PubSub, Schema, Stream } from "effect"
 import { LanguageModel, Prompt, type Response, Tool, Toolkit } from "effect/ai"
 import * as AiSdkLanguageModel from "../src/adapters/AiSdkLanguageModel.ts"
@@ -17,9 +17,17 @@ const handlers = toolkit.toLayer({
 
 // Claude through the AI SDK's Anthropic provider, as an effect/ai LanguageModel; every call's
 // prompt fitted to a 16,000-token window first, with Anthropic's cache marks on the wire.
+// toolStreaming off: @ai-sdk/anthropic otherwise adds a flag to the tool definitions of streamed
+// calls only, and a generated call then cannot read the prefix a streamed one wrote.
+const claude = (anthropic: AnthropicProvider) =>
+  AiSdkLanguageModel.layer(anthropic("claude-sonnet-4-5"), {
+    maxOutputTokens: 1_000,
+    providerOptions: { anthropic: { toolStreaming: false } }
+  })
+
 export const Model = (anthropic = createAnthropic()) =>
   WindowedLanguageModel.layer({ contextWindow: 16_000, outputReserve: 1_000 }).pipe(
-    Layer.provide([AiSdkLanguageModel.layer(anthropic("claude-sonnet-4-5"), { maxOutputTokens: 1_000 }), GptTokenizer.layer])
+    Layer.provide([claude(anthropic), GptTokenizer.layer])
   )
 
 // A tool loop: odd steps generate, even steps stream; the toolkit's handlers answer the calls.
