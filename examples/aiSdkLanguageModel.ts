@@ -55,4 +55,4 @@ export const main = (anthropic = createAnthropic()) =>
     return { history, cached }
   }).pipe(Effect.scoped, Effect.provide(Layer.mergeAll(Model(anthropic), handlers)))
 
-// With ANTHROPIC_API_KEY set: Effect.runPromise(main())
+// Run it with ANTHROPIC_API_KEY set: `main()` is an Effect (Effect.runPromise runs it).
