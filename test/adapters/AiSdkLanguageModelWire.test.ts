@@ -18,6 +18,16 @@ import * as FakeAnthropic from "../support/fakeAnthropic.ts"
 
 const root = fileURLToPath(new URL("../..", import.meta.url))
 
+const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** The content blocks of a request body's messages, in order. */
+const blocksOf = (body: unknown): Array<Record<string, unknown>> => {
+  const messages = isRecord(body) && Array.isArray(body["messages"]) ? body["messages"] : []
+  return messages.flatMap((m: unknown) =>
+    isRecord(m) && Array.isArray(m["content"]) ? m["content"].filter(isRecord) : []
+  )
+}
+
 describe("AiSdkLanguageModel over @ai-sdk/anthropic", () => {
   it("examples/aiSdkLanguageModel.ts: a tool loop of generated and streamed calls, cache marks on the wire, the cached tokens read back", async () => {
     const fake = FakeAnthropic.make({
@@ -40,10 +50,9 @@ describe("AiSdkLanguageModel over @ai-sdk/anthropic", () => {
     assert.isAbove(result.cached.slice(2).reduce((a, b) => a + b, 0), 0)
     for (const cached of result.cached.slice(2)) assert.isAbove(cached, 0)
     // Each tool call reached the wire with its result: tool_use then tool_result, in order.
-    const last = fake.calls.at(-1)!.body
-    const messages = (last as { messages: Array<{ role: string; content: Array<{ type: string; id?: string; tool_use_id?: string }> }> }).messages
-    const uses = messages.flatMap((m) => m.content.filter((b) => b.type === "tool_use").map((b) => b.id))
-    const results = messages.flatMap((m) => m.content.filter((b) => b.type === "tool_result").map((b) => b.tool_use_id))
+    const blocks = blocksOf(fake.calls.at(-1)!.body)
+    const uses = blocks.filter((b) => b["type"] === "tool_use").map((b) => b["id"])
+    const results = blocks.filter((b) => b["type"] === "tool_result").map((b) => b["tool_use_id"])
     assert.strictEqual(uses.length, 7)
     assert.deepStrictEqual(results, uses)
     // The history holds the final answer.
