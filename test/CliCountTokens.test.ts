@@ -73,15 +73,46 @@ layer(NodeServices.layer)("cupel run --count-tokens", (it) => {
       assert.strictEqual(run.stderr, "cupel run: invalid input (stdin): items[0].tokens: is required but missing")
     }))
 
-  it.effect("a content that is not a string is left to the decoder: the same errors as without the flag", () =>
+  it.effect("a content that is not a string is left to the decoder: the same errors as without the flag on an item with tokens", () =>
     Effect.gen(function*() {
       const bad = input([{ content: 5 }, { content: "fine" }])
       const withFlag = yield* cli(["run", "--count-tokens", "o200k"], bad)
-      const without = yield* cli(["run"], input([{ content: 5 }, { content: "fine", tokens: 1 }]))
+      const without = yield* cli(["run"], input([{ content: 5, tokens: 1 }, { content: "fine", tokens: 1 }]))
       assert.strictEqual(withFlag.code, 2)
       assert.strictEqual(withFlag.stderr, without.stderr)
-      assert.include(withFlag.stderr, "items[0].tokens: is required but missing")
     }))
+
+  // Issue 28: `"content": 42` under the flag also said "tokens is required", which the flag
+  // would have counted from a string content.
+  it.effect("content 42 under --count-tokens: the error names the content's type only, not a missing tokens", () =>
+    Effect.gen(function*() {
+      const run = yield* cli(["run", "--count-tokens", "o200k"], input([{ content: 42 }]))
+      assert.strictEqual(run.code, 2)
+      assert.strictEqual(run.stdout, "")
+      assert.strictEqual(run.stderr, "cupel run: invalid input (stdin): items[0].content: Expected a string, got 42")
+      const missing = yield* cli(["run", "--count-tokens", "o200k"], input([{ priority: 1 }]))
+      assert.notInclude(missing.stderr, "tokens")
+      assert.include(missing.stderr, "items[0].content")
+      // explain and budget read the input the same way.
+      const explain = yield* cli(["explain", "--count-tokens", "o200k"], input([{ content: 42 }]))
+      assert.notInclude(explain.stderr, "tokens: is required")
+      assert.include(explain.stderr, "items[0].content: Expected a string, got 42")
+    }))
+
+  it("holdUncountable: a placeholder count only for items without tokens whose content is not a string", () => {
+    const value: { readonly items: ReadonlyArray<unknown> } = {
+      items: [{ content: 42 }, { content: "x" }, { content: null, tokens: 2 }, {}, "text", { content: [1], tokens: null }]
+    }
+    assert.strictEqual(CountTokens.holdUncountable(value), 3)
+    assert.deepStrictEqual(value.items, [
+      { content: 42, tokens: 0 },
+      { content: "x" },
+      { content: null, tokens: 2 },
+      { tokens: 0 },
+      "text",
+      { content: [1], tokens: 0 }
+    ])
+  })
 
   it.effect("an encoding other than o200k or cl100k is a usage error, exit 2", () =>
     Effect.gen(function*() {

@@ -5,7 +5,8 @@
  * A `content` is counted as the plain text it is (`countTokens` of the encoding), with no chat
  * framing: an item is not a chat message. Text that looks like a special token (`<|endoftext|>`)
  * is counted as text, never refused. An item that has `tokens` keeps its count, whatever its
- * content; an item whose `content` is not a string is left as it is, for the decoder to report.
+ * content; an item whose `content` is not a string is left for the decoder to report, and
+ * reported for its content only (not also for the `tokens` the flag would have counted).
  *
  * The counts are filled into the parsed JSON, before decoding: the decoder, its fast path and
  * its messages are the same with or without the flag, and a missing `tokens` the flag could not
@@ -69,7 +70,7 @@ export const load = (encoding: Encoding): Effect.Effect<CountText, InputError> =
 /**
  * Gives every item of a parsed input (`value.items`) that has no `tokens` (or `tokens: null`) and a string
  * `content` the count of that content, in place; returns how many were counted. Anything that
- * is not such an item is left for the decoder to report. The value must be the caller's own,
+ * is not such an item is left for the decoder to report (see {@link holdUncountable}). The value must be the caller's own,
  * freshly parsed: it is changed, not copied (a million copied items would cost more than their
  * counting saves).
  *
@@ -91,4 +92,29 @@ export const fill = (value: unknown, count: CountText): number => {
     counted++
   }
   return counted
+}
+
+/**
+ * Gives every item of a parsed input that has no `tokens` (or `tokens: null`) and a `content`
+ * that is not a string (or none) a placeholder count of 0, in place; returns how many. Called
+ * after {@link fill} under the flag: the decoder refuses such an item for its content whatever
+ * its count, and without one it would add "tokens is required", a count the flag would have
+ * made from a string content (issue 28). The placeholder never reaches a result, as the item
+ * is refused.
+ *
+ * @since 0.3.0
+ * @category filling
+ */
+export const holdUncountable = (value: unknown): number => {
+  if (!isRecord(value)) return 0
+  const field = value["items"]
+  if (!Array.isArray(field)) return 0
+  const items: ReadonlyArray<unknown> = field
+  let held = 0
+  for (const item of items) {
+    if (!isRecord(item) || item["tokens"] != null || typeof item["content"] === "string") continue
+    Reflect.set(item, "tokens", 0)
+    held++
+  }
+  return held
 }

@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { Effect } from "effect"
+import { Effect, Stdio } from "effect"
 import { type CliError, CliOutput, Command } from "effect/cli"
 import * as BudgetCommand from "./BudgetCommand.ts"
 import * as CliFailure from "./CliFailure.ts"
@@ -13,6 +13,7 @@ import * as ExplainCommand from "./ExplainCommand.ts"
 import * as PlaceCommand from "./PlaceCommand.ts"
 import * as PresetsCommand from "./PresetsCommand.ts"
 import * as RunCommand from "./RunCommand.ts"
+import * as TerminalText from "./TerminalText.ts"
 import * as Usage from "./Usage.ts"
 import * as ViewCommand from "./ViewCommand.ts"
 
@@ -56,13 +57,40 @@ const onShowHelp = (help: CliError.ShowHelp) => help.errors.length > 0 ? Effect.
 const usageOutput = CliOutput.layerPresenter(Usage.presenter)
 
 /**
+ * The message of `cupel --wizard` away from a terminal.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const wizardNeedsTerminal =
+  "cupel --wizard: the wizard asks its questions on a terminal, and standard input and output are not both one " +
+  "(a pipe or a file); run the command with its flags instead (cupel --help lists them)"
+
+// `--wizard` (Effect's built-in global flag) draws prompts with cursor escapes and reads keys:
+// into a pipe it would write escape codes and exit 0 with nothing done. Refused there, as a
+// usage error (docs/cli.md, "The wizard"); flags after `--` are arguments, not the flag.
+const guardWizard = (args: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const end = args.indexOf("--")
+    if (!(end === -1 ? args : args.slice(0, end)).includes("--wizard")) return
+    const stdio = yield* Stdio.Stdio
+    if ((yield* stdio.stdinIsTerminal) && (yield* stdio.stdoutIsTerminal)) return
+    yield* TerminalText.printError(wizardNeedsTerminal)
+    return yield* CliFailure.usage()
+  })
+
+/**
  * Runs `cupel` with explicit arguments (without the program name), as tests do.
  *
  * @since 0.1.0
  * @category running
  */
 export const runWith = (args: ReadonlyArray<string>) =>
-  Command.runWith(command, { version })(args).pipe(Effect.catchTag("ShowHelp", onShowHelp), Effect.provide(usageOutput))
+  guardWizard(args).pipe(
+    Effect.andThen(Command.runWith(command, { version })(args)),
+    Effect.catchTag("ShowHelp", onShowHelp),
+    Effect.provide(usageOutput)
+  )
 
 /**
  * Runs `cupel` with the process's arguments.
@@ -70,7 +98,11 @@ export const runWith = (args: ReadonlyArray<string>) =>
  * @since 0.1.0
  * @category running
  */
-export const run = Command.run(command, { version }).pipe(
+export const run = Effect.gen(function*() {
+  const stdio = yield* Stdio.Stdio
+  yield* guardWizard(yield* stdio.args)
+  return yield* Command.run(command, { version })
+}).pipe(
   Effect.catchTag("ShowHelp", onShowHelp),
   Effect.provide(usageOutput)
 )

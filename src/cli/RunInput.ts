@@ -261,6 +261,7 @@ export const load = (
     if (Option.isSome(encoding)) {
       // The value was just parsed and is ours: the counts are written into it.
       CountTokens.fill(value, yield* CountTokens.load(encoding.value).pipe(Effect.catchTag("InputError", inputProblems(command))))
+      CountTokens.holdUncountable(value)
     }
     const decodeWith = <A extends { readonly budget: ContextBudget.ContextBudget }>(
       decode: (source: string, value: unknown) => Effect.Effect<A, PlaceInput.InputError>

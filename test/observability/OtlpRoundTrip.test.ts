@@ -235,6 +235,30 @@ describe("OTLP round trip through the documented layer (docs/observability.md)",
     }).pipe(Effect.scoped))
 })
 
+// docs/observability.md: the OpenTelemetry SDK keeps 128 events per span by default; this route
+// has no such limit. 801 items of 10 tokens under a 10-token target: the slice excludes 800.
+describe("OTLP: a stage span's exclusion events are all exported (docs/observability.md, the 128-event limit of the other route)", () => {
+  it.live("800 exclusions in one stage: 800 cupel.exclusion events on the slice span, as cupel.exclusion.count says", () =>
+    Effect.gen(function*() {
+      const otlp = yield* receiver
+      const many = Array.from({ length: 801 }, (_, i) => item(`note ${i}`, 10, { priority: i }))
+      const result = yield* Pipeline.run(many, new ContextBudget.ContextBudget({ maxTokens: 10, targetTokens: 10 }), {
+        verbosity: "StageAndExclusions"
+      }).pipe(
+        Effect.provide(strategies),
+        Effect.provide(Telemetry(otlp.baseUrl)),
+        Effect.provideService(Metric.MetricRegistry, new Map())
+      )
+      noRefusals(otlp)
+      assert.strictEqual(result.report.excluded.length, 800)
+      const slice = byName(spansOf(otlp), "cupel.stage.slice")
+      assert.strictEqual(attributesOf(slice.attributes)["cupel.exclusion.count"], 800)
+      const events = (slice.events ?? []).filter((e) => e.name === "cupel.exclusion")
+      assert.strictEqual(events.length, 800)
+      assert.isAbove(events.length, 128)
+    }).pipe(Effect.scoped))
+})
+
 describe("the test's OTLP/HTTP receiver", () => {
   it.live("refuses what is not an OTLP/HTTP JSON export: another content type (415), another method (405), an unknown path (404), a body that is not an export request (400)", () =>
     Effect.gen(function*() {
