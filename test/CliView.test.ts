@@ -392,6 +392,31 @@ layer(NodeServices.layer)("cupel view: bad input (exit 2, one line a problem on 
       )
     }))
 
+  it.effect("a line edited to hold negative tokens is refused, naming its line and field (design 94)", () =>
+    Effect.gen(function*() {
+      const [a, b] = yield* sessionLines(2)
+      const parsed = JSON.parse(b!)
+      parsed.window[0].tokens = -4000
+      yield* refused(["view"], `${a}\n${JSON.stringify(parsed)}\n`, /^cupel view: invalid input \(stdin\): line 2: window\[0\]\.tokens: [^\n]*$/)
+      for (const field of ["totalTokens", "toolTokens", "tokensOverBudget"]) {
+        const edited = JSON.stringify({ ...JSON.parse(b!), [field]: -1 })
+        yield* refused(["view"], `${a}\n${edited}\n`, new RegExp(`^cupel view: invalid input \\(stdin\\): line 2: ${field}: [^\\n]*$`))
+      }
+      const reported = JSON.stringify({ ...JSON.parse(a!), reported: { total: 100, cacheRead: -50 } })
+      yield* refused(["view"], `${reported}\n${b}\n`, /^cupel view: invalid input \(stdin\): line 1: reported\.cacheRead: [^\n]*$/)
+    }))
+
+  it.effect("a zero target, or a target over maxTokens, is refused rather than drawn as a share of nothing (design 94)", () =>
+    Effect.gen(function*() {
+      const [a, b] = yield* sessionLines(2)
+      const zero = JSON.stringify({ ...JSON.parse(b!), targetTokens: 0 })
+      yield* refused(["view"], `${a}\n${zero}\n`, /^cupel view: invalid input \(stdin\): line 2: targetTokens: [^\n]*$/)
+      const over = JSON.parse(a!)
+      const view = yield* cli(["view"], `${JSON.stringify({ ...over, targetTokens: over.maxTokens + 1 })}\n`)
+      assert.strictEqual(view.code, 2)
+      assert.match(view.stderr, /line 1: targetTokens: targetTokens \(\d+\) must not exceed maxTokens \(\d+\)/)
+    }))
+
   it.effect("a negative --budget or --max", () =>
     Effect.gen(function*() {
       const { text } = yield* sampleRun

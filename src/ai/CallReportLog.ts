@@ -60,14 +60,18 @@ export const format = "cupel.call-report.v1"
 export const previewLength = 160
 
 const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
+/** A figure a provider or the cache rule gave: a number of tokens or a cost, never below 0. */
+const Amount = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0))
+/** A budget's target: a call is fitted to one token at least (design 94). */
+const Target = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))
 
 const itemFields = {
   /** The message's role (`system`, `user`, `assistant`, `tool`); none for a document. */
   role: Schema.optionalKey(Schema.String),
   kind: Schema.String,
-  tokens: Schema.Int,
+  tokens: Count,
   /** The index of the message in the prompt the caller gave; none for a document or a summary. */
-  message: Schema.optionalKey(Schema.Int),
+  message: Schema.optionalKey(Count),
   /** The summary's id, when the item is a stable window's summary. */
   summary: Schema.optionalKey(Schema.String),
   pinned: Schema.Boolean,
@@ -129,10 +133,10 @@ export const SummaryEntry = Schema.Struct({
   withContext: Schema.optionalKey(Schema.Boolean),
   /** What the summariser's model reported of its requests, when it did (since 0.3.0). */
   usage: Schema.optionalKey(Schema.Struct({
-    inputTokens: Schema.optionalKey(Schema.Number),
-    outputTokens: Schema.optionalKey(Schema.Number),
-    cacheReadTokens: Schema.optionalKey(Schema.Number),
-    cacheWriteTokens: Schema.optionalKey(Schema.Number)
+    inputTokens: Schema.optionalKey(Amount),
+    outputTokens: Schema.optionalKey(Amount),
+    cacheReadTokens: Schema.optionalKey(Amount),
+    cacheWriteTokens: Schema.optionalKey(Amount)
   }))
 })
 
@@ -164,7 +168,14 @@ export const ChangeEntry = Schema.Struct({
  * @since 0.3.0
  * @category schemas
  */
-export const PredictionEntry = Schema.Struct(CacheModel.Prediction.fields)
+export const PredictionEntry = Schema.Struct({
+  totalTokens: Amount,
+  cachedTokens: Amount,
+  writtenTokens: Amount,
+  uncachedTokens: Amount,
+  cost: Amount,
+  costWithoutCache: Amount
+} satisfies { readonly [K in keyof typeof CacheModel.Prediction.fields]: Schema.Top })
 
 /**
  * The input tokens the provider reported: the total, those read from its cache, written to it,
@@ -174,10 +185,10 @@ export const PredictionEntry = Schema.Struct(CacheModel.Prediction.fields)
  * @category schemas
  */
 export const ReportedEntry = Schema.Struct({
-  total: Schema.optionalKey(Schema.Number),
-  cacheRead: Schema.optionalKey(Schema.Number),
-  cacheWrite: Schema.optionalKey(Schema.Number),
-  uncached: Schema.optionalKey(Schema.Number)
+  total: Schema.optionalKey(Amount),
+  cacheRead: Schema.optionalKey(Amount),
+  cacheWrite: Schema.optionalKey(Amount),
+  uncached: Schema.optionalKey(Amount)
 })
 
 /**
@@ -205,12 +216,12 @@ export const Line = Schema.Struct({
   conversation: Schema.optionalKey(Schema.String),
   outcome: Schema.Literals(["answered", "failed", "interrupted", "sent"]),
   candidates: Count,
-  targetTokens: Schema.Int,
-  maxTokens: Schema.Int,
+  targetTokens: Target,
+  maxTokens: Target,
   toolTokens: Count,
-  calibration: Schema.optionalKey(Schema.Number),
-  totalTokens: Schema.Int,
-  tokensOverBudget: Schema.Int,
+  calibration: Schema.optionalKey(Schema.Finite.check(Schema.isGreaterThan(0))),
+  totalTokens: Count,
+  tokensOverBudget: Count,
   change: Schema.optionalKey(ChangeEntry),
   prediction: Schema.optionalKey(PredictionEntry),
   reported: Schema.optionalKey(ReportedEntry),
@@ -219,7 +230,14 @@ export const Line = Schema.Struct({
   window: Schema.Array(WindowEntry),
   excluded: Schema.Array(ExcludedEntry),
   events: Schema.Array(TraceEvent)
-}).annotate({ identifier: "CallReportLine" })
+}).check(
+  Schema.makeFilter((l) =>
+    l.targetTokens <= l.maxTokens || {
+      path: ["targetTokens"],
+      issue: `targetTokens (${l.targetTokens}) must not exceed maxTokens (${l.maxTokens})`
+    }
+  )
+).annotate({ identifier: "CallReportLine" })
 
 /**
  * @since 0.3.0
