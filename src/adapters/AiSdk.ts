@@ -20,7 +20,7 @@
  *
  * @since 0.3.0
  */
-import { Clock, Effect, Exit, Layer, ManagedRuntime, Predicate, type Tracer } from "effect"
+import { Clock, DateTime, Effect, Exit, Layer, ManagedRuntime, Predicate, type Tracer } from "effect"
 import type { Instructions, LanguageModelMiddleware, ModelMessage, SystemModelMessage } from "ai"
 import { AiError, type Prompt } from "effect/ai"
 import { InvalidConfigError } from "../InvalidConfigError.ts"
@@ -140,6 +140,11 @@ export interface Report<M = AiSdkPrompt.ProviderMessage>
 {
   readonly type: "generate" | "stream" | "step"
   readonly reported: Reported | undefined
+  /**
+   * When the call ended, from the runtime's `Clock` (as the effect/ai door's log lines carry
+   * it): `CallReportLog.encode` writes it as the line's `at`.
+   */
+  readonly at: DateTime.Utc
 }
 
 /**
@@ -307,15 +312,17 @@ const handOver = <M>(
 ) => {
   if (onReport === undefined) return Effect.void
   const reported = report.reported
-  const value: Report<M> = {
-    ...report,
-    type: report.method,
-    prompt: call.prompt,
-    reported: reported === undefined ? undefined : { ...reported, inputTokens: reported.total }
-  }
   // A callback that throws or rejects must not fail a call the model has answered; a promise
   // it returns is awaited (the report is made before the call ends), and never left unhandled.
-  return Effect.try((): unknown => onReport(value)).pipe(
+  return DateTime.now.pipe(
+    Effect.map((at): Report<M> => ({
+      ...report,
+      type: report.method,
+      prompt: call.prompt,
+      reported: reported === undefined ? undefined : { ...reported, inputTokens: reported.total },
+      at
+    })),
+    Effect.flatMap((value) => Effect.try((): unknown => onReport(value))),
     Effect.flatMap((out) => Predicate.isPromiseLike(out) ? Effect.tryPromise(() => Promise.resolve(out)) : Effect.void),
     Effect.catchCause((cause) => Effect.logWarning("AiSdk: onReport threw", cause))
   )

@@ -277,6 +277,8 @@ export interface Source {
     | undefined
   readonly committed: WindowStore.WriteResult | undefined
   readonly miss?: CacheMiss.Miss | undefined
+  /** When the call ended (the AI SDK adapter's reports carry it); `make`'s `at` option wins. */
+  readonly at?: DateTime.Utc | undefined
 }
 
 /** The first {@link previewLength} characters (whole graphemes), `…` when cut. */
@@ -355,9 +357,10 @@ const reportedOf = (reported: NonNullable<Source["reported"]>): typeof ReportedE
 export const make = (report: Source, options: { readonly at?: DateTime.Utc | undefined } = {}): Line => {
   const { result } = report
   const prediction = report.prediction
+  const at = options.at ?? report.at
   return {
     format,
-    ...(options.at === undefined ? {} : { at: options.at }),
+    ...(at === undefined ? {} : { at }),
     method: report.method ?? report.type ?? "unknown",
     mode: report.mode,
     ...(report.conversation === undefined ? {} : { conversation: report.conversation }),
