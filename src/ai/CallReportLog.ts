@@ -503,29 +503,47 @@ const decodeRows = (rows: ReadonlyArray<string>): Effect.Effect<{ readonly lines
   Effect.gen(function*() {
     const out: Array<Line> = []
     for (let i = 0; i < rows.length; i++) {
-      const row = rows[i]!.trim()
-      if (row === "") continue
-      let value: unknown
-      try {
-        value = JSON.parse(row)
-      } catch (cause) {
-        return yield* new LineError({
-          line: i + 1,
-          problems: [`malformed JSON: ${cause instanceof Error ? cause.message : String(cause)}`]
-        })
-      }
-      // A line of some other log (a run result, a newer format) is one problem, not every
-      // field it lacks.
-      const problem = notACallReport(value)
-      if (problem !== undefined) return yield* new LineError({ line: i + 1, problems: [problem] })
-      out.push(
-        yield* decodeLine(value).pipe(
-          Effect.mapError((error) => new LineError({ line: i + 1, problems: schemaProblems(error) }))
-        )
-      )
+      const line = yield* decodeRow(rows[i]!, i + 1)
+      if (line !== undefined) out.push(line)
     }
     return { lines: out }
   })
+
+/**
+ * One row of a log, decoded: `undefined` for a blank row; a row that is not JSON or not a call
+ * report fails with its number (`line`, from 1) and every problem with it. What
+ * {@link decodeLines} does for each row, for a reader that streams a log row by row.
+ *
+ * @since 0.3.0
+ * @category decoding
+ */
+export const decodeRow = (text: string, line: number): Effect.Effect<Line | undefined, LineError> =>
+  Effect.suspend(() => {
+    const row = text.trim()
+    if (row === "") return Effect.succeed(undefined)
+    let value: unknown
+    try {
+      value = JSON.parse(row)
+    } catch (cause) {
+      return Effect.fail(
+        new LineError({ line, problems: [`malformed JSON: ${cause instanceof Error ? cause.message : String(cause)}`] })
+      )
+    }
+    // A line of some other log (a run result, a newer format) is one problem, not every
+    // field it lacks.
+    const problem = notACallReport(value)
+    if (problem !== undefined) return Effect.fail(new LineError({ line, problems: [problem] }))
+    return decodeLine(value).pipe(Effect.mapError((error) => new LineError({ line, problems: schemaProblems(error) })))
+  })
+
+/**
+ * Whether a row parses as JSON: a log's last row that does not, with no newline after it, is a
+ * write that did not finish ({@link decodeLog}).
+ *
+ * @since 0.3.0
+ * @category decoding
+ */
+export const isWholeJson = (row: string): boolean => isJson(row)
 
 /**
  * A line could not be written: `sink` names where to (the file's path, or the write function's

@@ -497,6 +497,93 @@ const callDetail = (
     `<h3>Stages</h3>${stageTable(l.events)}</section>`
 }
 
+/**
+ * A session's counts, added up one call at a time: the page of a long session reads its log as
+ * a stream and keeps these, not the calls.
+ */
+const makeTally = () => {
+  // Each conversation's number, in order of first appearance: with more than one, the timeline
+  // says which each call is of (their calls interleave, and added/dropped are per conversation).
+  const numbers = new Map<string, number>()
+  const kinds = new Map<string, { kind: string; items: number; tokens: number }>()
+  const misses = new Map<string, number>()
+  let calls = 0
+  let sent = 0
+  let compactions = 0
+  let missed = 0
+  let scale = 1
+  const predicted = { read: 0, written: 0, of: 0 }
+  const reported = { read: 0, of: 0 }
+  const billed = { written: 0, of: 0 }
+  const summaries = { read: 0, of: 0, requests: 0 }
+  const kind = (name: string, tokens: number) => {
+    const key = ContextKind.fold(name)
+    const entry = kinds.get(key) ?? { kind: name, items: 0, tokens: 0 }
+    entry.items++
+    entry.tokens += Math.max(0, tokens)
+    kinds.set(key, entry)
+  }
+  return {
+    numbers,
+    add: (l: CallReportLog.Line): number => {
+      const key = l.conversation ?? ""
+      if (!numbers.has(key)) numbers.set(key, numbers.size + 1)
+      calls++
+      // What a call sent is its window and its tool definitions, as its bar and table by kind draw it.
+      sent += l.totalTokens + l.toolTokens
+      scale = Math.max(scale, l.totalTokens + l.toolTokens, l.targetTokens)
+      if (l.change?.action === "compact") compactions++
+      if (l.prediction !== undefined) {
+        predicted.read += l.prediction.cachedTokens
+        predicted.written += l.prediction.writtenTokens
+        predicted.of += l.prediction.totalTokens
+      }
+      if (l.reported?.total !== undefined && l.reported.cacheRead !== undefined) {
+        reported.read += l.reported.cacheRead
+        reported.of += l.reported.total
+      }
+      if (l.reported?.total !== undefined && l.reported.cacheWrite !== undefined) {
+        billed.written += l.reported.cacheWrite
+        billed.of += l.reported.total
+      }
+      // The summariser's requests, as its model billed them (a compaction's summary is part of its call's cost).
+      const u = l.change?.summary?.usage
+      if (u?.inputTokens !== undefined) {
+        summaries.read += u.cacheReadTokens ?? 0
+        summaries.of += u.inputTokens
+        summaries.requests++
+      }
+      if (l.miss !== undefined) {
+        missed++
+        misses.set(l.miss.cause._tag, (misses.get(l.miss.cause._tag) ?? 0) + 1)
+      }
+      if (l.toolTokens > 0) kind(toolDefinitions, l.toolTokens)
+      for (const e of l.window) kind(e.kind, e.tokens)
+      return numbers.get(key)!
+    },
+    /** The largest of what a call sent and its target: the timeline's bars are drawn against it. */
+    scale: () => scale,
+    kinds: (): Array<KindTotal> => [...kinds.values()],
+    stats: (): ReadonlyArray<readonly [string, string]> => [
+      ["calls", String(calls)],
+      ["conversations", String(numbers.size)],
+      ["tokens sent", count(sent)],
+      ["compactions", String(compactions)],
+      ["predicted cache reads", ratio(predicted.read, predicted.of)],
+      ["billed cache reads", ratio(reported.read, reported.of)],
+      ["predicted cache writes", ratio(predicted.written, predicted.of)],
+      ["billed cache writes", ratio(billed.written, billed.of)],
+      ...(summaries.requests === 0 ? [] : [["summaries' billed cache reads", ratio(summaries.read, summaries.of)] as const]),
+      [
+        "cache misses",
+        misses.size === 0
+          ? "none"
+          : `${missed} (${CacheMiss.causes.filter((c) => misses.has(c)).map((c) => `${c} ${misses.get(c)}`).join(", ")})`
+      ]
+    ]
+  }
+}
+
 // The script: the timeline's buttons select a call (click, Enter, Space); the arrow keys, Home
 // and End move between them. Only the selected call's details are shown.
 const sessionScript = (calls: number): string =>
@@ -542,79 +629,17 @@ const sessionScript = (calls: number): string =>
  */
 export const sessionPage = (source: string, lines: ReadonlyArray<CallReportLog.Line>): string => {
   const perCall = changes(lines)
-  // Each conversation's number, in order of first appearance: with more than one, the timeline
-  // says which each call is of (their calls interleave, and added/dropped are per conversation).
-  const numbers = new Map<string, number>()
-  for (const l of lines) {
-    const key = l.conversation ?? ""
-    if (!numbers.has(key)) numbers.set(key, numbers.size + 1)
-  }
-  const conversations = numbers.size
-  const several = conversations > 1
-  // What a call sent is its window and its tool definitions, as its bar and table by kind draw it.
-  const sent = lines.reduce((sum, l) => sum + l.totalTokens + l.toolTokens, 0)
-  const predicted = lines.reduce(
-    (acc, l) => l.prediction === undefined ? acc : { read: acc.read + l.prediction.cachedTokens, of: acc.of + l.prediction.totalTokens },
-    { read: 0, of: 0 }
-  )
-  const reported = lines.reduce(
-    (acc, l) =>
-      l.reported?.total === undefined || l.reported.cacheRead === undefined
-        ? acc
-        : { read: acc.read + l.reported.cacheRead, of: acc.of + l.reported.total },
-    { read: 0, of: 0 }
-  )
-  const billed = lines.reduce(
-    (acc, l) =>
-      l.reported?.total === undefined || l.reported.cacheWrite === undefined
-        ? acc
-        : { written: acc.written + l.reported.cacheWrite, of: acc.of + l.reported.total },
-    { written: 0, of: 0 }
-  )
-  const predictedWrites = lines.reduce(
-    (acc, l) => l.prediction === undefined ? acc : { written: acc.written + l.prediction.writtenTokens, of: acc.of + l.prediction.totalTokens },
-    { written: 0, of: 0 }
-  )
-  // The summariser's requests, as its model billed them (a compaction's summary is part of its call's cost).
-  const summaryUsage = lines.reduce(
-    (acc, l) => {
-      const u = l.change?.summary?.usage
-      return u?.inputTokens === undefined
-        ? acc
-        : { read: acc.read + (u.cacheReadTokens ?? 0), of: acc.of + u.inputTokens, requests: acc.requests + 1 }
-    },
-    { read: 0, of: 0, requests: 0 }
-  )
-  const misses = new Map<string, number>()
-  for (const l of lines) if (l.miss !== undefined) misses.set(l.miss.cause._tag, (misses.get(l.miss.cause._tag) ?? 0) + 1)
-  const missCounts = CacheMiss.causes.filter((c) => misses.has(c)).map((c) => `${c} ${misses.get(c)}`).join(", ")
-  const compactions = lines.filter((l) => l.change?.action === "compact").length
-  const allKinds = byKind(lines.flatMap((l) => [
-    ...(l.toolTokens > 0 ? [{ kind: toolDefinitions, tokens: l.toolTokens }] : []),
-    ...l.window
-  ]))
-  // A loop, not Math.max(...spread): a spread of some 125,000 calls overflows the stack.
-  let scale = 1
-  for (const l of lines) scale = Math.max(scale, l.totalTokens + l.toolTokens, l.targetTokens)
+  const tally = makeTally()
+  for (const l of lines) tally.add(l)
+  const numbers = tally.numbers
+  const several = numbers.size > 1
+  const scale = tally.scale()
   const body = [
     `<header><h1>cupel view: an agent session</h1><p class="muted">from <code>${escapeHtml(source)}</code></p></header>`,
-    stats([
-      ["calls", String(lines.length)],
-      ["conversations", String(conversations)],
-      ["tokens sent", count(sent)],
-      ["compactions", String(compactions)],
-      ["predicted cache reads", ratio(predicted.read, predicted.of)],
-      ["billed cache reads", ratio(reported.read, reported.of)],
-      ["predicted cache writes", ratio(predictedWrites.written, predictedWrites.of)],
-      ["billed cache writes", ratio(billed.written, billed.of)],
-      ...(summaryUsage.requests === 0
-        ? []
-        : [["summaries' billed cache reads", ratio(summaryUsage.read, summaryUsage.of)] as const]),
-      ["cache misses", misses.size === 0 ? "none" : `${lines.filter((l) => l.miss !== undefined).length} (${missCounts})`]
-    ]),
+    stats(tally.stats()),
     `<div class="session"><section aria-labelledby="h-timeline"><h2 id="h-timeline">Timeline</h2>`,
     `<p class="muted">One row per call. Select a call (Tab to its button, then Enter; the arrow keys move between calls) to see what it sent, added, dropped and summarised.</p>`,
-    legend(allKinds),
+    legend(tally.kinds()),
     `<div class="scroll"><table id="timeline"><caption>${lines.length} calls; cache reads as a share of the request</caption><thead><tr>` +
     `<th scope="col">call</th>${several ? `<th scope="col" class="n">conversation</th>` : ""}<th scope="col">change</th><th scope="col">tokens sent by kind</th><th scope="col" class="n">sent</th>` +
     `<th scope="col" class="n">predicted cache read</th><th scope="col" class="n">billed cache read</th>` +
