@@ -434,6 +434,7 @@ export class LineError extends Schema.TaggedError<LineError>()("LineError", {
 }
 
 const decodeLine = Schema.decodeUnknownEffect(Line, { errors: "all" })
+const decodeLineQuick = Schema.decodeUnknownExit(Line)
 
 /** Why a parsed line is not a call report at all (no object, no or another `format`), if it is not. */
 const notACallReport = (value: unknown): string | undefined => {
@@ -533,6 +534,9 @@ export const decodeRow = (text: string, line: number): Effect.Effect<Line | unde
     // field it lacks.
     const problem = notACallReport(value)
     if (problem !== undefined) return Effect.fail(new LineError({ line, problems: [problem] }))
+    // The first problem ends the check of a good line soonest; a bad line is read again for all of them.
+    const first = decodeLineQuick(value)
+    if (first._tag === "Success") return Effect.succeed(first.value)
     return decodeLine(value).pipe(Effect.mapError((error) => new LineError({ line, problems: schemaProblems(error) })))
   })
 
