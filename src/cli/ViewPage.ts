@@ -770,26 +770,30 @@ export const longSessionPage = (source: string): LongSessionPage => {
     kindClasses[id] ??= kindClass(kind)
     return id
   }
-  const entries = new Map<string, number>()
+  // The session's distinct entries, found by their text (a string the log's parse already made,
+  // not a new key per entry: a long session has some million entries to look up).
+  const entries = new Map<string, Array<{ readonly entry: CallReportLog.WindowEntry | CallReportLog.ExcludedEntry; readonly id: number }>>()
   const entryRows: Array<string> = []
   const entryId = (e: CallReportLog.WindowEntry | CallReportLog.ExcludedEntry): number => {
-    // Lengths before the texts of variable length: no two entries share a key.
-    const key = `${e.tokens},${e.message ?? ""},${e.pinned ? 1 : 0},${e.role?.length ?? -1}:${e.role ?? ""}${e.kind.length}:${e.kind}` +
-      `${e.summary?.length ?? -1}:${e.summary ?? ""}${e.preview}`
-    let id = entries.get(key)
-    if (id === undefined) {
-      id = entryRows.length
-      entries.set(key, id)
-      entryRows.push(scriptJson([
-        e.role === undefined ? -1 : str(e.role),
-        kindOf(e.kind),
-        e.tokens,
-        e.message ?? -1,
-        e.summary === undefined ? -1 : str(e.summary),
-        e.pinned ? 1 : 0,
-        visible(line(e.preview, 110))
-      ]))
-    }
+    const alike = entries.get(e.preview)
+    const found = alike?.find(({ entry: o }) =>
+      o.tokens === e.tokens && o.message === e.message && o.kind === e.kind && o.role === e.role &&
+      o.summary === e.summary && o.pinned === e.pinned
+    )
+    if (found !== undefined) return found.id
+    const id = entryRows.length
+    const kept = { entry: e, id }
+    if (alike === undefined) entries.set(e.preview, [kept])
+    else alike.push(kept)
+    entryRows.push(scriptJson([
+      e.role === undefined ? -1 : str(e.role),
+      kindOf(e.kind),
+      e.tokens,
+      e.message ?? -1,
+      e.summary === undefined ? -1 : str(e.summary),
+      e.pinned ? 1 : 0,
+      visible(line(e.preview, 110))
+    ]))
     return id
   }
   // Of each conversation, its last call's window: what the next call added and dropped is against it.
