@@ -5,7 +5,11 @@
  *
  * Everything a person reads is written as HTML here, escaped, the details of every call of a
  * session included (one section per call); the session page's script only hides all but the
- * call selected, so that without script the page still reads, every call in turn. Every text of
+ * call selected, so that without script the page still reads, every call in turn. A session of
+ * more than {@link fullPageCalls} calls gets {@link longSessionPage} instead (design 94): compact
+ * data of each call, a chart of the timeline, a list that draws the rows in view, and the
+ * selected call's details drawn by its script (its texts escaped there, control characters
+ * escaped here). Every text of
  * the input goes through {@link escapeHtml}; JSON placed in a `<script>` (the script's only
  * data is the calls' count) goes through {@link scriptJson}, which writes `<`, `>`, `&`, U+2028
  * and U+2029 as escapes, so that no `</script>` can end the script early.
