@@ -152,6 +152,11 @@ export const read = (
       })
     const rows = (text: string) =>
       Effect.gen(function*() {
+        // A row longer than a chunk (a run result on one line) is joined once, not split at each chunk.
+        if (!text.includes("\n")) {
+          pending += text
+          return
+        }
         const parts = (pending + text).split("\n")
         pending = parts.pop() ?? ""
         for (const current of parts) {
