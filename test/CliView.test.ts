@@ -310,6 +310,41 @@ layer(NodeServices.layer)("cupel view: an agent session", (it) => {
       assert.strictEqual(view.stderr, "cupel view: stdin: line 4 is cut off (a write that did not finish); shown without it")
     }))
 
+  it.effect("a log read from a file in chunks, its rows crossing them, gives the page standard input gives (design 94)", () =>
+    Effect.gen(function*() {
+      const lines = yield* sessionLines(30)
+      const text = lines.join("\n") + "\n"
+      assert.isAbove(text.length, 3 * 65_536, "rows cross the file's 64 KiB chunks")
+      const input = yield* writeTemp("session.jsonl", text)
+      const fromFile = yield* cli(["view", input])
+      assert.strictEqual(fromFile.code, 0, fromFile.stderr)
+      assert.strictEqual(fromFile.stdout.replaceAll(input, "stdin"), (yield* cli(["view"], text)).stdout)
+    }).pipe(Effect.scoped))
+
+  it.effect(`a session of more than ViewPage.fullPageCalls calls gets the compact page: the counts, one record per call, no section per call (design 94)`, () =>
+    Effect.gen(function*() {
+      const base = (yield* sessionLines(6)).map((l) => JSON.parse(l))
+      const calls = ViewPage.fullPageCalls + 1
+      const lines = Array.from({ length: calls }, (_, k) => JSON.stringify({ ...base[k % base.length], conversation: `c${Math.floor(k / base.length)}` }))
+      // The last line cut off mid-write: shown without it, and said.
+      const view = yield* cli(["view"], lines.join("\n") + "\n" + lines[0]!.slice(0, 40))
+      assert.strictEqual(view.code, 0, view.stderr)
+      assert.strictEqual(view.stderr, `cupel view: stdin: line ${calls + 1} is cut off (a write that did not finish); shown without it`)
+      const html = view.stdout
+      assert.strictEqual(stat(html, "calls"), String(calls))
+      assert.strictEqual(stat(html, "conversations"), String(Math.ceil(calls / base.length)))
+      assert.strictEqual(tags(html, `section class="detail" id="call-`), 0)
+      const data = JSON.parse(/<script type="application\/json" id="cupel-data">([\s\S]*?)<\/script>/.exec(html)![1]!)
+      assert.strictEqual(data.calls, calls)
+      assert.strictEqual(data.records.length, calls)
+      // Entries are kept once per session, not once per call.
+      const distinct = new Set(lines.flatMap((l) => JSON.parse(l).window.map((e: { readonly preview: string; readonly message?: number }) => `${JSON.parse(l).conversation}${e.message}${e.preview}`)))
+      assert.isAtMost(data.entries.length, distinct.size + lines.length)
+      assert.include(html, `<svg id="chart"`)
+      // One attack in an entry stays text: the only </script> are the page's own.
+      assert.strictEqual(html.split("</script>").length - 1, 2)
+    }))
+
   it.effect("a single line (no newline) is a session of one call", () =>
     Effect.gen(function*() {
       const [first] = yield* sessionLines(1)
@@ -390,6 +425,31 @@ layer(NodeServices.layer)("cupel view: bad input (exit 2, one line a problem on 
         `${a}\n${other}\n`,
         `cupel view: invalid input (stdin): line 2: not a call report (its "format" is "cupel.call-report.v9"; a call report's is "${CallReportLog.format}")`
       )
+    }))
+
+  it.effect("a line edited to hold negative tokens is refused, naming its line and field (design 94)", () =>
+    Effect.gen(function*() {
+      const [a, b] = yield* sessionLines(2)
+      const parsed = JSON.parse(b!)
+      parsed.window[0].tokens = -4000
+      yield* refused(["view"], `${a}\n${JSON.stringify(parsed)}\n`, /^cupel view: invalid input \(stdin\): line 2: window\[0\]\.tokens: [^\n]*$/)
+      for (const field of ["totalTokens", "toolTokens", "tokensOverBudget"]) {
+        const edited = JSON.stringify({ ...JSON.parse(b!), [field]: -1 })
+        yield* refused(["view"], `${a}\n${edited}\n`, new RegExp(`^cupel view: invalid input \\(stdin\\): line 2: ${field}: [^\\n]*$`))
+      }
+      const reported = JSON.stringify({ ...JSON.parse(a!), reported: { total: 100, cacheRead: -50 } })
+      yield* refused(["view"], `${reported}\n${b}\n`, /^cupel view: invalid input \(stdin\): line 1: reported\.cacheRead: [^\n]*$/)
+    }))
+
+  it.effect("a zero target, or a target over maxTokens, is refused rather than drawn as a share of nothing (design 94)", () =>
+    Effect.gen(function*() {
+      const [a, b] = yield* sessionLines(2)
+      const zero = JSON.stringify({ ...JSON.parse(b!), targetTokens: 0 })
+      yield* refused(["view"], `${a}\n${zero}\n`, /^cupel view: invalid input \(stdin\): line 2: targetTokens: [^\n]*$/)
+      const over = JSON.parse(a!)
+      const view = yield* cli(["view"], `${JSON.stringify({ ...over, targetTokens: over.maxTokens + 1 })}\n`)
+      assert.strictEqual(view.code, 2)
+      assert.match(view.stderr, /line 1: targetTokens: targetTokens \(\d+\) must not exceed maxTokens \(\d+\)/)
     }))
 
   it.effect("a negative --budget or --max", () =>

@@ -19,7 +19,13 @@ import { afterAll, beforeAll } from "vitest"
 import * as CallReportLog from "../src/ai/CallReportLog.ts"
 import { describeWithChromium, launch } from "./support/chromium.ts"
 import { cli } from "./support/cli.ts"
+import * as LongSession from "./support/longSession.ts"
 import * as ViewSession from "./support/viewSession.ts"
+import { spawnSync } from "node:child_process"
+import { statSync } from "node:fs"
+import { fileURLToPath } from "node:url"
+
+const root = fileURLToPath(new URL("..", import.meta.url))
 
 const dir = mkdtempSync(join(tmpdir(), "cupel-view-"))
 
@@ -246,4 +252,123 @@ describeWithChromium("cupel view in a real browser", () => {
       // The picture is the page itself, not a stale copy.
       assert.isAbove(readFileSync(join(dir, "cupel-view-session.png")).length, 10_000)
     }).pipe(Effect.provide(NodeServices.layer)), 180_000)
+
+  it.effect("a session of two conversations: the timeline's last column (summary) is within the viewport, no sideways scroll (design 94)", () =>
+    Effect.gen(function*() {
+      const reports = yield* ViewSession.run({ steps: 10 })
+      // Two conversations whose calls interleave, the second's key long.
+      const lines = reports.flatMap((r, k) => {
+        const line = JSON.parse(CallReportLog.encode(r))
+        return [JSON.stringify(line), JSON.stringify({ ...line, conversation: `a-second-conversation-with-a-long-key-${k}` })]
+      })
+      const view = yield* cli(["view"], lines.join("\n") + "\n")
+      assert.strictEqual(view.code, 0, view.stderr)
+      const url = save("two.html", view.stdout)
+      yield* Effect.promise(async () => {
+        for (const width of [1440, 1280]) {
+          const { errors, page } = await open(browser, url, "light", { width, height: 900 })
+          assert.deepStrictEqual(errors, [])
+          const box = await page.evaluate<{ right: number; scroll: number; client: number; page: number; last: string }>(`(() => {
+            const last = Array.from(document.querySelectorAll("#timeline thead th")).pop()
+            const scroller = document.querySelector("#timeline").parentElement
+            return { right: last.getBoundingClientRect().right, scroll: scroller.scrollWidth, client: scroller.clientWidth,
+              page: document.documentElement.scrollWidth, last: last.textContent }
+          })()`)
+          assert.strictEqual(box.last, "summary")
+          assert.isAtMost(box.right, width, `at ${width} px`)
+          assert.isAtMost(box.scroll, box.client, `at ${width} px: the timeline scrolls sideways`)
+          assert.isAtMost(box.page, width)
+          await page.close()
+        }
+      })
+    }).pipe(Effect.provide(NodeServices.layer)), 120_000)
+
+  it.effect("a log of 20,000 calls: a page of at most 20 MB written in at most 15 s of CPU within a 256 MB heap; the browser draws it in seconds, a call's details on selection (design 94)", () =>
+    Effect.gen(function*() {
+      const log = join(dir, "long.jsonl")
+      const out = join(dir, "long.html")
+      const calls = yield* LongSession.write(log, { calls: 20_000, steps: 16 })
+      const logBytes = statSync(log).size
+      // The CLI as a child process, its heap capped (a page that held every call's details would
+      // not fit), its time and peak memory read by /usr/bin/time.
+      const run = spawnSync("/usr/bin/time", [
+        "-f",
+        "cupel-time %e %U %S %M",
+        `${root}node_modules/.bin/node`,
+        "--max-old-space-size=256",
+        `${root}src/bin/cupel.ts`,
+        "view",
+        log,
+        "--out",
+        out
+      ], { encoding: "utf8", cwd: root })
+      assert.strictEqual(run.status, 0, run.stderr)
+      const figures = /cupel-time (\S+) (\S+) (\S+) (\S+)/.exec(run.stderr)
+      assert.isNotNull(figures, run.stderr)
+      const [wall, user, system, maxRssKb] = figures!.slice(1).map(Number) as [number, number, number, number]
+      const pageBytes = statSync(out).size
+      // The figures, for docs/cli.md and the report.
+      console.log(
+        `cupel view, ${calls} calls (${(logBytes / 1e6).toFixed(0)} MB of log): page ${(pageBytes / 1e6).toFixed(1)} MB, ` +
+          `${wall.toFixed(1)} s wall, ${(user + system).toFixed(1)} s CPU, peak RSS ${(maxRssKb / 1024).toFixed(0)} MB`
+      )
+      assert.isAtMost(pageBytes, 20_000_000)
+      assert.isAtMost(user + system, 15)
+      assert.isAtMost(maxRssKb / 1024, 640)
+      const url = pathToFileURL(out).href
+      const lastLine = JSON.parse(readFileSync(log, "utf8").trimEnd().split("\n").pop()!)
+      yield* Effect.promise(async () => {
+        const started = Date.now()
+        const { errors, page, requests } = await open(browser, url)
+        await page.locator("#selected", { hasText: `Call 1 of ${calls} selected` }).waitFor({ timeout: 30_000 })
+        const drawnIn = Date.now() - started
+        console.log(`cupel view, ${calls} calls: loaded and drawn in chromium in ${drawnIn} ms`)
+        assert.isAtMost(drawnIn, 20_000)
+        assert.deepStrictEqual(errors, [])
+        onlyTheFile(requests, url)
+        const shown = await stats(page)
+        assert.strictEqual(shown["calls"], String(calls))
+        // The timeline, as one chart: at most 1,000 points a line, whatever the calls.
+        const points = await page.evaluate<Array<number>>(
+          `Array.from(document.querySelectorAll("#chart polyline")).map((p) => p.getAttribute("points").split(" ").length)`
+        )
+        assert.strictEqual(points.length, 3)
+        for (const n of points) assert.strictEqual(n, 1_000)
+        // The list draws the rows in view, not 20,000.
+        const rows = await page.locator("#timeline tbody tr:not(.pad)").count()
+        assert.isAbove(rows, 5)
+        assert.isBelow(rows, 200)
+        assert.strictEqual(await page.locator("#detail h2").textContent(), "Call 1")
+        // The keyboard: End selects the last call; its details are those of the log's last line.
+        await page.locator("#calls").focus()
+        await page.keyboard.press("End")
+        assert.strictEqual(await page.locator("#selected").textContent(), `Call ${calls} of ${calls} selected`)
+        assert.strictEqual(await page.evaluate<string>(`document.activeElement?.textContent ?? ""`), `Call ${calls}`)
+        const detail = (await page.locator("#detail").textContent()) ?? ""
+        assert.include(detail, `The window (${lastLine.window.length})`)
+        assert.include(detail, `Left out (${lastLine.excluded.length})`)
+        assert.include(detail, lastLine.conversation)
+        if (lastLine.change?.summary?.outcome === "written") {
+          assert.include(detail, `summarised ${lastLine.change.summary.spanMessages} messages`)
+        }
+        await page.keyboard.press("ArrowUp")
+        assert.strictEqual(await page.locator("#detail h2").textContent(), `Call ${calls - 1}`)
+        // A point of the chart selects its call.
+        const chart = page.locator("#chart")
+        const box = (await chart.boundingBox())!
+        await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2)
+        const picked = Number(/^Call (\d+)/.exec((await page.locator("#selected").textContent()) ?? "")?.[1])
+        assert.isAtLeast(picked, calls / 2 - calls / 100)
+        assert.isAtMost(picked, calls / 2 + calls / 100)
+        assert.strictEqual(await page.locator("#detail h2").textContent(), `Call ${picked}`)
+        const width = await page.evaluate<{ scroll: number; client: number }>(
+          `(() => { const e = document.getElementById("calls"); return { scroll: e.scrollWidth, client: e.clientWidth } })()`
+        )
+        assert.isAtMost(width.scroll, width.client)
+        assert.deepStrictEqual(await lowContrast(page), [])
+        assert.deepStrictEqual(errors, [])
+        await screenshot(page, "cupel-view-long-session.png")
+        await page.close()
+      })
+    }).pipe(Effect.provide(NodeServices.layer)), 400_000)
 })

@@ -20,7 +20,7 @@
  *
  * @since 0.3.0
  */
-import { Clock, Effect, Exit, Layer, ManagedRuntime, Predicate, type Tracer } from "effect"
+import { Clock, DateTime, Duration, Effect, Exit, Layer, ManagedRuntime, Predicate, type Tracer } from "effect"
 import type { Instructions, LanguageModelMiddleware, ModelMessage, SystemModelMessage } from "ai"
 import { AiError, type Prompt } from "effect/ai"
 import { InvalidConfigError } from "../InvalidConfigError.ts"
@@ -36,7 +36,7 @@ import * as MediaTokens from "../ai/MediaTokens.ts"
 import * as TokenCounter from "../ai/TokenCounter.ts"
 import * as ToolDefinitions from "../ai/ToolDefinitions.ts"
 import { describeThrown } from "../internal/describeThrown.ts"
-import { watchStream } from "./internal/watchStream.ts"
+import { makeRegistry, watchStream } from "./internal/watchStream.ts"
 import * as AiSdkCacheMarks from "./AiSdkCacheMarks.ts"
 import * as AiSdkPrompt from "./AiSdkPrompt.ts"
 
@@ -122,6 +122,14 @@ export interface Options extends
   /** @since 0.3.0 */
   readonly telemetry?: ManagedRuntime.ManagedRuntime<never, unknown> | undefined
   readonly maxConversations?: number | undefined
+  /**
+   * How long a streamed call's stream may wait for its reader to ask for the next part before
+   * it is settled as `interrupted` (an abandoned stream; default `"2 minutes"`, `"Infinity"`:
+   * only when it is garbage collected). docs/ai-sdk.md, "Streams"; design 95.
+   *
+   * @since 0.3.0
+   */
+  readonly streamIdleTimeout?: Duration.Input | undefined
 }
 
 /**
@@ -140,6 +148,11 @@ export interface Report<M = AiSdkPrompt.ProviderMessage>
 {
   readonly type: "generate" | "stream" | "step"
   readonly reported: Reported | undefined
+  /**
+   * When the call ended, from the runtime's `Clock` (as the effect/ai door's log lines carry
+   * it): `CallReportLog.encode` writes it as the line's `at`.
+   */
+  readonly at: DateTime.Utc
 }
 
 /**
@@ -161,7 +174,7 @@ interface Call<M> {
 }
 
 /** The options the window itself takes: all but the SDK-facing ones. */
-type CoreOptions = Omit<Options, "conversationKey" | "onReport" | "countTools">
+type CoreOptions = Omit<Options, "conversationKey" | "onReport" | "countTools" | "streamIdleTimeout">
 
 const { rules } = SessionOptions
 
@@ -194,11 +207,12 @@ const middlewareOptions: Readonly<Record<string, SessionOptions.Rule>> = {
   ttl: rules.duration,
   storeTimeout: rules.duration,
   maxConversations: rules.positiveInt,
-  promptCache: SessionOptions.stable.promptCache
+  promptCache: SessionOptions.stable.promptCache,
+  streamIdleTimeout: rules.duration
 }
 
 /** The options {@link prepareStep} knows: the middleware's, `toolTokens` for `countTools`. */
-const { countTools: _countTools, ...stepBase } = middlewareOptions
+const { countTools: _countTools, streamIdleTimeout: _streamIdleTimeout, ...stepBase } = middlewareOptions
 const prepareStepOptions: Readonly<Record<string, SessionOptions.Rule>> = { ...stepBase, toolTokens: rules.nonNegativeInt }
 
 /** Checks a door's options when it is made: a problem is thrown, as the typed error it is. */
@@ -307,15 +321,17 @@ const handOver = <M>(
 ) => {
   if (onReport === undefined) return Effect.void
   const reported = report.reported
-  const value: Report<M> = {
-    ...report,
-    type: report.method,
-    prompt: call.prompt,
-    reported: reported === undefined ? undefined : { ...reported, inputTokens: reported.total }
-  }
   // A callback that throws or rejects must not fail a call the model has answered; a promise
   // it returns is awaited (the report is made before the call ends), and never left unhandled.
-  return Effect.try((): unknown => onReport(value)).pipe(
+  return DateTime.now.pipe(
+    Effect.map((at): Report<M> => ({
+      ...report,
+      type: report.method,
+      prompt: call.prompt,
+      reported: reported === undefined ? undefined : { ...reported, inputTokens: reported.total },
+      at
+    })),
+    Effect.flatMap((value) => Effect.try((): unknown => onReport(value))),
     Effect.flatMap((out) => Predicate.isPromiseLike(out) ? Effect.tryPromise(() => Promise.resolve(out)) : Effect.void),
     Effect.catchCause((cause) => Effect.logWarning("AiSdk: onReport threw", cause))
   )
@@ -418,6 +434,15 @@ const toolsOf = (tools: AiSdkPrompt.CallOptions["tools"]): Array<ToolDefinitions
     flags: CacheDescriptors.flagsOf(tool.type === "function" ? tool.providerOptions : { args: tool.args })
   }))
 
+/**
+ * How long a stream may wait for its reader before it is settled as abandoned, when the
+ * `streamIdleTimeout` option does not say (design 95).
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const defaultStreamIdleTimeout: Duration.Input = "2 minutes"
+
 type StreamResult = Awaited<ReturnType<NonNullable<LanguageModelMiddleware["wrapStream"]>>>
 type StreamPart = StreamResult["stream"] extends ReadableStream<infer P> ? P : never
 
@@ -446,8 +471,13 @@ type StreamPart = StreamResult["stream"] extends ReadableStream<infer P> ? P : n
  */
 export const middleware = (options: Options): LanguageModelMiddleware => {
   checkOptions(options, middlewareOptions, "AiSdk.middleware")
-  const { conversationKey, onReport, ...core } = options
+  const { conversationKey, onReport, streamIdleTimeout, ...core } = options
   const { runtime, fit, settle, commit } = makeCore(core)
+  // An abandoned stream is settled after its reader's idle time, or when it is garbage (design 95).
+  const abandon = {
+    idleMs: Duration.toMillis(Duration.fromInputUnsafe(streamIdleTimeout ?? defaultStreamIdleTimeout)),
+    registry: makeRegistry()
+  }
   const promptCache = options.mode === "per-call" ? false : options.promptCache ?? {}
   const pending = new WeakMap<AiSdkPrompt.CallOptions, Call<AiSdkPrompt.ProviderMessage>>()
   const memo = AiSdkPrompt.makeMessageMemo()
@@ -476,7 +506,7 @@ export const middleware = (options: Options): LanguageModelMiddleware => {
         if (part.type === "finish") reported = reportedOf(part.usage, model)
       },
       end: (end) => {
-        const outcome = end._tag === "Cancelled" || signal?.aborted === true
+        const outcome = end._tag === "Cancelled" || end._tag === "Abandoned" || signal?.aborted === true
           ? "interrupted" as const
           : end._tag === "Closed" && started
           ? "answered" as const
@@ -492,7 +522,7 @@ export const middleware = (options: Options): LanguageModelMiddleware => {
           settle(call, { outcome, reported, providerError, exit }, onReport)
         )))
       }
-    })
+    }, abandon)
   }
 
   return {

@@ -60,14 +60,18 @@ export const format = "cupel.call-report.v1"
 export const previewLength = 160
 
 const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
+/** A figure a provider or the cache rule gave: a number of tokens or a cost, never below 0. */
+const Amount = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0))
+/** A budget's target: a call is fitted to one token at least (design 94). */
+const Target = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))
 
 const itemFields = {
   /** The message's role (`system`, `user`, `assistant`, `tool`); none for a document. */
   role: Schema.optionalKey(Schema.String),
   kind: Schema.String,
-  tokens: Schema.Int,
+  tokens: Count,
   /** The index of the message in the prompt the caller gave; none for a document or a summary. */
-  message: Schema.optionalKey(Schema.Int),
+  message: Schema.optionalKey(Count),
   /** The summary's id, when the item is a stable window's summary. */
   summary: Schema.optionalKey(Schema.String),
   pinned: Schema.Boolean,
@@ -129,10 +133,10 @@ export const SummaryEntry = Schema.Struct({
   withContext: Schema.optionalKey(Schema.Boolean),
   /** What the summariser's model reported of its requests, when it did (since 0.3.0). */
   usage: Schema.optionalKey(Schema.Struct({
-    inputTokens: Schema.optionalKey(Schema.Number),
-    outputTokens: Schema.optionalKey(Schema.Number),
-    cacheReadTokens: Schema.optionalKey(Schema.Number),
-    cacheWriteTokens: Schema.optionalKey(Schema.Number)
+    inputTokens: Schema.optionalKey(Amount),
+    outputTokens: Schema.optionalKey(Amount),
+    cacheReadTokens: Schema.optionalKey(Amount),
+    cacheWriteTokens: Schema.optionalKey(Amount)
   }))
 })
 
@@ -164,7 +168,14 @@ export const ChangeEntry = Schema.Struct({
  * @since 0.3.0
  * @category schemas
  */
-export const PredictionEntry = Schema.Struct(CacheModel.Prediction.fields)
+export const PredictionEntry = Schema.Struct({
+  totalTokens: Amount,
+  cachedTokens: Amount,
+  writtenTokens: Amount,
+  uncachedTokens: Amount,
+  cost: Amount,
+  costWithoutCache: Amount
+} satisfies { readonly [K in keyof typeof CacheModel.Prediction.fields]: Schema.Top })
 
 /**
  * The input tokens the provider reported: the total, those read from its cache, written to it,
@@ -174,10 +185,10 @@ export const PredictionEntry = Schema.Struct(CacheModel.Prediction.fields)
  * @category schemas
  */
 export const ReportedEntry = Schema.Struct({
-  total: Schema.optionalKey(Schema.Number),
-  cacheRead: Schema.optionalKey(Schema.Number),
-  cacheWrite: Schema.optionalKey(Schema.Number),
-  uncached: Schema.optionalKey(Schema.Number)
+  total: Schema.optionalKey(Amount),
+  cacheRead: Schema.optionalKey(Amount),
+  cacheWrite: Schema.optionalKey(Amount),
+  uncached: Schema.optionalKey(Amount)
 })
 
 /**
@@ -205,12 +216,12 @@ export const Line = Schema.Struct({
   conversation: Schema.optionalKey(Schema.String),
   outcome: Schema.Literals(["answered", "failed", "interrupted", "sent"]),
   candidates: Count,
-  targetTokens: Schema.Int,
-  maxTokens: Schema.Int,
+  targetTokens: Target,
+  maxTokens: Target,
   toolTokens: Count,
-  calibration: Schema.optionalKey(Schema.Number),
-  totalTokens: Schema.Int,
-  tokensOverBudget: Schema.Int,
+  calibration: Schema.optionalKey(Schema.Finite.check(Schema.isGreaterThan(0))),
+  totalTokens: Count,
+  tokensOverBudget: Count,
   change: Schema.optionalKey(ChangeEntry),
   prediction: Schema.optionalKey(PredictionEntry),
   reported: Schema.optionalKey(ReportedEntry),
@@ -219,7 +230,14 @@ export const Line = Schema.Struct({
   window: Schema.Array(WindowEntry),
   excluded: Schema.Array(ExcludedEntry),
   events: Schema.Array(TraceEvent)
-}).annotate({ identifier: "CallReportLine" })
+}).check(
+  Schema.makeFilter((l) =>
+    l.targetTokens <= l.maxTokens || {
+      path: ["targetTokens"],
+      issue: `targetTokens (${l.targetTokens}) must not exceed maxTokens (${l.maxTokens})`
+    }
+  )
+).annotate({ identifier: "CallReportLine" })
 
 /**
  * @since 0.3.0
@@ -259,6 +277,8 @@ export interface Source {
     | undefined
   readonly committed: WindowStore.WriteResult | undefined
   readonly miss?: CacheMiss.Miss | undefined
+  /** When the call ended (the AI SDK adapter's reports carry it); `make`'s `at` option wins. */
+  readonly at?: DateTime.Utc | undefined
 }
 
 /** The first {@link previewLength} characters (whole graphemes), `…` when cut. */
@@ -337,9 +357,10 @@ const reportedOf = (reported: NonNullable<Source["reported"]>): typeof ReportedE
 export const make = (report: Source, options: { readonly at?: DateTime.Utc | undefined } = {}): Line => {
   const { result } = report
   const prediction = report.prediction
+  const at = options.at ?? report.at
   return {
     format,
-    ...(options.at === undefined ? {} : { at: options.at }),
+    ...(at === undefined ? {} : { at }),
     method: report.method ?? report.type ?? "unknown",
     mode: report.mode,
     ...(report.conversation === undefined ? {} : { conversation: report.conversation }),
@@ -413,6 +434,7 @@ export class LineError extends Schema.TaggedError<LineError>()("LineError", {
 }
 
 const decodeLine = Schema.decodeUnknownEffect(Line, { errors: "all" })
+const decodeLineQuick = Schema.decodeUnknownExit(Line)
 
 /** Why a parsed line is not a call report at all (no object, no or another `format`), if it is not. */
 const notACallReport = (value: unknown): string | undefined => {
@@ -482,29 +504,50 @@ const decodeRows = (rows: ReadonlyArray<string>): Effect.Effect<{ readonly lines
   Effect.gen(function*() {
     const out: Array<Line> = []
     for (let i = 0; i < rows.length; i++) {
-      const row = rows[i]!.trim()
-      if (row === "") continue
-      let value: unknown
-      try {
-        value = JSON.parse(row)
-      } catch (cause) {
-        return yield* new LineError({
-          line: i + 1,
-          problems: [`malformed JSON: ${cause instanceof Error ? cause.message : String(cause)}`]
-        })
-      }
-      // A line of some other log (a run result, a newer format) is one problem, not every
-      // field it lacks.
-      const problem = notACallReport(value)
-      if (problem !== undefined) return yield* new LineError({ line: i + 1, problems: [problem] })
-      out.push(
-        yield* decodeLine(value).pipe(
-          Effect.mapError((error) => new LineError({ line: i + 1, problems: schemaProblems(error) }))
-        )
-      )
+      const line = yield* decodeRow(rows[i]!, i + 1)
+      if (line !== undefined) out.push(line)
     }
     return { lines: out }
   })
+
+/**
+ * One row of a log, decoded: `undefined` for a blank row; a row that is not JSON or not a call
+ * report fails with its number (`line`, from 1) and every problem with it. What
+ * {@link decodeLines} does for each row, for a reader that streams a log row by row.
+ *
+ * @since 0.3.0
+ * @category decoding
+ */
+export const decodeRow = (text: string, line: number): Effect.Effect<Line | undefined, LineError> =>
+  Effect.suspend(() => {
+    const row = text.trim()
+    if (row === "") return Effect.succeed(undefined)
+    let value: unknown
+    try {
+      value = JSON.parse(row)
+    } catch (cause) {
+      return Effect.fail(
+        new LineError({ line, problems: [`malformed JSON: ${cause instanceof Error ? cause.message : String(cause)}`] })
+      )
+    }
+    // A line of some other log (a run result, a newer format) is one problem, not every
+    // field it lacks.
+    const problem = notACallReport(value)
+    if (problem !== undefined) return Effect.fail(new LineError({ line, problems: [problem] }))
+    // The first problem ends the check of a good line soonest; a bad line is read again for all of them.
+    const first = decodeLineQuick(value)
+    if (first._tag === "Success") return Effect.succeed(first.value)
+    return decodeLine(value).pipe(Effect.mapError((error) => new LineError({ line, problems: schemaProblems(error) })))
+  })
+
+/**
+ * Whether a row parses as JSON: a log's last row that does not, with no newline after it, is a
+ * write that did not finish ({@link decodeLog}).
+ *
+ * @since 0.3.0
+ * @category decoding
+ */
+export const isWholeJson = (row: string): boolean => isJson(row)
 
 /**
  * A line could not be written: `sink` names where to (the file's path, or the write function's

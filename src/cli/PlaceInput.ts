@@ -275,7 +275,14 @@ const utf16Problem = (chunks: ReadonlyArray<Uint8Array>): string | undefined => 
  * The text of the bytes read, decoded as UTF-8 (a UTF-8 byte order mark dropped, a byte that
  * is not UTF-8 read as U+FFFD, as before); an {@link InputError} when they look like UTF-16.
  */
-const decodeBytes = (
+/**
+ * The text of an input's bytes (UTF-8); bytes that look like UTF-16 are an {@link InputError}
+ * saying so.
+ *
+ * @since 0.3.0
+ * @category reading
+ */
+export const decodeBytes = (
   source: string,
   chunks: ReadonlyArray<Uint8Array>
 ): Effect.Effect<{ readonly source: string; readonly text: string }, InputError> => {

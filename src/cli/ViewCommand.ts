@@ -14,7 +14,7 @@
  *
  * @since 0.3.0
  */
-import { Console, Effect, FileSystem, Option, Schema } from "effect"
+import { Console, Effect, FileSystem, Option, type PlatformError, Schema, Stdio, Stream } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as CallReportLog from "../ai/CallReportLog.ts"
 import { describePlatformError, schemaProblems } from "../internal/conformanceMessages.ts"
@@ -23,6 +23,7 @@ import * as PipelineResult from "../PipelineResult.ts"
 import * as CliFailure from "./CliFailure.ts"
 import * as PlaceInput from "./PlaceInput.ts"
 import * as RunInput from "./RunInput.ts"
+import * as TerminalText from "./TerminalText.ts"
 import * as ViewPage from "./ViewPage.ts"
 
 /**
@@ -37,6 +38,12 @@ export type Input =
     readonly _tag: "Session"
     readonly lines: ReadonlyArray<CallReportLog.Line>
     /** The number of a last line left out because it was cut off mid-write. */
+    readonly cutOff?: number | undefined
+  }
+  | {
+    /** A session of more than `ViewPage.fullPageCalls` calls, read as a stream into its page (design 94). */
+    readonly _tag: "LongSession"
+    readonly page: ViewPage.LongSessionPage
     readonly cutOff?: number | undefined
   }
 
@@ -95,7 +102,119 @@ export const decode = (source: string, text: string): Effect.Effect<Input, Place
  * @category rendering
  */
 export const render = (source: string, input: Input, budget: ViewPage.RunBudget): string =>
-  input._tag === "Run" ? ViewPage.runPage(source, input.result, budget) : ViewPage.sessionPage(source, input.lines)
+  input._tag === "Run"
+    ? ViewPage.runPage(source, input.result, budget)
+    : input._tag === "Session"
+    ? ViewPage.sessionPage(source, input.lines)
+    : input.page.finish()
+
+/**
+ * Reads the input as a stream of rows (design 94): when its first row is a call report, each
+ * row is decoded as it comes, and past `ViewPage.fullPageCalls` calls each goes into a
+ * {@link ViewPage.longSessionPage} and is let go; anything else (a run result, a call report
+ * written over several lines, nothing) is read whole and given to {@link decode}. The input's
+ * bytes are not kept beyond the row being read once it is known to be a session.
+ *
+ * @since 0.3.0
+ * @category decoding
+ */
+export const read = (
+  file: Option.Option<string>
+): Effect.Effect<{ readonly source: string; readonly input: Input }, PlaceInput.InputError, FileSystem.FileSystem | Stdio.Stdio> =>
+  Effect.gen(function*() {
+    const path = Option.getOrUndefined(Option.filter(file, (f) => f !== "-"))
+    const source = path ?? "stdin"
+    const bytes: Stream.Stream<Uint8Array, PlatformError.PlatformError, FileSystem.FileSystem | Stdio.Stdio> = path === undefined
+      ? Stream.unwrap(Effect.gen(function*() {
+        const stdio = yield* Stdio.Stdio
+        if (yield* stdio.stdinIsTerminal) yield* TerminalText.printError(`cupel view: ${PlaceInput.terminalHint}`)
+        return stdio.stdin
+      }))
+      : Stream.unwrap(FileSystem.FileSystem.use((fs) => Effect.succeed(fs.stream(path))))
+    const decoder = new TextDecoder("utf-8")
+    // Until the first row that is not blank is known, the bytes are kept (they may be a run result).
+    const state: { mode: "undecided" | "session" | "whole" } = { mode: "undecided" }
+    let kept: Array<Uint8Array> = []
+    let pending = ""
+    let row = 0
+    let held: Array<CallReportLog.Line> = []
+    let long: ViewPage.LongSessionPage | undefined
+    const take = (text: string) =>
+      Effect.map(CallReportLog.decodeRow(text, row), (line) => {
+        if (line === undefined) return
+        if (long !== undefined) return long.add(line)
+        held.push(line)
+        if (held.length > ViewPage.fullPageCalls) {
+          long = ViewPage.longSessionPage(source)
+          for (const l of held) long.add(l)
+          held = []
+        }
+      })
+    const rows = (text: string) =>
+      Effect.gen(function*() {
+        // A row longer than a chunk (a run result on one line) is joined once, not split at each chunk.
+        if (!text.includes("\n")) {
+          pending += text
+          return
+        }
+        const parts = (pending + text).split("\n")
+        pending = parts.pop() ?? ""
+        for (const current of parts) {
+          if (state.mode === "whole") return
+          row++
+          if (state.mode === "undecided" && current.trim() !== "") {
+            const first = parseRow(current)
+            if (isRecord(first) && first["format"] === CallReportLog.format) {
+              state.mode = "session"
+              kept = []
+            } else {
+              state.mode = "whole"
+              return
+            }
+          }
+          if (state.mode === "session") yield* take(current)
+        }
+      })
+    yield* Stream.runForEach(bytes, (chunk) => {
+      if (state.mode !== "session") kept.push(chunk)
+      return state.mode === "whole" ? Effect.void : rows(decoder.decode(chunk, { stream: true }))
+    }).pipe(
+      Effect.catchTag("LineError", (error) => lineProblems(source, error)),
+      Effect.catchTag("PlatformError", (error) =>
+        Effect.fail(
+          new PlaceInput.InputError({ source, problems: [`cannot read: ${describePlatformError(error)}`], unreadable: true })
+        ))
+    )
+    if (state.mode !== "session") {
+      const { text } = yield* PlaceInput.decodeBytes(source, kept)
+      return { source, input: yield* decode(source, text) }
+    }
+    yield* rows(decoder.decode()).pipe(Effect.catchTag("LineError", (error) => lineProblems(source, error)))
+    // A log an agent is still writing, or was stopped while writing, ends with a cut-off line:
+    // the page shows the calls before it, and says so.
+    let cutOff: number | undefined
+    if (pending.trim() !== "") {
+      row++
+      if (CallReportLog.isWholeJson(pending.trim())) {
+        yield* take(pending).pipe(Effect.catchTag("LineError", (error) => lineProblems(source, error)))
+      } else cutOff = row
+    }
+    const input: Input = long === undefined ? { _tag: "Session", lines: held, cutOff } : { _tag: "LongSession", page: long, cutOff }
+    return { source, input }
+  })
+
+/** A row parsed, if it is JSON. */
+const parseRow = (row: string): unknown => {
+  try {
+    return JSON.parse(row)
+  } catch {
+    return undefined
+  }
+}
+
+/** A bad row of a session: one problem a line, each with the row it is on. */
+const lineProblems = (source: string, error: CallReportLog.LineError) =>
+  Effect.fail(new PlaceInput.InputError({ source, problems: error.problems.map((p) => `line ${error.line}: ${p}`) }))
 
 /**
  * The parsed arguments of `view`.
@@ -129,13 +248,12 @@ export const handler = Effect.fn("cli.view")(function*(config: Config) {
   if (Option.isSome(config.budget) && Option.isSome(config.max) && config.budget.value > config.max.value) {
     return yield* RunInput.usage("view", `--budget (${config.budget.value}) must not exceed --max (${config.max.value})`)
   }
-  const { source, text } = yield* PlaceInput.readText(config.file, "view").pipe(Effect.catchTag("InputError", invalidInput))
-  const input = yield* decode(source, text).pipe(Effect.catchTag("InputError", invalidInput))
-  if (input._tag === "Session" && (Option.isSome(config.budget) || Option.isSome(config.max))) {
+  const { source, input } = yield* read(config.file).pipe(Effect.catchTag("InputError", invalidInput))
+  if (input._tag !== "Run" && (Option.isSome(config.budget) || Option.isSome(config.max))) {
     // Ignoring them would draw a page other than the one asked for.
     return yield* RunInput.usage("view", "--budget and --max are for a run result; a session's calls carry their own budgets")
   }
-  if (input._tag === "Session" && input.cutOff !== undefined) {
+  if (input._tag !== "Run" && input.cutOff !== undefined) {
     yield* Console.error(`cupel view: ${source}: line ${input.cutOff} is cut off (a write that did not finish); shown without it`)
   }
   const html = render(source, input, {

@@ -5,7 +5,11 @@
  *
  * Everything a person reads is written as HTML here, escaped, the details of every call of a
  * session included (one section per call); the session page's script only hides all but the
- * call selected, so that without script the page still reads, every call in turn. Every text of
+ * call selected, so that without script the page still reads, every call in turn. A session of
+ * more than {@link fullPageCalls} calls gets {@link longSessionPage} instead (design 94): compact
+ * data of each call, a chart of the timeline, a list that draws the rows in view, and the
+ * selected call's details drawn by its script (its texts escaped there, control characters
+ * escaped here). Every text of
  * the input goes through {@link escapeHtml}; JSON placed in a `<script>` (the script's only
  * data is the calls' count) goes through {@link scriptJson}, which writes `<`, `>`, `&`, U+2028
  * and U+2029 as escapes, so that no `</script>` can end the script early.
@@ -126,8 +130,16 @@ a{color:var(--accent)}
 button.call{white-space:nowrap}
 #timeline{font-size:.9rem}#timeline th,#timeline td{padding:3px 6px}
 main.wide{max-width:1560px}
-@media (min-width:1100px){.session{display:grid;grid-template-columns:minmax(0,1.4fr) minmax(0,1fr);gap:24px;align-items:start}
-.pane{position:sticky;top:8px;max-height:calc(100vh - 16px);overflow:auto}.pane .detail{margin-top:0}}
+.chart{margin:8px 0}.chart svg{display:block;width:100%;height:160px;background:var(--panel);border:1px solid var(--line);border-radius:4px;cursor:crosshair}
+.chart polyline{fill:none;stroke-width:1.5;vector-effect:non-scaling-stroke}.chart .sent{stroke:${palette[0]}}
+.chart .read{stroke:${palette[2]}}.chart .target{stroke:var(--muted);stroke-dasharray:4 3}
+.chart #cursor{stroke:var(--focus);stroke-width:2;vector-effect:non-scaling-stroke}
+.line-sent{background:${palette[0]}}.line-read{background:${palette[2]}}.line-target{background:var(--muted)}
+.vlist{border:1px solid var(--line);border-radius:4px}
+.vlist thead th{position:sticky;top:0;background:var(--bg);z-index:1}
+.vlist tbody td,.vlist tbody th{white-space:nowrap}.vlist tr.pad td,.vlist tr.pad{padding:0;border:0}
+.session .timeline{max-height:60vh;overflow:auto}
+#timeline th{white-space:normal;vertical-align:bottom}#timeline .minibar{width:90px}
 `
 
 const page = (title: string, body: string, script: string, wide = false): string =>
@@ -497,6 +509,93 @@ const callDetail = (
     `<h3>Stages</h3>${stageTable(l.events)}</section>`
 }
 
+/**
+ * A session's counts, added up one call at a time: the page of a long session reads its log as
+ * a stream and keeps these, not the calls.
+ */
+const makeTally = () => {
+  // Each conversation's number, in order of first appearance: with more than one, the timeline
+  // says which each call is of (their calls interleave, and added/dropped are per conversation).
+  const numbers = new Map<string, number>()
+  const kinds = new Map<string, { kind: string; items: number; tokens: number }>()
+  const misses = new Map<string, number>()
+  let calls = 0
+  let sent = 0
+  let compactions = 0
+  let missed = 0
+  let scale = 1
+  const predicted = { read: 0, written: 0, of: 0 }
+  const reported = { read: 0, of: 0 }
+  const billed = { written: 0, of: 0 }
+  const summaries = { read: 0, of: 0, requests: 0 }
+  const kind = (name: string, tokens: number) => {
+    const key = ContextKind.fold(name)
+    const entry = kinds.get(key) ?? { kind: name, items: 0, tokens: 0 }
+    entry.items++
+    entry.tokens += Math.max(0, tokens)
+    kinds.set(key, entry)
+  }
+  return {
+    numbers,
+    add: (l: CallReportLog.Line): number => {
+      const key = l.conversation ?? ""
+      if (!numbers.has(key)) numbers.set(key, numbers.size + 1)
+      calls++
+      // What a call sent is its window and its tool definitions, as its bar and table by kind draw it.
+      sent += l.totalTokens + l.toolTokens
+      scale = Math.max(scale, l.totalTokens + l.toolTokens, l.targetTokens)
+      if (l.change?.action === "compact") compactions++
+      if (l.prediction !== undefined) {
+        predicted.read += l.prediction.cachedTokens
+        predicted.written += l.prediction.writtenTokens
+        predicted.of += l.prediction.totalTokens
+      }
+      if (l.reported?.total !== undefined && l.reported.cacheRead !== undefined) {
+        reported.read += l.reported.cacheRead
+        reported.of += l.reported.total
+      }
+      if (l.reported?.total !== undefined && l.reported.cacheWrite !== undefined) {
+        billed.written += l.reported.cacheWrite
+        billed.of += l.reported.total
+      }
+      // The summariser's requests, as its model billed them (a compaction's summary is part of its call's cost).
+      const u = l.change?.summary?.usage
+      if (u?.inputTokens !== undefined) {
+        summaries.read += u.cacheReadTokens ?? 0
+        summaries.of += u.inputTokens
+        summaries.requests++
+      }
+      if (l.miss !== undefined) {
+        missed++
+        misses.set(l.miss.cause._tag, (misses.get(l.miss.cause._tag) ?? 0) + 1)
+      }
+      if (l.toolTokens > 0) kind(toolDefinitions, l.toolTokens)
+      for (const e of l.window) kind(e.kind, e.tokens)
+      return numbers.get(key)!
+    },
+    /** The largest of what a call sent and its target: the timeline's bars are drawn against it. */
+    scale: () => scale,
+    kinds: (): Array<KindTotal> => [...kinds.values()],
+    stats: (): ReadonlyArray<readonly [string, string]> => [
+      ["calls", String(calls)],
+      ["conversations", String(numbers.size)],
+      ["tokens sent", count(sent)],
+      ["compactions", String(compactions)],
+      ["predicted cache reads", ratio(predicted.read, predicted.of)],
+      ["billed cache reads", ratio(reported.read, reported.of)],
+      ["predicted cache writes", ratio(predicted.written, predicted.of)],
+      ["billed cache writes", ratio(billed.written, billed.of)],
+      ...(summaries.requests === 0 ? [] : [["summaries' billed cache reads", ratio(summaries.read, summaries.of)] as const]),
+      [
+        "cache misses",
+        misses.size === 0
+          ? "none"
+          : `${missed} (${CacheMiss.causes.filter((c) => misses.has(c)).map((c) => `${c} ${misses.get(c)}`).join(", ")})`
+      ]
+    ]
+  }
+}
+
 // The script: the timeline's buttons select a call (click, Enter, Space); the arrow keys, Home
 // and End move between them. Only the selected call's details are shown.
 const sessionScript = (calls: number): string =>
@@ -542,80 +641,18 @@ const sessionScript = (calls: number): string =>
  */
 export const sessionPage = (source: string, lines: ReadonlyArray<CallReportLog.Line>): string => {
   const perCall = changes(lines)
-  // Each conversation's number, in order of first appearance: with more than one, the timeline
-  // says which each call is of (their calls interleave, and added/dropped are per conversation).
-  const numbers = new Map<string, number>()
-  for (const l of lines) {
-    const key = l.conversation ?? ""
-    if (!numbers.has(key)) numbers.set(key, numbers.size + 1)
-  }
-  const conversations = numbers.size
-  const several = conversations > 1
-  // What a call sent is its window and its tool definitions, as its bar and table by kind draw it.
-  const sent = lines.reduce((sum, l) => sum + l.totalTokens + l.toolTokens, 0)
-  const predicted = lines.reduce(
-    (acc, l) => l.prediction === undefined ? acc : { read: acc.read + l.prediction.cachedTokens, of: acc.of + l.prediction.totalTokens },
-    { read: 0, of: 0 }
-  )
-  const reported = lines.reduce(
-    (acc, l) =>
-      l.reported?.total === undefined || l.reported.cacheRead === undefined
-        ? acc
-        : { read: acc.read + l.reported.cacheRead, of: acc.of + l.reported.total },
-    { read: 0, of: 0 }
-  )
-  const billed = lines.reduce(
-    (acc, l) =>
-      l.reported?.total === undefined || l.reported.cacheWrite === undefined
-        ? acc
-        : { written: acc.written + l.reported.cacheWrite, of: acc.of + l.reported.total },
-    { written: 0, of: 0 }
-  )
-  const predictedWrites = lines.reduce(
-    (acc, l) => l.prediction === undefined ? acc : { written: acc.written + l.prediction.writtenTokens, of: acc.of + l.prediction.totalTokens },
-    { written: 0, of: 0 }
-  )
-  // The summariser's requests, as its model billed them (a compaction's summary is part of its call's cost).
-  const summaryUsage = lines.reduce(
-    (acc, l) => {
-      const u = l.change?.summary?.usage
-      return u?.inputTokens === undefined
-        ? acc
-        : { read: acc.read + (u.cacheReadTokens ?? 0), of: acc.of + u.inputTokens, requests: acc.requests + 1 }
-    },
-    { read: 0, of: 0, requests: 0 }
-  )
-  const misses = new Map<string, number>()
-  for (const l of lines) if (l.miss !== undefined) misses.set(l.miss.cause._tag, (misses.get(l.miss.cause._tag) ?? 0) + 1)
-  const missCounts = CacheMiss.causes.filter((c) => misses.has(c)).map((c) => `${c} ${misses.get(c)}`).join(", ")
-  const compactions = lines.filter((l) => l.change?.action === "compact").length
-  const allKinds = byKind(lines.flatMap((l) => [
-    ...(l.toolTokens > 0 ? [{ kind: toolDefinitions, tokens: l.toolTokens }] : []),
-    ...l.window
-  ]))
-  // A loop, not Math.max(...spread): a spread of some 125,000 calls overflows the stack.
-  let scale = 1
-  for (const l of lines) scale = Math.max(scale, l.totalTokens + l.toolTokens, l.targetTokens)
+  const tally = makeTally()
+  for (const l of lines) tally.add(l)
+  const numbers = tally.numbers
+  const several = numbers.size > 1
+  const scale = tally.scale()
   const body = [
     `<header><h1>cupel view: an agent session</h1><p class="muted">from <code>${escapeHtml(source)}</code></p></header>`,
-    stats([
-      ["calls", String(lines.length)],
-      ["conversations", String(conversations)],
-      ["tokens sent", count(sent)],
-      ["compactions", String(compactions)],
-      ["predicted cache reads", ratio(predicted.read, predicted.of)],
-      ["billed cache reads", ratio(reported.read, reported.of)],
-      ["predicted cache writes", ratio(predictedWrites.written, predictedWrites.of)],
-      ["billed cache writes", ratio(billed.written, billed.of)],
-      ...(summaryUsage.requests === 0
-        ? []
-        : [["summaries' billed cache reads", ratio(summaryUsage.read, summaryUsage.of)] as const]),
-      ["cache misses", misses.size === 0 ? "none" : `${lines.filter((l) => l.miss !== undefined).length} (${missCounts})`]
-    ]),
+    stats(tally.stats()),
     `<div class="session"><section aria-labelledby="h-timeline"><h2 id="h-timeline">Timeline</h2>`,
     `<p class="muted">One row per call. Select a call (Tab to its button, then Enter; the arrow keys move between calls) to see what it sent, added, dropped and summarised.</p>`,
-    legend(allKinds),
-    `<div class="scroll"><table id="timeline"><caption>${lines.length} calls; cache reads as a share of the request</caption><thead><tr>` +
+    legend(tally.kinds()),
+    `<div class="scroll timeline"><table id="timeline"><caption>${lines.length} calls; cache reads as a share of the request</caption><thead><tr>` +
     `<th scope="col">call</th>${several ? `<th scope="col" class="n">conversation</th>` : ""}<th scope="col">change</th><th scope="col">tokens sent by kind</th><th scope="col" class="n">sent</th>` +
     `<th scope="col" class="n">predicted cache read</th><th scope="col" class="n">billed cache read</th>` +
     `<th scope="col" class="n">predicted cache write</th><th scope="col" class="n">billed cache write</th><th scope="col">cache miss</th>` +
@@ -661,3 +698,372 @@ export const sessionPage = (source: string, lines: ReadonlyArray<CallReportLog.L
   ].join("\n")
   return page(`cupel view: ${source}`, body, sessionScript(lines.length), true)
 }
+
+/**
+ * How many calls a session's page writes in full, as HTML: every call's details in the page,
+ * readable without script. A longer session gets {@link longSessionPage} (design 94).
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const fullPageCalls = 500
+
+/**
+ * The page of a long session, made as its log is read: {@link LongSessionPage.add} takes one
+ * call at a time and keeps only compact data of it (its figures, and its window, what it left
+ * out, added and dropped as runs of numbers into one table of the session's distinct entries);
+ * {@link LongSessionPage.finish} writes the page.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface LongSessionPage {
+  readonly add: (line: CallReportLog.Line) => void
+  readonly finish: () => string
+}
+
+/** Text as the page shows it: control characters as `\u` escapes ({@link escapeHtml}'s rule). */
+const visible = (text: string): string =>
+  text.replace(control, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+
+/** Runs of consecutive numbers (each with the same tag, when tagged), flat: `start, length[, tag]`. */
+const runs = (ids: ReadonlyArray<number>, tags?: ReadonlyArray<number>): Array<number> => {
+  const out: Array<number> = []
+  const width = tags === undefined ? 2 : 3
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i]!
+    const tag = tags?.[i]
+    const at = out.length - width
+    if (at >= 0 && out[at]! + out[at + 1]! === id && (tag === undefined || out[at + 2] === tag)) out[at + 1]!++
+    else if (tag === undefined) out.push(id, 1)
+    else out.push(id, 1, tag)
+  }
+  return out
+}
+
+/** The most a chart of the timeline draws: one point per bucket of calls. */
+const chartPoints = 1_000
+
+/**
+ * A long session's page (design 94): the counts; the timeline drawn as one chart (an SVG
+ * polyline of the tokens each call sent and read from the cache, at most {@link chartPoints}
+ * points) and a list of the calls that draws only the rows in view; the details of the call
+ * selected, drawn by the page's script from the compact data of that call. The log is read one
+ * call at a time: what is kept of a call is its compact data (some hundred bytes), and of each
+ * conversation its last window (to tell what the next call added and dropped).
+ *
+ * @since 0.3.0
+ * @category rendering
+ */
+export const longSessionPage = (source: string): LongSessionPage => {
+  const tally = makeTally()
+  const strings = new Map<string, number>()
+  const stringList: Array<string> = []
+  const str = (text: string): number => {
+    let id = strings.get(text)
+    if (id === undefined) {
+      id = stringList.length
+      strings.set(text, id)
+      stringList.push(scriptJson(visible(text)))
+    }
+    return id
+  }
+  const kindClasses: Record<number, string> = {}
+  const kindOf = (kind: string): number => {
+    const id = str(kind)
+    kindClasses[id] ??= kindClass(kind)
+    return id
+  }
+  // The session's distinct entries, found by their text (a string the log's parse already made,
+  // not a new key per entry: a long session has some million entries to look up).
+  const entries = new Map<string, Array<{ readonly entry: CallReportLog.WindowEntry | CallReportLog.ExcludedEntry; readonly id: number }>>()
+  const entryRows: Array<string> = []
+  const entryId = (e: CallReportLog.WindowEntry | CallReportLog.ExcludedEntry): number => {
+    const alike = entries.get(e.preview)
+    const found = alike?.find(({ entry: o }) =>
+      o.tokens === e.tokens && o.message === e.message && o.kind === e.kind && o.role === e.role &&
+      o.summary === e.summary && o.pinned === e.pinned
+    )
+    if (found !== undefined) return found.id
+    const id = entryRows.length
+    const kept = { entry: e, id }
+    if (alike === undefined) entries.set(e.preview, [kept])
+    else alike.push(kept)
+    entryRows.push(scriptJson([
+      e.role === undefined ? -1 : str(e.role),
+      kindOf(e.kind),
+      e.tokens,
+      e.message ?? -1,
+      e.summary === undefined ? -1 : str(e.summary),
+      e.pinned ? 1 : 0,
+      visible(line(e.preview, 110))
+    ]))
+    return id
+  }
+  // Of each conversation, its last call's window: what the next call added and dropped is against it.
+  const last = new Map<string, ReadonlyArray<CallReportLog.WindowEntry>>()
+  const records: Array<string> = []
+  const sent: Array<number> = []
+  const read: Array<number> = []
+  const targets: Array<number> = []
+  const opt = (x: number | undefined): number | null => x ?? null
+  const add = (l: CallReportLog.Line): void => {
+    const conversation = tally.add(l)
+    const key = l.conversation ?? ""
+    const earlier = last.get(key) ?? []
+    last.set(key, l.window)
+    const window = l.window.map(entryId)
+    const windowReasons = l.window.map((e) => str(Render.inclusionWords(e.reason)))
+    const excluded = l.excluded.map(entryId)
+    const excludedReasons = l.excluded.map((e) => str(sessionReason(e.reason)))
+    const c = l.change
+    const s = l.change?.summary
+    const summary = summaryText(l)
+    const p = l.prediction
+    const r = l.reported
+    const m = l.miss
+    records.push(scriptJson([
+      l.at === undefined ? 0 : DateTime.formatIso(l.at),
+      str(l.method),
+      str(l.outcome),
+      str(l.mode),
+      conversation,
+      l.targetTokens,
+      l.maxTokens,
+      l.totalTokens,
+      l.toolTokens,
+      opt(l.calibration),
+      l.candidates,
+      c === undefined ? null : [
+        str(c.action),
+        c.fresh === undefined ? -1 : str(c.fresh),
+        c.kept,
+        c.added,
+        c.addedTokens,
+        c.dropped,
+        c.droppedTokens,
+        opt(c.lowWatermark),
+        c.storeFailure === undefined ? -1 : str(c.storeFailure)
+      ],
+      s === undefined || summary === undefined
+        ? null
+        : [visible(summary), s.outcome === "written" ? `${s.spanMessages} msgs → ${count(s.summaryTokens)} tokens` : s.outcome],
+      p === undefined ? null : [p.cachedTokens, p.writtenTokens, p.totalTokens, Math.round(p.cost), Math.round(p.costWithoutCache)],
+      r === undefined ? null : [opt(r.total), opt(r.cacheRead), opt(r.cacheWrite)],
+      m === undefined ? null : [
+        str(m.cause._tag),
+        str(CacheMiss.describe(m.cause)),
+        m.previousTokens,
+        m.cachedTokens,
+        str(m.source)
+      ],
+      l.committed === undefined ? -1 : str(l.committed),
+      runs(window, windowReasons),
+      runs(excluded, excludedReasons),
+      runs(beyond(l.window, earlier).map(entryId)),
+      runs(beyond(earlier, l.window).map(entryId)),
+      l.events.flatMap((e) => [str(e.stage), Math.round(e.durationMs * 100) / 100, e.itemCount, e.message === undefined ? -1 : str(e.message)]),
+      l.conversation === undefined ? -1 : str(l.conversation)
+    ]))
+    sent.push(l.totalTokens + l.toolTokens)
+    read.push(r?.cacheRead ?? p?.cachedTokens ?? 0)
+    targets.push(l.targetTokens + l.toolTokens)
+  }
+  const finish = (): string => {
+    const calls = records.length
+    const several = tally.numbers.size > 1
+    const body = [
+      `<header><h1>cupel view: an agent session</h1><p class="muted">from <code>${escapeHtml(source)}</code></p></header>`,
+      stats(tally.stats()),
+      `<noscript><p><strong>This session has ${calls} calls: its timeline and each call's details are drawn by the page's script, which is off.</strong></p></noscript>`,
+      `<section aria-labelledby="h-chart"><h2 id="h-chart">Timeline</h2>`,
+      `<p class="muted">The tokens each call sent (and its target), and those read from the cache (billed, else predicted), ` +
+      `call by call; select a point to see that call.</p>`,
+      chart(sent, read, targets),
+      `</section>`,
+      `<div class="session long"><section aria-labelledby="h-calls"><h2 id="h-calls">Calls</h2>`,
+      `<p class="muted">One row per call; only the rows in view are drawn. Select a call (Tab to the list, then the arrow keys, Page Up/Down, Home and End) to see what it sent, added, dropped and summarised.</p>`,
+      legend(tally.kinds()),
+      `<div class="vlist timeline" id="calls" tabindex="0" role="region" aria-label="the calls, ${calls} rows"><table id="timeline">` +
+      `<caption>${calls} calls; cache reads and writes as a share of the request, predicted / billed</caption><thead><tr>` +
+      `<th scope="col">call</th>${several ? `<th scope="col" class="n">conv.</th>` : ""}<th scope="col">change</th>` +
+      `<th scope="col">tokens sent by kind</th><th scope="col" class="n">sent</th><th scope="col" class="n">cache read</th>` +
+      `<th scope="col" class="n">cache write</th><th scope="col">cache miss</th><th scope="col" class="n">added</th>` +
+      `<th scope="col" class="n">dropped</th><th scope="col">summary</th></tr></thead><tbody></tbody></table></div></section>`,
+      `<div class="pane" role="region" aria-label="the selected call" tabindex="0">`,
+      `<p id="selected" class="muted" role="status" aria-live="polite"></p>`,
+      `<section class="detail" id="detail" aria-labelledby="detail-h"></section>`,
+      `</div></div>`
+    ].join("\n")
+    const data = `{"calls":${calls},"several":${several},"scale":${tally.scale()},"kinds":${scriptJson(kindClasses)},` +
+      `"tools":${scriptJson(kindClass(toolDefinitions))},` +
+      `"strings":[${stringList.join(",")}],"entries":[${entryRows.join(",")}],"records":[${records.join(",\n")}]}`
+    return page(
+      `cupel view: ${source}`,
+      body,
+      `<script type="application/json" id="cupel-data">${data}</script>\n<script>${longScript}</script>`,
+      true
+    )
+  }
+  return { add, finish }
+}
+
+/** Per bucket of calls, the largest of `values`: at most {@link chartPoints} points. */
+const buckets = (values: ReadonlyArray<number>): Array<number> => {
+  const n = Math.min(values.length, chartPoints)
+  const out = Array.from({ length: n }, () => 0)
+  for (let i = 0; i < values.length; i++) {
+    const b = Math.floor((i * n) / values.length)
+    out[b] = Math.max(out[b]!, values[i]!)
+  }
+  return out
+}
+
+/** The timeline as one SVG chart: a polyline per series, over the calls. */
+const chart = (sent: ReadonlyArray<number>, read: ReadonlyArray<number>, targets: ReadonlyArray<number>): string => {
+  const width = 1000
+  const height = 160
+  const series = [buckets(sent), buckets(read), buckets(targets)] as const
+  let top = 1
+  for (const s of series) for (const v of s) top = Math.max(top, v)
+  const points = (values: ReadonlyArray<number>) =>
+    values.map((v, i) =>
+      `${(values.length === 1 ? 0 : (i * width) / (values.length - 1)).toFixed(1)},${(height - (v / top) * (height - 4)).toFixed(1)}`
+    ).join(" ")
+  return `<figure class="chart"><svg id="chart" viewBox="0 0 ${width} ${height}" preserveAspectRatio="none" role="img" ` +
+    `aria-label="tokens sent, target and cache reads of ${sent.length} calls; the largest ${count(top)} tokens">` +
+    `<polyline class="target" points="${points(series[2])}"/><polyline class="sent" points="${points(series[0])}"/>` +
+    `<polyline class="read" points="${points(series[1])}"/><line id="cursor" x1="0" x2="0" y1="0" y2="${height}"/></svg>` +
+    `<figcaption class="legend"><span><span class="sw line-sent"></span>tokens sent</span><span><span class="sw line-read"></span>` +
+    `read from the cache</span><span><span class="sw line-target"></span>target (with the tools)</span><span class="muted">` +
+    `calls 1 to ${sent.length}; up to ${count(top)} tokens</span></figcaption></figure>`
+}
+
+// The long page's script: the list draws the rows in view; a call selected (a click, the keys,
+// a point of the chart) has its details drawn from its compact data.
+const longScript = `
+(function () {
+  var data = JSON.parse(document.getElementById("cupel-data").textContent);
+  var S = data.strings, E = data.entries, R = data.records, N = data.calls;
+  var list = document.getElementById("calls"), body = list.querySelector("tbody");
+  var detail = document.getElementById("detail"), status = document.getElementById("selected");
+  var ROW = 30, sel = 0;
+  function esc(t) { return String(t).replace(/[&<>"']/g, function (c) { return "&#" + c.charCodeAt(0) + ";"; }); }
+  function n(x) { return x.toLocaleString("en-US"); }
+  function pct(x) { return (isFinite(x) ? x * 100 : 0).toFixed(1) + "%"; }
+  function ratio(a, b) { return b > 0 ? pct(a / b) : "\\u2014"; }
+  function share(x) { return (Math.min(1, Math.max(0, isFinite(x) ? x : 0)) * 100).toFixed(2) + "%"; }
+  function ids(r, w) { var out = []; for (var i = 0; i < r.length; i += w) for (var j = 0; j < r[i + 1]; j++) out.push(w === 3 ? [r[i] + j, r[i + 2]] : [r[i] + j]); return out; }
+  function entry(id) { var e = E[id]; return { role: e[0] < 0 ? null : S[e[0]], kind: S[e[1]], cls: data.kinds[e[1]], tokens: e[2], message: e[3], summary: e[4] < 0 ? null : S[e[4]], text: e[6] }; }
+  function label(e) { return e.role === null ? e.kind : e.role + " \\u00b7 " + e.kind; }
+  function byKind(rec) {
+    var m = {}, out = [];
+    if (rec[8] > 0) { m["tool definitions"] = { kind: "tool definitions", cls: data.tools, items: 1, tokens: rec[8] }; out.push(m["tool definitions"]); }
+    ids(rec[17], 3).forEach(function (p) { var e = entry(p[0]), k = e.kind.toLowerCase(); if (!m[k]) { m[k] = { kind: e.kind, cls: e.cls, items: 0, tokens: 0 }; out.push(m[k]); } m[k].items++; m[k].tokens += Math.max(0, e.tokens); });
+    return out;
+  }
+  function what(rec) { var c = rec[11]; return c === null ? S[rec[1]] : S[c[0]] + (c[1] < 0 ? "" : " (" + S[c[1]] + ")"); }
+  function row(k) {
+    var rec = R[k], kinds = byKind(rec), p = rec[13], r = rec[14], m = rec[15], s = rec[12], at = rec[0];
+    var out = S[rec[2]] === "answered" ? "" : " <strong class=\\"out\\">" + esc(S[rec[2]]) + "</strong>";
+    return "<tr" + (k === sel ? " class=\\"selected\\"" : "") + "><th scope=\\"row\\"><button type=\\"button\\" class=\\"call\\" data-k=\\"" + k + "\\" tabindex=\\"-1\\" aria-pressed=\\"" + (k === sel) + "\\">Call " + (k + 1) + "</button>" +
+      (at === 0 ? "" : " <span class=\\"muted\\">" + esc(at.slice(11, 19)) + "</span>") + "</th>" +
+      (data.several ? "<td class=\\"n\\">" + rec[4] + "</td>" : "") +
+      "<td>" + esc(what(rec)) + out + "</td><td><span class=\\"minibar\\" role=\\"img\\" aria-label=\\"" + esc(kinds.map(function (x) { return x.kind + " " + x.tokens; }).join(", ")) + "\\">" +
+      kinds.map(function (x) { return "<span class=\\"" + x.cls + "\\" style=\\"width:" + share(x.tokens / data.scale) + "\\"></span>"; }).join("") + "</span></td>" +
+      "<td class=\\"n\\">" + n(rec[7] + rec[8]) + "</td>" +
+      "<td class=\\"n\\">" + (p === null ? "\\u2014" : ratio(p[0], p[2])) + " / " + (r === null || r[1] === null ? "\\u2014" : ratio(r[1], r[0] || 0)) + "</td>" +
+      "<td class=\\"n\\">" + (p === null ? "\\u2014" : ratio(p[1], p[2])) + " / " + (r === null || r[2] === null ? "\\u2014" : ratio(r[2], r[0] || 0)) + "</td>" +
+      "<td>" + (m === null ? "" : "<span title=\\"" + esc(S[m[1]]) + "\\">" + esc(S[m[0]]) + "</span>") + "</td>" +
+      "<td class=\\"n\\">" + ids(rec[19], 2).length + "</td><td class=\\"n\\">" + ids(rec[20], 2).length + "</td><td>" + (s === null ? "" : esc(s[1])) + "</td></tr>";
+  }
+  var drawn = -1;
+  function draw(force) {
+    var first = Math.max(0, Math.floor(list.scrollTop / ROW) - 10);
+    var count = Math.ceil(list.clientHeight / ROW) + 20;
+    if (!force && first === drawn) return;
+    drawn = first;
+    var last = Math.min(N, first + count), html = "<tr class=\\"pad\\" style=\\"height:" + first * ROW + "px\\"></tr>";
+    for (var k = first; k < last; k++) html += row(k);
+    html += "<tr class=\\"pad\\" style=\\"height:" + (N - last) * ROW + "px\\"></tr>";
+    body.innerHTML = html;
+  }
+  function entries(list, none) {
+    if (list.length === 0) return "<p class=\\"muted\\">" + none + "</p>";
+    return "<ul class=\\"entries\\">" + list.map(function (p) { var e = entry(p[0]); return "<li><span class=\\"sw " + e.cls + "\\"></span>" + esc(label(e)) + (e.message < 0 ? "" : " <span class=\\"muted\\">#" + e.message + "</span>") + ", " + n(e.tokens) + " tokens: " + esc(e.text) + "</li>"; }).join("") + "</ul>";
+  }
+  function table(head, rows) { return "<div class=\\"scroll\\"><table><thead><tr>" + head.map(function (h) { return "<th scope=\\"col\\"" + (h[1] ? " class=\\"n\\"" : "") + ">" + h[0] + "</th>"; }).join("") + "</tr></thead><tbody>" + rows.join("") + "</tbody></table></div>"; }
+  function figures(rec) {
+    var c = rec[11], p = rec[13], r = rec[14], m = rec[15], f = [["method", S[rec[1]]], ["outcome", S[rec[2]]], ["mode", S[rec[3]]]];
+    if (rec[22] >= 0) f.push(["conversation", S[rec[22]]]);
+    if (rec[0] !== 0) f.push(["at", rec[0]]);
+    f.push(["budget (target / max)", n(rec[5]) + " / " + n(rec[6])], ["tokens sent (window)", n(rec[7])], ["tool definitions", n(rec[8]) + " tokens"]);
+    if (rec[9] !== null) f.push(["calibration", rec[9].toFixed(3)]);
+    f.push(["candidates", String(rec[10])]);
+    if (c !== null) f.push(["change", S[c[0]] + (c[1] < 0 ? "" : " (" + S[c[1]] + ")") + ": kept " + c[2] + ", added " + c[3] + " (" + n(c[4]) + " tokens), dropped " + c[5] + " (" + n(c[6]) + " tokens)" + (c[7] === null ? "" : ", low watermark " + c[7])]);
+    if (p !== null) f.push(["predicted cache", n(p[0]) + " read, " + n(p[1]) + " written of " + n(p[2]) + "; cost " + p[3] + " vs " + p[4] + " without a cache"]);
+    if (r !== null) f.push(["reported by the provider", (r[0] === null ? "?" : n(r[0])) + " input tokens" + (r[1] === null ? "" : ", " + n(r[1]) + " read from the cache") + (r[2] === null ? "" : ", " + n(r[2]) + " written to it")]);
+    if (m !== null) f.push(["cache miss", S[m[1]] + ": " + n(Math.max(0, m[2] - m[3])) + " of the previous request's " + n(m[2]) + " tokens not read (" + S[m[4]] + ")"]);
+    if (rec[16] >= 0) f.push(["state", S[rec[16]]]);
+    if (c !== null && c[8] >= 0) f.push(["store failure", S[c[8]]]);
+    return "<table><caption>What was sent and how it went</caption><tbody>" + f.map(function (x) { return "<tr><th scope=\\"row\\">" + esc(x[0]) + "</th><td>" + esc(x[1]) + "</td></tr>"; }).join("") + "</tbody></table>";
+  }
+  function stages(ev) {
+    if (ev.length === 0) return "<p class=\\"muted\\">No stage ran (an appending call sends the previous window and the new messages).</p>";
+    var rows = [], total = 0, longest = 0, i;
+    for (i = 0; i < ev.length; i += 4) { total += ev[i + 1]; longest = Math.max(longest, ev[i + 1]); }
+    for (i = 0; i < ev.length; i += 4) rows.push("<tr><th scope=\\"row\\">" + esc(S[ev[i]]) + "</th><td class=\\"n\\">" + ev[i + 2] + "</td><td><span class=\\"meter\\" aria-hidden=\\"true\\"><span style=\\"width:" + share(longest > 0 ? ev[i + 1] / longest : 0) + "\\"></span></span>" + ev[i + 1].toFixed(2) + " ms</td><td>" + (ev[i + 3] < 0 ? "" : esc(S[ev[i + 3]])) + "</td></tr>");
+    return "<table><caption>Each stage, the items it passed on and how long it took</caption><thead><tr><th scope=\\"col\\">stage</th><th scope=\\"col\\" class=\\"n\\">items</th><th scope=\\"col\\">time</th><th scope=\\"col\\">note</th></tr></thead><tbody>" + rows.join("") + "</tbody><tfoot><tr><th scope=\\"row\\">total</th><td></td><td>" + total.toFixed(2) + " ms</td><td></td></tr></tfoot></table>";
+  }
+  function show(k) {
+    var rec = R[k], kinds = byKind(rec), of = rec[5] + rec[8], total = 0, items = 0, scale = Math.max(1, rec[7] + rec[8], of);
+    kinds.forEach(function (x) { total += x.tokens; items += x.items; });
+    var added = ids(rec[19], 2), dropped = ids(rec[20], 2), win = ids(rec[17], 3), out = ids(rec[18], 3);
+    detail.innerHTML = "<h2 id=\\"detail-h\\">Call " + (k + 1) + "</h2>" +
+      "<h3>Summarised</h3><p>" + esc(rec[12] === null ? "No summary at this call." : rec[12][0]) + "</p>" +
+      "<h3>Dropped (" + dropped.length + ")</h3>" + entries(dropped, "Nothing dropped.") +
+      "<h3>Added (" + added.length + ")</h3>" + entries(added, "Nothing new.") +
+      "<h3>Tokens sent by kind</h3><div class=\\"stack\\" role=\\"img\\" aria-label=\\"tokens sent by kind\\">" +
+      kinds.map(function (x) { return "<span class=\\"" + x.cls + "\\" style=\\"width:" + share(x.tokens / scale) + "\\" title=\\"" + esc(x.kind) + ": " + n(x.tokens) + " tokens\\"></span>"; }).join("") +
+      "<span class=\\"mark\\" style=\\"left:" + share(of / scale) + "\\"><em>" + (rec[8] > 0 ? "target + tools" : "target") + " " + n(of) + "</em></span></div>" +
+      "<table><caption>Sent by kind</caption><thead><tr><th scope=\\"col\\">kind</th><th scope=\\"col\\" class=\\"n\\">items</th><th scope=\\"col\\" class=\\"n\\">tokens</th><th scope=\\"col\\" class=\\"n\\">of the target</th></tr></thead><tbody>" +
+      kinds.map(function (x) { return "<tr><th scope=\\"row\\"><span class=\\"sw " + x.cls + "\\"></span>" + esc(x.kind) + "</th><td class=\\"n\\">" + x.items + "</td><td class=\\"n\\">" + n(x.tokens) + "</td><td class=\\"n\\">" + pct(x.tokens / of) + "</td></tr>"; }).join("") +
+      "</tbody><tfoot><tr><th scope=\\"row\\">total</th><td class=\\"n\\">" + items + "</td><td class=\\"n\\">" + n(total) + "</td><td class=\\"n\\">" + pct(total / of) + "</td></tr></tfoot></table>" +
+      "<h3>Figures</h3>" + figures(rec) +
+      "<h3>The window (" + win.length + ")</h3>" + table([["#", 1], ["role \\u00b7 kind"], ["content"], ["tokens", 1], ["why"]], win.map(function (p, i) { var e = entry(p[0]); return "<tr><td class=\\"n\\">" + (i + 1) + "</td><td><span class=\\"sw " + e.cls + "\\"></span>" + esc(label(e)) + "</td><td class=\\"text\\">" + esc(e.text) + "</td><td class=\\"n\\">" + n(e.tokens) + "</td><td>" + esc(S[p[1]]) + "</td></tr>"; })) +
+      "<h3>Left out (" + out.length + ")</h3>" + (out.length === 0 ? "<p class=\\"muted\\">Nothing was left out.</p>" : table([["role \\u00b7 kind"], ["content"], ["tokens", 1], ["why"]], out.map(function (p) { var e = entry(p[0]); return "<tr><td><span class=\\"sw " + e.cls + "\\"></span>" + esc(label(e)) + "</td><td class=\\"text\\">" + esc(e.text) + "</td><td class=\\"n\\">" + n(e.tokens) + "</td><td>" + esc(S[p[1]]) + "</td></tr>"; }))) +
+      "<h3>Stages</h3>" + stages(rec[21]);
+  }
+  var cursor = document.getElementById("cursor");
+  function select(k, focus) {
+    if (k < 0 || k >= N) return;
+    sel = k;
+    var top = k * ROW, bottom = top + ROW;
+    if (top < list.scrollTop + ROW || bottom > list.scrollTop + list.clientHeight) list.scrollTop = Math.max(0, top - list.clientHeight / 2);
+    draw(true);
+    show(k);
+    var x = N === 1 ? 0 : (k * 1000) / (N - 1);
+    cursor.setAttribute("x1", x); cursor.setAttribute("x2", x);
+    status.textContent = "Call " + (k + 1) + " of " + N + " selected";
+    if (focus) { var b = body.querySelector("button[data-k=\\"" + k + "\\"]"); if (b) b.focus(); }
+  }
+  list.addEventListener("scroll", function () { draw(false); });
+  body.addEventListener("click", function (e) { var b = e.target.closest("button.call"); if (b) select(Number(b.getAttribute("data-k")), true); });
+  list.addEventListener("keydown", function (e) {
+    var page = Math.max(1, Math.floor(list.clientHeight / ROW) - 1);
+    var to = e.key === "ArrowDown" || e.key === "ArrowRight" ? sel + 1 : e.key === "ArrowUp" || e.key === "ArrowLeft" ? sel - 1
+      : e.key === "PageDown" ? Math.min(N - 1, sel + page) : e.key === "PageUp" ? Math.max(0, sel - page)
+      : e.key === "Home" ? 0 : e.key === "End" ? N - 1 : -1;
+    if (to >= 0 && to < N) { e.preventDefault(); select(to, true); }
+  });
+  document.getElementById("chart").addEventListener("click", function (e) {
+    var box = e.currentTarget.getBoundingClientRect();
+    select(Math.round(((e.clientX - box.left) / box.width) * (N - 1)), false);
+  });
+  draw(true);
+  // The rows' height as the browser draws them (fonts and zoom vary): the list's places are counted in it.
+  var drawnRow = body.querySelector("tr:not(.pad)");
+  if (drawnRow !== null && drawnRow.getBoundingClientRect().height > 0) { ROW = drawnRow.getBoundingClientRect().height; draw(true); }
+  select(0, false);
+})();
+`

@@ -11,6 +11,8 @@ import { MockLanguageModelV4 } from "ai/test"
 import * as AiSdk from "../../src/adapters/AiSdk.ts"
 import * as AiSdkPrompt from "../../src/adapters/AiSdkPrompt.ts"
 import * as PromptWindow from "../../src/ai/PromptWindow.ts"
+import { spawnSync } from "node:child_process"
+import { fileURLToPath } from "node:url"
 
 type ProviderPrompt = AiSdkPrompt.ProviderPrompt
 type StreamPart = Awaited<ReturnType<MockLanguageModelV4["doStream"]>>["stream"] extends ReadableStream<infer P> ? P
@@ -331,5 +333,109 @@ describe("AiSdk middleware: streamed calls", () => {
     await readAll((await model.doStream({ prompt: turn(2) })).stream)
     assert.strictEqual(reports[2]!.change?.action, "append")
     assert.closeTo(reports[2]!.calibration, 2, 0.01, "the calibration of call 1, not the failed call's")
+  })
+
+  describe("an abandoned stream settles (design 95)", () => {
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+    it("a stream left unread for streamIdleTimeout is settled once as interrupted, the provider's stream cancelled; a reader back later gets an error, nothing settled twice", async () => {
+      const stalled = hanging(answer(10_000).slice(0, 4))
+      const reports: Array<AiSdk.Report> = []
+      const model = wrapLanguageModel({
+        model: new MockLanguageModelV4({ doStream: async () => ({ stream: stalled.stream }) }),
+        middleware: AiSdk.middleware({
+          contextWindow,
+          outputReserve,
+          counter: quarter,
+          streamIdleTimeout: 40,
+          onReport: (r) => reports.push(r)
+        })
+      })
+      const reader = (await model.doStream({ prompt: userPrompt("hi") })).stream.getReader()
+      await reader.read()
+      await reader.read()
+      await vi.waitFor(() => assert.strictEqual(reports.length, 1), { timeout: 2_000 })
+      assert.strictEqual(reports[0]!.outcome, "interrupted")
+      assert.isUndefined(reports[0]!.reported)
+      assert.strictEqual(reports[0]!.committed, "written", "S6: its first part had come")
+      assert.strictEqual(stalled.cancelled.length, 1)
+      assert.match(String(stalled.cancelled[0]), /abandoned \(no read for 40 ms\)/)
+      let error: unknown
+      try {
+        await reader.read()
+      } catch (e) {
+        error = e
+      }
+      assert.match(String(error), /left unread for 40 ms and settled as interrupted/)
+      await reader.cancel("later").catch(() => undefined)
+      await sleep(100)
+      assert.strictEqual(reports.length, 1)
+    })
+
+    it("an abandoned stream before its first part leaves the state as it was (S6), reported interrupted", async () => {
+      const stalled = hanging([])
+      const reports: Array<AiSdk.Report> = []
+      const model = wrapLanguageModel({
+        model: new MockLanguageModelV4({ doStream: async () => ({ stream: stalled.stream }) }),
+        middleware: AiSdk.middleware({ contextWindow, outputReserve, counter: quarter, streamIdleTimeout: 30, onReport: (r) => reports.push(r) })
+      })
+      await model.doStream({ prompt: userPrompt("hi") })
+      await vi.waitFor(() => assert.strictEqual(reports.length, 1), { timeout: 2_000 })
+      assert.strictEqual(reports[0]!.outcome, "interrupted")
+      assert.isUndefined(reports[0]!.committed)
+    })
+
+    it("the idle time is the reader's: a provider slower than streamIdleTimeout, read throughout, is answered", async () => {
+      const reports: Array<AiSdk.Report> = []
+      const model = wrapLanguageModel({
+        model: new MockLanguageModelV4({
+          doStream: async () => ({
+            stream: simulateReadableStream({ chunks: answer(50), initialDelayInMs: 120, chunkDelayInMs: 60 })
+          })
+        }),
+        middleware: AiSdk.middleware({ contextWindow, outputReserve, counter: quarter, streamIdleTimeout: 30, onReport: (r) => reports.push(r) })
+      })
+      const parts = await readAll((await model.doStream({ prompt: userPrompt("hi") })).stream)
+      assert.strictEqual(parts.length, answer(50).length)
+      assert.strictEqual(reports.length, 1)
+      assert.strictEqual(reports[0]!.outcome, "answered")
+      assert.strictEqual(reports[0]!.reported?.total, 50)
+    })
+
+    it("a stream read to its end or cancelled is not settled again by the idle timer", async () => {
+      const reports: Array<AiSdk.Report> = []
+      const model = wrapLanguageModel({
+        model: new MockLanguageModelV4({ doStream: async () => ({ stream: simulateReadableStream({ chunks: answer(50) }) }) }),
+        middleware: AiSdk.middleware({ contextWindow, outputReserve, counter: quarter, streamIdleTimeout: 20, onReport: (r) => reports.push(r) })
+      })
+      await readAll((await model.doStream({ prompt: userPrompt("hi") })).stream)
+      const reader = (await model.doStream({ prompt: userPrompt("hello") })).stream.getReader()
+      await reader.read()
+      await reader.cancel("done")
+      await sleep(120)
+      assert.deepStrictEqual(reports.map((r) => r.outcome), ["answered", "interrupted"])
+    })
+
+    it("streamIdleTimeout is checked: a positive duration; prepareStep, which has no stream, does not take it", () => {
+      assert.throws(() => AiSdk.middleware({ contextWindow, outputReserve, streamIdleTimeout: 0 }), /streamIdleTimeout/)
+      // As a JavaScript caller would pass it (TypeScript refuses it already).
+      const stepOptions = { contextWindow, outputReserve, streamIdleTimeout: "1 second" }
+      assert.throws(() => AiSdk.prepareStep(stepOptions), /streamIdleTimeout/)
+      assert.strictEqual(AiSdk.defaultStreamIdleTimeout, "2 minutes")
+    })
+
+    it("a stream dropped unread (no cancel, no idle time) is settled as interrupted when it is garbage collected (node --expose-gc)", () => {
+      const root = fileURLToPath(new URL("../..", import.meta.url))
+      const run = spawnSync(
+        `${root}node_modules/.bin/node`,
+        ["--expose-gc", `${root}test/support/abandonedStream.ts`],
+        { encoding: "utf8", cwd: root, timeout: 60_000 }
+      )
+      assert.strictEqual(run.status, 0, run.stderr)
+      const out = JSON.parse(run.stdout.trim().split("\n").pop()!)
+      assert.deepStrictEqual(out.outcomes, ["interrupted"])
+      assert.deepStrictEqual(out.committed, ["written"])
+      assert.deepStrictEqual(out.cancelled, ["effect-cupel: the stream was abandoned (garbage collected) and settled as interrupted"])
+    }, 90_000)
   })
 })

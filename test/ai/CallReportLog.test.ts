@@ -247,6 +247,49 @@ describe("CallReportLog", () => {
     assert.isTrue(lines.some((l) => l.change?.action === "compact"))
   })
 
+  it("the AI SDK adapter's lines carry their time (at), from the runtime's clock, as the effect/ai door's do", async () => {
+    const provider = new MockLanguageModelV4({
+      doGenerate: async () => ({
+        content: [{ type: "text", text: "ok" }],
+        finishReason: { unified: "stop", raw: undefined },
+        usage: {
+          inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
+          outputTokens: { total: undefined, text: undefined, reasoning: undefined }
+        },
+        warnings: []
+      })
+    })
+    const written: Array<string> = []
+    const reports: Array<AiSdk.Report> = []
+    const model = wrapLanguageModel({
+      model: provider,
+      middleware: AiSdk.middleware({
+        contextWindow: 1_200,
+        outputReserve: 300,
+        counter: (text) => Math.ceil(text.length / 4),
+        onReport: (report) => {
+          reports.push(report)
+          written.push(CallReportLog.encode(report) + "\n")
+        }
+      })
+    })
+    const before = Date.now()
+    await generateText({ model, prompt: "One." })
+    await generateText({ model, prompt: "Two." })
+    const after = Date.now()
+    const lines = await Effect.runPromise(CallReportLog.decodeLines(written.join("")))
+    assert.strictEqual(lines.length, 2)
+    const times = lines.map((l) => (l.at === undefined ? Number.NaN : DateTime.toEpochMillis(l.at)))
+    for (const t of times) {
+      assert.isAtLeast(t, before)
+      assert.isAtMost(t, after)
+    }
+    assert.isAtMost(times[0]!, times[1]!)
+    // encode's own `at` still wins over the report's.
+    const at = DateTime.makeUnsafe(0)
+    assert.strictEqual(JSON.parse(CallReportLog.encode(reports[0]!, { at })).at, "1970-01-01T00:00:00.000Z")
+  })
+
   it.effect("composed as docs/ai.md shows (layerFile over the model): every call's line is in the file when the program ends", () =>
     Effect.gen(function*() {
       const fs = yield* FileSystem.FileSystem
