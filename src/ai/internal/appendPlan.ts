@@ -1,5 +1,7 @@
 /**
  * Rule S3's append: the previous window with the new messages appended, when that fits.
+ *
+ * @internal
  */
 import type { Candidates } from "../Candidates.ts"
 import type * as WindowChange from "../WindowChange.ts"
