@@ -114,22 +114,28 @@ const textOf = (value: object): string => {
  * @since 0.3.0
  * @category blocks
  */
-export const blocksOf = (call: Call, count: (text: string) => number): Blocks => {
+export const blocksOf = (call: Call, count: (text: string) => number): Blocks => locate(call, count)
+
+/**
+ * {@link blocksOf}, or with no `count` the blocks at 0 tokens without their texts: a call whose
+ * counts the session knows (`withTokens`) does not write every part as JSON to count nothing.
+ */
+const locate = (call: Call, count: ((text: string) => number) | undefined): Blocks => {
   const blocks: Array<CacheBreakpoints.Block> = []
   const locations: Array<Location> = []
   const messageEnds: Array<number> = []
-  const push = (location: Location, text: string, mark: CacheBreakpoints.Ttl | undefined) => {
-    blocks.push({ tokens: count(text), mark })
+  const push = (location: Location, text: () => string, mark: CacheBreakpoints.Ttl | undefined) => {
+    blocks.push({ tokens: count === undefined ? 0 : count(text()), mark })
     locations.push(location)
   }
   ;(call.tools ?? []).forEach((tool, i) => {
-    push({ _tag: "tool", tool: i }, textOf(tool), tool.type === "function" ? callerMark(tool.providerOptions) : undefined)
+    push({ _tag: "tool", tool: i }, () => textOf(tool), tool.type === "function" ? callerMark(tool.providerOptions) : undefined)
   })
   let toolsAndSystem: number | undefined = blocks.length > 0 ? blocks.length : undefined
   let leading = true
   call.prompt.forEach((message, m) => {
     if (message.role === "system") {
-      push({ _tag: "system", message: m }, message.content, callerMark(message.providerOptions))
+      push({ _tag: "system", message: m }, () => message.content, callerMark(message.providerOptions))
       if (leading) toolsAndSystem = blocks.length
     } else {
       leading = false
@@ -137,7 +143,7 @@ export const blocksOf = (call: Call, count: (text: string) => number): Blocks =>
       const last = message.content.length - 1
       message.content.forEach((part, p) => {
         if (!isSent(part)) return
-        push({ _tag: "part", message: m, part: p }, textOf(part), callerMark(part.providerOptions) ?? (p === last ? messageMark : undefined))
+        push({ _tag: "part", message: m, part: p }, () => textOf(part), callerMark(part.providerOptions) ?? (p === last ? messageMark : undefined))
       })
     }
     messageEnds.push(blocks.length)
@@ -364,7 +370,7 @@ export const markCall = <C extends Call>(
   }
   const located = options.tokens === undefined
     ? blocksOf(clean, options.count)
-    : withTokens(blocksOf(clean, () => 0), options.tokens)
+    : withTokens(locate(clean, undefined), options.tokens)
   const inMessages = (n: number | undefined) => (n === undefined || n < 1 ? undefined : located.messageEnds[n - 1])
   const plan = options.planner.plan({
     blocks: located.blocks,

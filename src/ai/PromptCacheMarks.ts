@@ -92,8 +92,24 @@ export const strip = (prompt: Prompt.Prompt): Prompt.Prompt => {
   return changed ? Prompt.fromMessages(content) : prompt
 }
 
+/**
+ * The blocks of each message object made so far: a stable window sends the same message
+ * objects call after call, and their blocks are a function of the message alone (a memo of a
+ * pure function, held weakly by the immutable message, as the prompt's other memos are).
+ */
+const blocksMemo = new WeakMap<Prompt.Message, ReadonlyArray<{ readonly mark: CacheBreakpoints.Ttl | undefined }>>()
+
 /** The blocks of a message as Anthropic is sent them, with the caller's marks. */
 const blocksOfMessage = (message: Prompt.Message): ReadonlyArray<{ readonly mark: CacheBreakpoints.Ttl | undefined }> => {
+  let blocks = blocksMemo.get(message)
+  if (blocks === undefined) {
+    blocks = makeBlocks(message)
+    blocksMemo.set(message, blocks)
+  }
+  return blocks
+}
+
+const makeBlocks = (message: Prompt.Message): ReadonlyArray<{ readonly mark: CacheBreakpoints.Ttl | undefined }> => {
   const messageMark = callerMark(message.options)
   if (message.role === "system") return [{ mark: messageMark }]
   const parts: ReadonlyArray<Prompt.Part> = message.content

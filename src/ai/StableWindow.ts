@@ -32,7 +32,7 @@ import * as CacheModel from "./CacheModel.ts"
 import * as Calibration from "./Calibration.ts"
 import type * as CallReport from "./CallReport.ts"
 import * as ConversationKey from "./ConversationKey.ts"
-import { appendPlan } from "./internal/appendPlan.ts"
+import { appendChange, appendPlan } from "./internal/appendPlan.ts"
 import * as Hash from "./internal/hash.ts"
 import { makePrefixDigests } from "./internal/prefixDigests.ts"
 import { appendedResult, keepRelativeOrder, makeReportEntries } from "./internal/stableResults.ts"
@@ -497,18 +497,24 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
       const summaryReplaced = oldSummary !== undefined && summary !== oldSummary
 
       const windowTokens = fitted.result.totalTokens
-      const change = WindowChange.changeOf(
-        { previous: previousEntries, current: entries, tokensBefore, tokensAfter, summaryReplaced },
-        action,
-        previous._tag === "Unusable" ? previous.reason : undefined,
-        watermark,
-        found._tag === "Failed" ? found.message : undefined,
-        summaryOutcome
-      )
+      // An append's change and common prefix follow from its plan (the previous window is the
+      // new one's start): no pass over both windows.
+      const change = action === "append" && append !== undefined && previousEntries !== undefined
+        ? appendChange(append, previousEntries.length)
+        : WindowChange.changeOf(
+          { previous: previousEntries, current: entries, tokensBefore, tokensAfter, summaryReplaced },
+          action,
+          previous._tag === "Unusable" ? previous.reason : undefined,
+          watermark,
+          found._tag === "Failed" ? found.message : undefined,
+          summaryOutcome
+        )
       const sameTools = state !== undefined && state.toolTokens === toolTokens
       const common = previousEntries === undefined || !sameTools
         ? 0
-        : toolTokens + WindowChange.commonPrefix(previousEntries, entries, tokensAfter, summaryReplaced)
+        : toolTokens + (action === "append" && append !== undefined
+          ? append.previousTokens
+          : WindowChange.commonPrefix(previousEntries, entries, tokensAfter, summaryReplaced))
       const prediction = CacheModel.predict(rule, {
         totalTokens: toolTokens + windowTokens,
         previousTokens: found._tag === "Found" ? found.state.toolTokens + found.state.windowTokens : 0,

@@ -40,11 +40,25 @@ export interface Shortening {
  * @category running
  */
 export const turnBudgetError = (candidates: Candidates, targetTokens: number): TurnBudgetError | undefined => {
-  const { keeping: { conversation, pinnedTokens }, turn } = keepingOf(candidates, targetTokens)
+  // What `keeping` would read, without the units of the turn it keeps (`CurrentTurn.keep`): a
+  // stable window that appends asks only this, at every call.
+  const { items, messages } = candidates
+  let pinnedTokens = 0
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i]!
+    if (item.pinned && item.tokens > 0) pinnedTokens += item.tokens
+  }
   if (pinnedTokens > targetTokens) return undefined
-  const user = CurrentTurn.anchors(turn)["newest-user"]
-  if (user < 0 || conversation[user] !== true) return undefined
-  const neededTokens = candidates.items[user]!.tokens
+  // `CurrentTurn.anchors`' newest user message, and whether it is conversation (`keeping`'s).
+  let user = -1
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (messages[i]!.role === "user") {
+      user = i
+      break
+    }
+  }
+  if (user < 0 || items[user]!.pinned) return undefined
+  const neededTokens = items[user]!.tokens
   const availableTokens = targetTokens - pinnedTokens
   return neededTokens > availableTokens
     ? new TurnBudgetError({ messageIndex: user, neededTokens, availableTokens, pinnedTokens })

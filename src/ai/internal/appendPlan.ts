@@ -1,8 +1,39 @@
 /**
  * Rule S3's append: the previous window with the new messages appended, when that fits.
+ *
+ * @internal
  */
 import type { Candidates } from "../Candidates.ts"
+import type * as WindowChange from "../WindowChange.ts"
 import * as WindowEntry from "../WindowEntry.ts"
+
+/** An append: the window's entries, the tokens appended, and the previous window's tokens. */
+export interface AppendPlan {
+  readonly entries: Array<WindowEntry.WindowEntry>
+  readonly addedTokens: number
+  readonly previousTokens: number
+}
+
+/**
+ * The change of an append (`WindowChange.changeOf`'s, without its passes over both windows):
+ * the previous entries all kept, as the plan's first entries (a usable state names each entry
+ * once, and the appended messages are all new), the appended ones added, nothing dropped; an
+ * append continues a usable state (no fresh reason, no store failure) and writes no summary.
+ * `test/ai/StableAppend.test.ts` holds it to `changeOf` over generated sessions.
+ */
+export const appendChange = (plan: AppendPlan, previousLength: number): WindowChange.Change => ({
+  action: "append",
+  fresh: undefined,
+  kept: previousLength,
+  added: plan.entries.length - previousLength,
+  dropped: 0,
+  keptTokens: plan.previousTokens,
+  addedTokens: plan.addedTokens,
+  droppedTokens: 0,
+  lowWatermark: undefined,
+  storeFailure: undefined,
+  summary: undefined
+})
 
 /**
  * The previous window with the new messages appended, when that fits `target` and no new
@@ -16,7 +47,7 @@ export const appendPlan = (
   seen: number,
   tokensOf: (entry: WindowEntry.WindowEntry) => number,
   target: number
-): { readonly entries: Array<WindowEntry.WindowEntry>; readonly addedTokens: number } | undefined => {
+): AppendPlan | undefined => {
   const n = candidates.messages.length
   const firstOf = new Map<string, number>()
   const oldMembers = new Set<number>()
@@ -57,5 +88,5 @@ export const appendPlan = (
   added.sort((a, b) => unitKey(a) - unitKey(b) || a - b)
   const entries = previous.slice()
   for (const j of added) entries.push(WindowEntry.message(j))
-  return { entries, addedTokens }
+  return { entries, addedTokens, previousTokens: windowTokens }
 }

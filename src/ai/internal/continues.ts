@@ -2,6 +2,8 @@
  * Whether a history continues another: an agent's next history is its last one, the same
  * message objects, and a few messages more. The groups' union-find and the items of the last
  * call are continued only then.
+ *
+ * @internal
  */
 import type { Prompt } from "effect/ai"
 

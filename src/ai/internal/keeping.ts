@@ -1,6 +1,8 @@
 /**
  * What a call's window must hold before anything is weighed (`TurnRules.keeping`), computed
  * once per candidates object and target.
+ *
+ * @internal
  */
 import type { Candidates } from "../Candidates.ts"
 import * as CurrentTurn from "../CurrentTurn.ts"

@@ -3,6 +3,8 @@
  * start of this call's (`historyDigest`), and each message's hash (the conversation key reads
  * it too). Kept by one stable window: each message object is hashed once, and a history that
  * continues the last one's digests only its new messages.
+ *
+ * @internal
  */
 import type { Prompt } from "effect/ai"
 import * as Hash from "./hash.ts"

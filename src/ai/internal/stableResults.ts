@@ -2,6 +2,8 @@
  * The results a stable window makes besides the pipeline's (rules S3, S4), as typed edits
  * (`ResultEdit`): an appending call's result, synthesised from the entries with no stage run,
  * and a compaction's result reordered to keep the previous window's relative order.
+ *
+ * @internal
  */
 import type { ContextItem } from "../../ContextItem.ts"
 import type { ExcludedItem } from "../../ExcludedItem.ts"

@@ -1,6 +1,8 @@
 /**
  * Whether a conversation's stored state may be continued by this call (rule S3), and why not:
  * the reasons a stable window starts fresh (`WindowChange.FreshReason`).
+ *
+ * @internal
  */
 import type * as WindowChange from "../WindowChange.ts"
 import * as WindowEntry from "../WindowEntry.ts"

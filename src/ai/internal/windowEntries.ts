@@ -2,6 +2,8 @@
  * A stable window's entries and the items and messages they stand for: an entry's item, tokens
  * and message (read from the candidates, the documents and the summary), and the entries of a
  * fitted window's items (what the stored state remembers).
+ *
+ * @internal
  */
 import { Prompt } from "effect/ai"
 import type { ContextItem } from "../../ContextItem.ts"
