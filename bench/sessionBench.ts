@@ -134,9 +134,20 @@ export const countFrom = (counts: ReadonlyMap<Prompt.Message, number>): Count =>
   return n
 }
 
+/** Each message's text, rendered once: a request's copies (stubs, references) are compared with every message of the history. */
+const rendered = new WeakMap<Prompt.Message, string>()
+const renderOf = (message: Prompt.Message): string => {
+  let text = rendered.get(message)
+  if (text === undefined) {
+    text = PromptWindow.render(message)
+    rendered.set(message, text)
+  }
+  return text
+}
+
 /** Two messages the tokenizer sees the same way: the same object, or the same role and text. */
 export const sameMessage = (a: Prompt.Message, b: Prompt.Message): boolean =>
-  a === b || (a.role === b.role && PromptWindow.render(a) === PromptWindow.render(b))
+  a === b || (a.role === b.role && renderOf(a) === renderOf(b))
 
 /** The tokens of the leading messages two requests share. */
 export const commonPrefixTokens = (

@@ -21,10 +21,10 @@ import type { AiError } from "effect/ai"
 import { Prompt } from "effect/ai"
 import type * as ContextItem from "../ContextItem.ts"
 import * as Shorten from "./Shorten.ts"
-import { editMessages, type MessageEdit } from "./internal/editMessages.ts"
+import { countAt, editMessages, type MessageEdit } from "./internal/editMessages.ts"
 import * as Masking from "./Masking.ts"
 import type * as PromptWindow from "./PromptWindow.ts"
-import type { TokenCounter } from "./TokenCounter.ts"
+import { TokenCounter } from "./TokenCounter.ts"
 
 /**
  * The metadata key of an item sent with references: its value is a {@link Referenced}.
@@ -107,6 +107,19 @@ const isReference = (value: unknown): value is ResultReference =>
  * with its type). Two results are identical when these are equal, byte for byte.
  */
 const contentOf = (part: Prompt.ToolResultPart): string => {
+  let content = contents.get(part)
+  if (content === undefined) {
+    content = computeContent(part)
+    contents.set(part, content)
+  }
+  return content
+}
+
+// The memo of a pure function of a part object (held weakly): the window's results are compared
+// at every call, and a string made once is hashed once.
+const contents = new WeakMap<Prompt.ToolResultPart, string>()
+
+const computeContent = (part: Prompt.ToolResultPart): string => {
   let body: string
   if (part.modelOutput !== undefined) body = `output:${JSON.stringify(part.modelOutput)}`
   else if (typeof part.result === "string") body = `text:${part.result}`
@@ -206,6 +219,26 @@ const referring = (
 }
 
 /**
+ * A memo of the references made, per window: a message sent as a reference is sent so at every
+ * call, the same message object, counted once (by original message, its index and target).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type Memo = WeakMap<
+  Prompt.Message,
+  { readonly index: number; readonly target: number; readonly edit: MessageEdit; readonly tokens: number }
+>
+
+/**
+ * An empty {@link Memo}; one per stable window.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const makeMemo = (): Memo => new WeakMap()
+
+/**
  * The candidates with the pairs' references made (rule R2); a pair that refers to a message not
  * sent whole, or whose reference would not be shorter than the result (rule R1), is left out.
  * Gives the candidates and the pairs made.
@@ -215,7 +248,8 @@ const referring = (
  */
 export const apply = (
   candidates: PromptWindow.Candidates,
-  pairs: ReadonlyArray<readonly [number, number]>
+  pairs: ReadonlyArray<readonly [number, number]>,
+  memo: Memo = makeMemo()
 ): Effect.Effect<
   { readonly candidates: PromptWindow.Candidates; readonly pairs: ReadonlyArray<readonly [number, number]> },
   AiError.AiError | PromptWindow.CandidateError,
@@ -223,25 +257,31 @@ export const apply = (
 > =>
   Effect.gen(function*() {
     if (pairs.length === 0) return { candidates, pairs }
+    const counter = yield* TokenCounter
     const edits: Array<MessageEdit> = []
-    const made: Array<readonly [number, number]> = []
-    for (const [index, target] of pairs) {
-      const edit = referring(candidates, index, target)
-      if (edit !== undefined) {
-        edits.push(edit)
-        made.push([index, target])
-      }
-    }
-    const next = yield* editMessages(candidates, edits)
-    // R1: a reference that is not shorter than the result is not sent.
+    const tokens = new Map<MessageEdit, number>()
     const kept: Array<readonly [number, number]> = []
-    const undo: Array<number> = []
-    for (const [index, target] of made) {
-      if (next.items[index]!.tokens < candidates.items[index]!.tokens) kept.push([index, target])
-      else undo.push(index)
+    for (const [index, target] of pairs) {
+      const original = candidates.messages[index]
+      if (original === undefined) continue
+      const known = memo.get(original)
+      let made = known !== undefined && known.index === index && known.target === target &&
+          whole(candidates, index) && whole(candidates, target)
+        ? known
+        : undefined
+      if (made === undefined) {
+        const edit = referring(candidates, index, target)
+        if (edit === undefined) continue
+        made = { index, target, edit, tokens: yield* countAt(counter, edit.message, index) }
+        memo.set(original, made)
+      }
+      // R1: a reference that is not shorter than the result is not sent.
+      if (made.tokens >= candidates.items[index]!.tokens) continue
+      edits.push(made.edit)
+      tokens.set(made.edit, made.tokens)
+      kept.push([index, target])
     }
-    if (undo.length === 0) return { candidates: next, pairs: kept }
-    return { candidates: yield* editMessages(candidates, edits.filter((e) => !undo.includes(e.index))), pairs: kept }
+    return { candidates: yield* editMessages(candidates, edits, (edit) => tokens.get(edit)), pairs: kept }
   })
 
 /**

@@ -30,6 +30,7 @@ import { describeThrown } from "../internal/describeThrown.ts"
 import * as Hash from "./internal/hash.ts"
 import * as ToolResultEdits from "./internal/toolResultEdits.ts"
 import * as Masking from "./Masking.ts"
+import * as ResultReferences from "./ResultReferences.ts"
 import type * as Pipeline from "../Pipeline.ts"
 import * as CacheModel from "./CacheModel.ts"
 import * as Calibration from "./Calibration.ts"
@@ -337,6 +338,7 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
   const digestMemo = new WeakMap<Prompt.Message, { readonly after: string; readonly digest: string }>()
   const reportEntries = makeReportEntries()
   const maskMemo = Masking.makeMemo()
+  const referenceMemo = ResultReferences.makeMemo()
   const masking = options.maskToolResults === true
   const referencing = options.toolResultReferences !== false
   const lastDigests: { messages: ReadonlyArray<Prompt.Message>; digests: Array<string> } = {
@@ -418,7 +420,8 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
         pool: (previousEntries ?? []).flatMap((entry) => (entry._tag === "Message" ? [entry.index] : [])),
         seen: state?.historyLength ?? 0,
         references: referencing,
-        memo: maskMemo
+        memo: maskMemo,
+        referenceMemo
       })
       candidates = edited.candidates
       // K2: a newest user message that does not fit the call's whole target fails the call,

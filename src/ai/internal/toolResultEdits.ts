@@ -40,6 +40,7 @@ export const atCall = (
     readonly seen: number
     readonly references: boolean
     readonly memo: Masking.Memo
+    readonly referenceMemo: ResultReferences.Memo
   }
 ): Effect.Effect<Edited, Failure, TokenCounter> =>
   Effect.gen(function*() {
@@ -48,7 +49,7 @@ export const atCall = (
     const fresh: Array<number> = []
     for (let i = options.seen; i < base.messages.length; i++) fresh.push(i)
     const decided = ResultReferences.decide(base, options.pool, fresh)
-    const made = yield* ResultReferences.apply(base, [...options.pairs, ...decided])
+    const made = yield* ResultReferences.apply(base, [...options.pairs, ...decided], options.referenceMemo)
     return { candidates: made.candidates, base, masked: options.masked, pairs: made.pairs }
   })
 
