@@ -298,17 +298,19 @@ export const make = (
 /**
  * Checks the options a stable window cannot work with: `lowWatermark` outside (0, 1],
  * `writeOverhead` not above 0, `summaryTokens` not a whole number above 0, a `ttl` or
- * `storeTimeout` that is not a positive duration; fails
+ * `storeTimeout` that is not a positive duration, `maskToolResults` or `toolResultReferences`
+ * not a boolean; fails
  * with an `InvalidConfigError` naming the option.
  *
  * @since 0.3.0
  * @category validation
  */
 export const check = (options: Options): Effect.Effect<void, InvalidConfigError> => {
-  const { lowWatermark, writeOverhead, summaryTokens, ttl, storeTimeout } = SessionOptions.stable
+  const { lowWatermark, writeOverhead, summaryTokens, ttl, storeTimeout, maskToolResults, toolResultReferences } =
+    SessionOptions.stable
   const problem = SessionOptions.checkValues(
     { ...options },
-    { lowWatermark, writeOverhead, summaryTokens, ttl, storeTimeout },
+    { lowWatermark, writeOverhead, summaryTokens, ttl, storeTimeout, maskToolResults, toolResultReferences },
     new Set()
   )
   return problem === undefined

@@ -7,7 +7,9 @@ import { Effect, Layer } from "effect"
 import { Prompt } from "effect/ai"
 import { KeyValueStore } from "effect/persistence"
 import { ContextBudget, FirstFitSlice, OverflowNotifier, RecencyScorer } from "../../src/index.ts"
+import * as AiSdk from "../../src/adapters/AiSdk.ts"
 import * as Masking from "../../src/ai/Masking.ts"
+import * as SessionOptions from "../../src/ai/SessionOptions.ts"
 import * as PromptWindow from "../../src/ai/PromptWindow.ts"
 import * as StableWindow from "../../src/ai/StableWindow.ts"
 import * as Summarizer from "../../src/ai/Summarizer.ts"
@@ -171,7 +173,26 @@ describe("masking old tool results", () => {
       const on = yield* StableWindow.make({ maskToolResults: true, lowWatermark: 0.6 })
       const next = yield* on.fit(Prompt.fromMessages(agent(21)), budget(2_000))
       assert.strictEqual(next.change.fresh, "settings-changed")
-      const problem = yield* Effect.flip(StableWindow.make({ lowWatermark: 2 }))
+      const values: Record<string, unknown> = { maskToolResults: "yes" }
+      const problem = yield* Effect.flip(StableWindow.check(values))
       assert.strictEqual(problem._tag, "InvalidConfigError")
+      assert.match(problem.message, /maskToolResults/)
     }).pipe(Effect.provide(layers)))
+
+  it("X5 every door with a stable window takes maskToolResults and toolResultReferences, checked as booleans", () => {
+    const rules = { ...SessionOptions.core, ...SessionOptions.stable }
+    assert.isUndefined(SessionOptions.check({ contextWindow: 1_000, maskToolResults: true, toolResultReferences: false }, rules))
+    assert.strictEqual(SessionOptions.check({ contextWindow: 1_000, maskToolResults: 1 }, rules)?.path, "maskToolResults")
+    assert.strictEqual(SessionOptions.check({ contextWindow: 1_000, toolResultReferences: "no" }, rules)?.path, "toolResultReferences")
+    const counter = (text: string) => Math.ceil(text.length / 4)
+    AiSdk.middleware({ contextWindow: 1_000, outputReserve: 100, counter, maskToolResults: true, toolResultReferences: false })
+    let error: unknown
+    try {
+      // A JavaScript caller's value: JSON gives it untyped.
+      AiSdk.middleware({ contextWindow: 1_000, outputReserve: 100, counter, maskToolResults: JSON.parse(`"yes"`) })
+    } catch (e) {
+      error = e
+    }
+    assert.include(error instanceof Error ? error.message : "", "maskToolResults")
+  })
 })
