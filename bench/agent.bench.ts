@@ -68,8 +68,8 @@ const argValue = (key: string): string | undefined =>
 const steps = Number(argValue("steps") ?? 300)
 const windows = (argValue("windows") ?? "32000,128000").split(",").map(Number)
 const seed = Number(argValue("seed") ?? 18)
-const shapes = (argValue("shapes")?.split(",") ?? Sessions.allShapes).filter((s): s is Sessions.Shape =>
-  Sessions.allShapes.some((shape) => shape === s)
+const shapes = (argValue("shapes")?.split(",") ?? Sessions.benchShapes).filter((s): s is Sessions.Shape =>
+  Sessions.benchShapes.some((shape) => shape === s)
 )
 const withOverhead = !process.argv.includes("--no-overhead")
 const doorsOnly = process.argv.includes("--doors-only")
@@ -81,13 +81,16 @@ const progress = (line: string): void => {
 }
 
 /**
- * The layer's modes to run: its default (stable windows), the default with the scripted
+ * The layer's modes to run: its default (stable windows; repeated tool results by reference),
+ * the default before issue 27 (no references), masking with references (issue 27), the default with the scripted
  * summariser, per-call fitting with the default strategies, and per-call fitting with the
  * strategies of version 0.2 (greedy by score per token), the layer's default before windows
  * were stable.
  */
 const layerModes: ReadonlyArray<Extract<SessionBench.Strategy, { readonly _tag: "layer" }>> = [
   { _tag: "layer", name: "layer (stable, default)", options: {} },
+  { _tag: "layer", name: "layer (stable, before references)", options: { toolResultReferences: false } },
+  { _tag: "layer", name: "layer (stable, masking + references)", options: { maskToolResults: true } },
   { _tag: "layer", name: "layer (stable + compaction)", options: {}, summarizer: { tokens: summaryTokens } },
   { _tag: "layer", name: "layer (per-call)", options: { mode: "per-call" } },
   { _tag: "layer", name: "layer (per-call, greedy)", options: { mode: "per-call", slicer: GreedySlice.make() } }
@@ -131,7 +134,7 @@ const program = Effect.gen(function*() {
   const rows: Array<Row> = []
   for (const shape of doorsOnly ? [] : shapes) {
     // The seed goes with the shape, whichever shapes are run.
-    const i = Sessions.allShapes.indexOf(shape)
+    const i = Sessions.benchShapes.indexOf(shape)
     const session = Sessions.generate(shape, steps, seed + i)
     const counts = yield* SessionBench.countsOf(session)
     const count = SessionBench.countFrom(counts)
@@ -182,7 +185,7 @@ const program = Effect.gen(function*() {
   const billed: Array<Billed> = []
   if (!process.argv.includes("--no-billed")) {
     for (const shape of shapes) {
-      const session = Sessions.generate(shape, steps, seed + Sessions.allShapes.indexOf(shape))
+      const session = Sessions.generate(shape, steps, seed + Sessions.benchShapes.indexOf(shape))
       for (const contextWindow of windows) {
         for (const provider of ["anthropic", "openai-chat"] as const) {
           for (const door of ["AI SDK middleware", "effect/ai layer"] as const) {
@@ -254,7 +257,9 @@ const targetsOf = (overheads: ReadonlyArray<SessionBench.Overhead>, doors: Reado
 const percent = (x: number) => `${(100 * x).toFixed(1)}%`
 const times = (x: number) => `${x.toFixed(2)}×`
 const kept = (r: Row["retention"]) =>
-  `${percent(r.share)} (${r.verbatim}${r.summarized > 0 ? ` + ${r.summarized} in summaries` : ""} / ${r.references})`
+  `${percent(r.share)} (${r.verbatim}${r.summarized > 0 ? ` + ${r.summarized} in summaries` : ""}${
+    r.byReference > 0 ? ` + ${r.byReference} by reference` : ""
+  }${r.stubbed > 0 ? ` + ${r.stubbed} stubs` : ""} / ${r.references})`
 const summaries = (r: Row) => {
   const o = r.summarizer.outcomes
   if (r.summarizer.requests === 0 && o.kept + o.failed + o["no-room"] === 0) return "–"
@@ -277,6 +282,8 @@ const table = (
     "strategy",
     "hit (OpenAI)",
     "hit at most",
+    "tokens / call",
+    "billed / call (A5m, OpenAI)",
     "cost Anthropic 5m",
     "cost OpenAI",
     "largest / target",
@@ -293,6 +300,8 @@ const table = (
     r.strategy,
     percent(r.hitRatio),
     percent(r.hitBound),
+    r.tokensPerCall.toFixed(0),
+    `${r.costPerCall.anthropic5m.toFixed(0)}, ${r.costPerCall.openai.toFixed(0)}`,
     times(r.costAnthropic5m),
     times(r.costOpenAI),
     `${r.largestRequest} / ${r.target}${r.overTarget > 0 ? ` (${r.overTarget} over)` : ""}`,
@@ -310,7 +319,9 @@ const table = (
     `Cache figures: the second half of the calls; cost = input cost / input cost without caching;`,
     `  with a summariser, its requests (priced as a model summariser sends them) are included.`,
     `"referenced results kept": references to earlier tool results whose result was in the next request`,
-    `  verbatim (or named by a summary in it) / all references, over all calls; scripted summaries of ${summaryTokens} tokens.`,
+    `  verbatim (or named by a summary in it, sent as a reference to an identical result it holds, or as a stub naming it)`,
+    `  / all references, over all calls; scripted summaries of ${summaryTokens} tokens.`,
+    `"tokens / call": the mean request over every call; "billed / call": its mean input cost in base-price tokens.`,
     `"hit at most": 1 − (tokens a call adds) / target — no window can cache the new tokens of a call.`,
     "",
     line(header),

@@ -37,12 +37,20 @@
  * - retention of referenced results: at each call whose history's newest step refers back to
  *   earlier tool results by call id (`Sessions.referencesAt`), the share of those references
  *   whose target — the tool message with that call's result — is in the request verbatim, or
- *   is named by the text of a summary message in the request (`Summarizer.readSummaryMessage`).
+ *   is named by the text of a summary message in the request (`Summarizer.readSummaryMessage`),
+ *   or (issue 27) is answered by the request's copy of that result sent as a reference to an
+ *   identical earlier result that the request holds (`ResultReferences`), or by a stub naming it
+ *   (`Masking`): the model can ask for it again by the call it names.
+ * - tokens per call (issue 27): the mean of the requests' tokens over every call, and the mean
+ *   input cost per call in base-price tokens (Anthropic 5-minute and OpenAI rules, every call,
+ *   the summariser's requests included).
  */
 import { Context, Effect, Layer, PubSub, Stream } from "effect"
 import { LanguageModel, Prompt } from "effect/ai"
 import * as CacheModel from "../src/ai/CacheModel.ts"
+import * as Masking from "../src/ai/Masking.ts"
 import * as PromptWindow from "../src/ai/PromptWindow.ts"
+import * as ResultReferences from "../src/ai/ResultReferences.ts"
 import * as Summarizer from "../src/ai/Summarizer.ts"
 import { TokenCounter } from "../src/ai/TokenCounter.ts"
 import * as WindowedLanguageModel from "../src/ai/WindowedLanguageModel.ts"
@@ -126,9 +134,20 @@ export const countFrom = (counts: ReadonlyMap<Prompt.Message, number>): Count =>
   return n
 }
 
+/** Each message's text, rendered once: a request's copies (stubs, references) are compared with every message of the history. */
+const rendered = new WeakMap<Prompt.Message, string>()
+const renderOf = (message: Prompt.Message): string => {
+  let text = rendered.get(message)
+  if (text === undefined) {
+    text = PromptWindow.render(message)
+    rendered.set(message, text)
+  }
+  return text
+}
+
 /** Two messages the tokenizer sees the same way: the same object, or the same role and text. */
 export const sameMessage = (a: Prompt.Message, b: Prompt.Message): boolean =>
-  a === b || (a.role === b.role && PromptWindow.render(a) === PromptWindow.render(b))
+  a === b || (a.role === b.role && renderOf(a) === renderOf(b))
 
 /** The tokens of the leading messages two requests share. */
 export const commonPrefixTokens = (
@@ -389,6 +408,19 @@ export interface Retention {
   readonly references: number
   readonly verbatim: number
   readonly summarized: number
+  /** Sent as a reference to an identical earlier result the request holds verbatim (issue 27). */
+  readonly byReference: number
+  /** Sent as a stub naming the call (issue 27): the model can call the tool again. */
+  readonly stubbed: number
+}
+
+/** The part of a request that holds the result of call `id`, if any. */
+const resultPartOf = (request: ReadonlyArray<Prompt.Message>, id: string): Prompt.ToolResultPart | undefined => {
+  for (const m of request) {
+    if (m.role !== "tool") continue
+    for (const part of m.content) if (part.type === "tool-result" && part.id === id) return part
+  }
+  return undefined
 }
 
 /**
@@ -400,6 +432,8 @@ export const retention = (run: Replay): Retention => {
   let references = 0
   let verbatim = 0
   let summarized = 0
+  let byReference = 0
+  let stubbed = 0
   run.references.forEach((ids, k) => {
     if (ids.length === 0) return
     const history = run.histories[k]!
@@ -415,13 +449,25 @@ export const retention = (run: Replay): Retention => {
       references++
       if (sent.has(target) || request.some((m) => sameMessage(m, target))) verbatim++
       else if (summaries.some((text) => ScriptedSummarizer.names(text, id))) summarized++
+      else {
+        const part = resultPartOf(request, id)
+        const of = part === undefined ? undefined : ResultReferences.readReference(part)
+        if (of !== undefined) {
+          const earlier = history.find((m) => holdsResult(m, of))
+          if (earlier !== undefined && request.some((m) => sameMessage(m, earlier))) byReference++
+        } else if (part !== undefined && Masking.readStub(part)?.id === id) stubbed++
+      }
     }
   })
-  return { references, verbatim, summarized }
+  return { references, verbatim, summarized, byReference, stubbed }
 }
 
-/** The share of references retained (verbatim or in a summary); 1 without references. */
-export const retained = (r: Retention): number => (r.references === 0 ? 1 : (r.verbatim + r.summarized) / r.references)
+/**
+ * The share of references retained (verbatim, in a summary, by reference or by a stub naming
+ * them); 1 without references.
+ */
+export const retained = (r: Retention): number =>
+  r.references === 0 ? 1 : (r.verbatim + r.summarized + r.byReference + r.stubbed) / r.references
 
 /**
  * The prediction of each summariser request of a replay under a rule, beside the request before
@@ -504,6 +550,10 @@ export interface Figures {
   readonly latestTool: Presence
   /** References to earlier tool results, and where the requests had them; `share` retained. */
   readonly retention: Retention & { readonly share: number }
+  /** The mean tokens of a request, over every call (issue 27). */
+  readonly tokensPerCall: number
+  /** The mean input cost of a call in base-price tokens, every call, the summariser's requests included. */
+  readonly costPerCall: { readonly anthropic5m: number; readonly openai: number }
 }
 
 /** Measures a replay; `count` counts the session's messages (the replay's own counts the rest). */
@@ -545,7 +595,17 @@ export const measure = (run: Replay, sessionCount: Count, settings: Settings): F
     }
   })
   const kept = retention(run)
+  const perCall = (rule: CacheModel.CacheRule) => {
+    const all = [
+      ...predictions(run.requests, count, rule, settings.secondsBetweenCalls),
+      ...summarizerPredictions(run, count, rule, settings.secondsBetweenCalls).map((s) => s.prediction)
+    ]
+    return run.requests.length === 0 ? 0 : all.reduce((sum, p) => sum + p.cost, 0) / run.requests.length
+  }
+  const sentTokens = run.requests.reduce((sum, request) => sum + requestTokens(request, count), 0)
   return {
+    tokensPerCall: run.requests.length === 0 ? 0 : sentTokens / run.requests.length,
+    costPerCall: { anthropic5m: perCall(CacheModel.Anthropic5m), openai: perCall(CacheModel.OpenAI) },
     calls: run.requests.length,
     target: run.target,
     hitRatio: steady.openai.hitRatio,

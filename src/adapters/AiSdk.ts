@@ -70,8 +70,8 @@ import * as AiSdkPrompt from "./AiSdkPrompt.ts"
  *   `telemetry`'s); without either, spans go to Effect's default tracer;
  * - the strategies (`scorer`, `slicer`, `placer`, `notifier`), `overflowStrategy`,
  *   `deduplication`, and the stable window's options (`lowWatermark`, `writeOverhead`,
- *   `cacheRule`, `ttl`, `storeTimeout`), `startOn`, `shortenToolResults`, `maxConversations`
- *   (the in-memory store's bound);
+ *   `cacheRule`, `ttl`, `storeTimeout`, `maskToolResults`, `toolResultReferences`), `startOn`,
+ *   `shortenToolResults`, `maxConversations` (the in-memory store's bound);
  * - `promptCache` — the provider's prompt cache on the wire, in stable mode (default on;
  *   `CachePlan.Options`): Anthropic's `cache_control` marks at the window's stable boundaries
  *   for an `anthropic.*` model (and `toolStreaming: false`, so that `generateText` and
@@ -108,6 +108,8 @@ export interface Options extends
     | "ttl"
     | "storeTimeout"
     | "promptCache"
+    | "maskToolResults"
+    | "toolResultReferences"
   >
 {
   readonly counter?: ((text: string) => number) | undefined
@@ -208,7 +210,9 @@ const middlewareOptions: Readonly<Record<string, SessionOptions.Rule>> = {
   storeTimeout: rules.duration,
   maxConversations: rules.positiveInt,
   promptCache: SessionOptions.stable.promptCache,
-  streamIdleTimeout: rules.duration
+  streamIdleTimeout: rules.duration,
+  maskToolResults: SessionOptions.stable.maskToolResults,
+  toolResultReferences: SessionOptions.stable.toolResultReferences
 }
 
 /** The options {@link prepareStep} knows: the middleware's, `toolTokens` for `countTools`. */

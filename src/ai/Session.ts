@@ -116,7 +116,8 @@ export interface Options extends PromptWindow.Options, PromptWindow.FitOptions, 
  * `conversationKey`, `ttl`, `storeTimeout`; `store` — the conversations' states (default: in
  * memory, in this layer); `summarizer` — compactions replace what they drop by a summary;
  * `promptCache` — the provider's prompt cache on the wire (default on: see `CachePlan.Options`;
- * `false` turns it off).
+ * `false` turns it off); `maskToolResults` — compactions mask old tool results first (default
+ * off); `toolResultReferences` — repeated tool results sent by reference (default on).
  *
  * @since 0.3.0
  * @category models
@@ -132,6 +133,10 @@ export interface StableOptions<SE = never, SR = never, ZE = never, ZR = never> e
   readonly store?: Layer.Layer<KeyValueStore.KeyValueStore, SE, SR> | undefined
   readonly summarizer?: Layer.Layer<Summarizer.Summarizer, ZE, ZR> | undefined
   readonly promptCache?: CachePlan.Options | undefined
+  /** Compactions mask old tool results first (`StableWindow.Options`; since 0.3.0). */
+  readonly maskToolResults?: boolean | undefined
+  /** Repeated tool results sent by reference (default `true`; `StableWindow.Options`; since 0.3.0). */
+  readonly toolResultReferences?: boolean | undefined
 }
 
 /**

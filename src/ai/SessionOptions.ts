@@ -157,7 +157,9 @@ export const stable = {
   conversationKey: rules.function,
   ttl: rules.duration,
   storeTimeout: rules.duration,
-  promptCache: rules.promptCache
+  promptCache: rules.promptCache,
+  maskToolResults: rules.boolean,
+  toolResultReferences: rules.boolean
 } satisfies Readonly<Record<string, Rule>>
 
 /** The options every door requires. */

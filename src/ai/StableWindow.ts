@@ -27,6 +27,9 @@ import type { ContextBudget } from "../ContextBudget.ts"
 import { ContextBudget as Budget } from "../ContextBudget.ts"
 import { InvalidConfigError } from "../InvalidConfigError.ts"
 import { describeThrown } from "../internal/describeThrown.ts"
+import * as ToolResultEdits from "./internal/toolResultEdits.ts"
+import * as Masking from "./Masking.ts"
+import * as ResultReferences from "./ResultReferences.ts"
 import type * as Pipeline from "../Pipeline.ts"
 import * as CacheModel from "./CacheModel.ts"
 import * as Calibration from "./Calibration.ts"
@@ -77,7 +80,13 @@ export { stableWindowFilter } from "./internal/stableResults.ts"
  * - `ttl` — how long a conversation's state lives after its last call (default one hour);
  * - `storeTimeout` — how long a store operation may take (default 1 second);
  * - `settings` — text naming whatever else shapes the windows (the layer's strategies): a state
- *   written under other settings is not used.
+ *   written under other settings is not used;
+ * - `maskToolResults` — `true`: a compaction first replaces the tool results older than the
+ *   stretch it keeps by stubs naming them (`Masking`, docs/ai.md "Masking old tool results");
+ *   default `false`;
+ * - `toolResultReferences` — `true` (default): a tool result identical to one still in the
+ *   window is sent as a reference to it (`ResultReferences`, docs/ai.md "Repeated tool
+ *   results"); `false`: sent whole.
  *
  * @since 0.3.0
  * @category models
@@ -92,6 +101,8 @@ export interface Options extends PromptWindow.Options, Pipeline.Options, PromptW
   readonly ttl?: Duration.Input | undefined
   readonly storeTimeout?: Duration.Input | undefined
   readonly settings?: string | undefined
+  readonly maskToolResults?: boolean | undefined
+  readonly toolResultReferences?: boolean | undefined
 }
 
 /**
@@ -301,17 +312,19 @@ export const make = (
 /**
  * Checks the options a stable window cannot work with: `lowWatermark` outside (0, 1],
  * `writeOverhead` not above 0, `summaryTokens` not a whole number above 0, a `ttl` or
- * `storeTimeout` that is not a positive duration; fails
+ * `storeTimeout` that is not a positive duration, `maskToolResults` or `toolResultReferences`
+ * not a boolean; fails
  * with an `InvalidConfigError` naming the option.
  *
  * @since 0.3.0
  * @category validation
  */
 export const check = (options: Options): Effect.Effect<void, InvalidConfigError> => {
-  const { lowWatermark, writeOverhead, summaryTokens, ttl, storeTimeout } = SessionOptions.stable
+  const { lowWatermark, writeOverhead, summaryTokens, ttl, storeTimeout, maskToolResults, toolResultReferences } =
+    SessionOptions.stable
   const problem = SessionOptions.checkValues(
     { ...options },
-    { lowWatermark, writeOverhead, summaryTokens, ttl, storeTimeout },
+    { lowWatermark, writeOverhead, summaryTokens, ttl, storeTimeout, maskToolResults, toolResultReferences },
     new Set()
   )
   return problem === undefined
@@ -339,6 +352,10 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
   const itemCache = options.itemCache ?? PromptWindow.makeItemCache()
   const reportEntries = makeReportEntries()
   const { digestsOf, hashOf } = makePrefixDigests()
+  const maskMemo = Masking.makeMemo()
+  const referenceMemo = ResultReferences.makeMemo()
+  const masking = options.maskToolResults === true
+  const referencing = options.toolResultReferences !== false
   const rule = options.cacheRule ?? CacheModel.Anthropic5m
   const ttlMillis = Duration.toMillis(Duration.fromInputUnsafe(options.ttl ?? defaultTtl))
   const documents = options.documents ?? []
@@ -347,7 +364,10 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
     options.startOn ?? "user",
     options.deduplication ?? false,
     options.overflowStrategy ?? "Throw",
-    documents.map((d) => [d.content, d.tokens, d.kind, d.pinned])
+    documents.map((d) => [d.content, d.tokens, d.kind, d.pinned]),
+    // Only when not the defaults: the states written before these options keep their fingerprint.
+    ...(masking ? ["mask"] : []),
+    ...(referencing ? [] : ["no-references"])
   ]))
 
   const fit: StableWindow["fit"] = (prompt, callBudget, call) =>
@@ -396,6 +416,17 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
         keepTokens
       }))
       let candidates = yield* PromptWindow.applyShortenings(made, kept)
+      // X3, R1–R2: the state's stubs and references made again; references for the new messages.
+      let edited = yield* ToolResultEdits.atCall(candidates, {
+        masked: state?.masked ?? [],
+        pairs: state?.references ?? [],
+        pool: (previousEntries ?? []).flatMap((entry) => (entry._tag === "Message" ? [entry.index] : [])),
+        seen: state?.historyLength ?? 0,
+        references: referencing,
+        memo: maskMemo,
+        referenceMemo
+      })
+      candidates = edited.candidates
       // K2: a newest user message that does not fit the call's whole target fails the call,
       // whether it would append or compact (a compaction fits to a lower target).
       yield* PromptWindow.checkTurn(candidates, budget.targetTokens)
@@ -447,6 +478,11 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
           // extended as it is — a late member of a group sent earlier): the whole history.
           action = state === undefined ? "fresh" : "compact"
           fitted = yield* PromptWindow.fitCandidates(candidates, budget, options)
+          // R4: a reference whose target the window left out is sent whole again.
+          const repaired = yield* ToolResultEdits.repair(fitted, edited, (c) => PromptWindow.fitCandidates(c, budget, options))
+          fitted = repaired.fitted
+          edited = repaired.edited
+          candidates = edited.candidates
         } else {
           // S4: compact in one step to the low watermark, at least what the call must keep.
           action = "compact"
@@ -461,8 +497,25 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
             : options.summaryTokens ?? Math.floor(defaultSummaryShare * budget.targetTokens)
           const low = Math.max(Math.floor(watermark * budget.targetTokens) - reserve, need)
           const lowBudget = new Budget({ ...budget, targetTokens: Math.min(budget.targetTokens, low) })
-          const run = yield* PromptWindow.fitCandidates(candidates, lowBudget, options)
-          fitted = previousEntries === undefined ? run : keepRelativeOrder(run, candidates, documents, previousEntries)
+          // X2: mask first, down to the low watermark; what still does not fit is left out or summarised.
+          if (masking) {
+            edited = yield* ToolResultEdits.atCompaction({ ...edited, candidates }, {
+              lowTokens: lowBudget.targetTokens,
+              keep: new Set(must.kept.keys()),
+              memo: maskMemo
+            })
+            candidates = edited.candidates
+          }
+          const fitLow = (c: PromptWindow.Candidates) =>
+            Effect.map(
+              PromptWindow.fitCandidates(c, lowBudget, options),
+              (run) => previousEntries === undefined ? run : keepRelativeOrder(run, c, documents, previousEntries)
+            )
+          // R4: a reference whose target the compaction left out is sent whole again.
+          const repaired = yield* ToolResultEdits.repair(yield* fitLow(candidates), { ...edited, candidates }, fitLow)
+          fitted = repaired.fitted
+          edited = repaired.edited
+          candidates = edited.candidates
           if (summarizer !== undefined) {
             const inWindow = new Set<number>()
             for (const entry of entriesOf(fitted.result.window, documents)) {
@@ -541,6 +594,7 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
         ...(shortenedInWindow.length === 0 ? {} : {
           shortened: shortenedInWindow.map((sh) => [sh.index, sh.keepTokens] as const)
         }),
+        ...ToolResultEdits.inState(edited, entries),
         ...(calibration === undefined ? {} : { calibration })
       })
       const countedTokens = toolTokens + windowTokens + overhead

@@ -69,6 +69,8 @@ export type SummaryState = typeof SummaryState.Type
  * | `updatedAtMillis` | when the last call was made (Effect's `Clock`) |
  * | `summary` | the summary in the window, if a compaction wrote one ({@link SummaryState}) |
  * | `shortened` | the tool messages shortened in the window (rule K6): `[index, keepTokens]`, applied again at every call |
+ * | `masked` | the tool messages sent as stubs (`Masking`, rule X3): their indices, masked again at every call |
+ * | `references` | the tool messages sent as references (`ResultReferences`, rule R2): `[index, target]`, made again at every call |
  * | `calibration` | the provider's reported input tokens over the counted ones, at the last call that reported them, and the model that answered |
  *
  * @since 0.3.0
@@ -90,6 +92,8 @@ export class WindowState extends Schema.Class<WindowState>("effect-cupel/ai/Wind
   updatedAtMillis: Schema.Finite,
   summary: Schema.optionalKey(SummaryState),
   shortened: Schema.optionalKey(Schema.Array(Schema.Tuple([count("a shortened message's index"), count("its kept tokens")]))),
+  masked: Schema.optionalKey(Schema.Array(count("a masked message's index"))),
+  references: Schema.optionalKey(Schema.Array(Schema.Tuple([count("a referring message's index"), count("its target's index")]))),
   calibration: Schema.optionalKey(Schema.Struct({
     ratio: Schema.Finite.check(Schema.makeFilter((r) => r > 0 || "a calibration ratio must be above 0")),
     model: Schema.optionalKey(Schema.String)

@@ -4,7 +4,9 @@ import { Prompt } from "effect/ai"
 import * as ScriptedSummarizer from "../../bench/scriptedSummarizer.ts"
 import * as SessionBench from "../../bench/sessionBench.ts"
 import * as CacheModel from "../../src/ai/CacheModel.ts"
+import * as Masking from "../../src/ai/Masking.ts"
 import * as PromptWindow from "../../src/ai/PromptWindow.ts"
+import * as ResultReferences from "../../src/ai/ResultReferences.ts"
 import * as Summarizer from "../../src/ai/Summarizer.ts"
 import * as TokenCounter from "../../src/ai/TokenCounter.ts"
 import * as Sessions from "../support/sessions.ts"
@@ -302,18 +304,46 @@ describe("session bench: retention of referenced results", () => {
 
   it("retention counts a reference inside a summary that names it, and one verbatim", () => {
     const run = replayOf([system, summary("Summary: call_1 found one;"), toolCall("call_2"), r2, history[6]!])
-    assert.deepStrictEqual(SessionBench.retention(run), { references: 2, verbatim: 1, summarized: 1 })
+    assert.deepStrictEqual(SessionBench.retention(run), { references: 2, verbatim: 1, summarized: 1, byReference: 0, stubbed: 0 })
     assert.strictEqual(SessionBench.retained(SessionBench.retention(run)), 1)
   })
 
   it("retention: a summary naming call_17 does not name call_1; a result sent as another role is not verbatim", () => {
     const run = replayOf([system, summary("Summary: call_17 found one;"), history[6]!])
-    assert.deepStrictEqual(SessionBench.retention(run), { references: 2, verbatim: 0, summarized: 0 })
+    assert.deepStrictEqual(SessionBench.retention(run), { references: 2, verbatim: 0, summarized: 0, byReference: 0, stubbed: 0 })
     const asSystem = Prompt.systemMessage({ content: PromptWindow.render(r2) })
     const altered = replayOf([system, asSystem, history[6]!])
     assert.strictEqual(SessionBench.retention(altered).verbatim, 0)
     assert.deepStrictEqual(SessionBench.notFromHistory([system, asSystem, history[6]!], history), [asSystem])
     assert.deepStrictEqual(SessionBench.notFromHistory([system, summary("x"), r1], history), [])
+  })
+
+  it("retention counts a result sent as a reference to an earlier one the request holds, and a stub naming it", () => {
+    const sentAs = (id: string, result: string) =>
+      Prompt.toolMessage({
+        content: [Prompt.toolResultPart({ id, name: "lookup", isFailure: false, result, providerExecuted: false })]
+      })
+    const r0 = toolResult("call_0", "two")
+    const withEarlier = [system, user("go"), toolCall("call_0"), r0, ...history.slice(1)]
+    const run = {
+      ...replayOf([]),
+      histories: [withEarlier],
+      requests: [[
+        system,
+        toolCall("call_0"),
+        r0,
+        toolCall("call_1"),
+        sentAs("call_1", Masking.stubText({ id: "call_1", name: "lookup", tokens: 3 })),
+        toolCall("call_2"),
+        sentAs("call_2", ResultReferences.referenceText("call_0")),
+        history[6]!
+      ]]
+    }
+    assert.deepStrictEqual(SessionBench.retention(run), { references: 2, verbatim: 0, summarized: 0, byReference: 1, stubbed: 1 })
+    assert.strictEqual(SessionBench.retained(SessionBench.retention(run)), 1)
+    // A reference to a result the request does not hold answers nothing.
+    const dangling = { ...run, requests: [run.requests[0]!.filter((m) => m !== r0)] }
+    assert.strictEqual(SessionBench.retention(dangling).byReference, 0)
   })
 })
 

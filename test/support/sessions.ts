@@ -33,6 +33,16 @@
  *   90% of its input cached (every call's new tokens are uncached: the hit ratio is at most
  *   1 − growth / target).
  *
+ * - `rereading` (issue 27, not one of {@link allShapes}) — an agent re-reading the same files:
+ *   `read_file` calls whose result is the file's text, identical at every read of that file, each
+ *   file read up to five times (a read of a file not yet read five times four times in five,
+ *   else a new file of 200–1,500 tokens); now and then a `grep` or `run_tests` beside it, and an
+ *   answer with the user's next instruction.
+ * - `screenshot` (issue 27, not one of {@link allShapes}) — a computer-use agent: tool steps as
+ *   in `tool-heavy` (results of 50–600 tokens), and every third step a `screenshot` call whose
+ *   result says it was taken, followed by a user message holding the image (a 1280×800 PNG, as
+ *   agents send a tool's image to a chat API that takes images only from the user).
+ *
  * References: about one step in five refers back to one or two earlier tool results by their
  * call ids ("see the result of call_17"), each drawn half the time from the ten newest results
  * before the step and half the time from all of them — in the step's user message when it has
@@ -45,17 +55,24 @@
  * little more with the framing, ids and JSON. The PRNG is mulberry32.
  */
 import { Prompt } from "effect/ai"
+import { png } from "./mediaFixtures.ts"
 
 /**
  * The shapes of session.
  */
-export type Shape = "tool-heavy" | "chatty" | "retrieval" | "mixed" | "large-results"
+export type Shape = "tool-heavy" | "chatty" | "retrieval" | "mixed" | "large-results" | "rereading" | "screenshot"
 
 /** The shapes of the issue's targets, in the bench's order. */
 export const shapes: ReadonlyArray<Shape> = ["tool-heavy", "chatty", "retrieval", "mixed"]
 
 /** Every shape: {@link shapes} and the stress shape `large-results`. */
 export const allShapes: ReadonlyArray<Shape> = [...shapes, "large-results"]
+
+/** The shapes of issue 27's repeats: re-read files, and screenshots. */
+export const repeatShapes: ReadonlyArray<Shape> = ["rereading", "screenshot"]
+
+/** Every shape the bench knows: {@link allShapes}, then {@link repeatShapes} (the seeds follow this order). */
+export const benchShapes: ReadonlyArray<Shape> = [...allShapes, ...repeatShapes]
 
 /**
  * One model call: the model's response, then the messages appended before the next call, and
@@ -160,7 +177,16 @@ const builder = (draw: Draw) => {
   }
   const approvalResponse = (approvalId: string, approved: boolean) =>
     Prompt.toolMessage({ content: [Prompt.toolApprovalResponsePart({ approvalId, approved })] })
-  return { user, assistantText, call, result, approvalRequest, approvalResponse }
+  /** A call with the given parameters, and its result of the given text. */
+  const callWith = (name: string, params: Readonly<Record<string, unknown>>) => {
+    calls++
+    return Prompt.toolCallPart({ id: `call_${calls}`, name, params, providerExecuted: false })
+  }
+  const resultText = (part: Prompt.ToolCallPart, text: string) =>
+    Prompt.toolMessage({
+      content: [Prompt.toolResultPart({ id: part.id, name: part.name, isFailure: false, result: text, providerExecuted: false })]
+    })
+  return { user, assistantText, call, result, approvalRequest, approvalResponse, callWith, resultText }
 }
 
 type Build = ReturnType<typeof builder>
@@ -209,6 +235,47 @@ const searchStep = (draw: Draw, b: Build): Draft => {
   }
 }
 
+/** The files of a `rereading` session: each path's text, and how often it was read. */
+type Files = Array<{ readonly path: string; readonly text: string; reads: number }>
+
+/** A `rereading` step: a file read (again, mostly), sometimes with a grep or a test run beside it. */
+const rereadStep = (draw: Draw, b: Build, files: Files): Draft => {
+  const pending = files.filter((f) => f.reads < 5)
+  let file = pending.length > 0 && draw.chance(0.8) ? draw.pick(pending) : undefined
+  if (file === undefined) {
+    file = { path: `src/${draw.pick(vocabulary)}_${files.length + 1}.ts`, text: draw.text(draw.int(200, 1500)), reads: 0 }
+    files.push(file)
+  }
+  file.reads++
+  const read = b.callWith("read_file", { path: file.path })
+  const parts = [read]
+  const results = [b.resultText(read, file.text)]
+  if (draw.chance(0.25)) {
+    const other = b.call(draw.pick(["grep", "run_tests"]))
+    parts.push(other)
+    results.push(b.result(other, draw.int(50, 400)))
+  }
+  return { response: Prompt.assistantMessage({ content: parts }), next: results }
+}
+
+/** The image of every screenshot: a 1280×800 PNG (its header gives the size the counters read). */
+const screenshotImage = png(1280, 800, { pixels: false })
+
+/** A `screenshot` step: the call, its result, then the image in a user message. */
+const screenshotStep = (b: Build): Draft => {
+  const call = b.callWith("screenshot", {})
+  const image = Prompt.userMessage({
+    content: [
+      Prompt.textPart({ text: `Screenshot from ${call.id}:` }),
+      Prompt.filePart({ mediaType: "image/png", data: screenshotImage })
+    ]
+  })
+  return {
+    response: Prompt.assistantMessage({ content: [call] }),
+    next: [b.resultText(call, "screenshot taken (1280×800)"), image]
+  }
+}
+
 /**
  * A session of `steps` calls of the given shape, the same for the same seed.
  */
@@ -222,6 +289,7 @@ export const generate = (shape: Shape, steps: number, seed: number): Session => 
   const out: Array<Draft> = []
   // A retrieval answer follows its search: the pattern of the previous step decides the next.
   let answerDue = false
+  const files: Files = []
   while (out.length < steps) {
     if (answerDue) {
       out.push(turnStep(draw, b, [80, 400], 0))
@@ -242,6 +310,18 @@ export const generate = (shape: Shape, steps: number, seed: number): Session => 
       case "retrieval":
         out.push(searchStep(draw, b))
         answerDue = true
+        break
+      case "rereading":
+        out.push(draw.chance(0.1) ? turnStep(draw, b, [20, 200], 0) : rereadStep(draw, b, files))
+        break
+      case "screenshot":
+        out.push(
+          out.length % 3 === 2
+            ? screenshotStep(b)
+            : draw.chance(0.12)
+            ? turnStep(draw, b, [20, 200], 0)
+            : toolStep(draw, b, ["click", "type_text", "read_page", "scroll"], 50, 600)
+        )
         break
     }
   }

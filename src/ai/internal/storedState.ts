@@ -52,6 +52,9 @@ export const usable = (found: WindowStore.ReadResult, call: {
     // twice was not written by this code for this history.
     if (!inRange || !seen.add(entry)) return { _tag: "Unusable", reason: "corrupt" }
   }
+  for (const index of [...(state.masked ?? []), ...(state.references ?? []).flat()]) {
+    if (index >= state.historyLength) return { _tag: "Unusable", reason: "corrupt" }
+  }
   if (state.summary !== undefined) {
     for (const [first, length] of state.summary.covers) {
       if (first < 0 || first + length > state.historyLength) return { _tag: "Unusable", reason: "corrupt" }
