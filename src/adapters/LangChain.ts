@@ -24,7 +24,7 @@
  * @since 0.3.0
  */
 import { Clock, Effect, Exit, Layer, ManagedRuntime, Predicate, type Tracer } from "effect"
-import { AiError, type Prompt } from "effect/ai"
+import { AiError } from "effect/ai"
 import type { BaseMessage, SystemMessage } from "@langchain/core/messages"
 import type { ClientTool, ServerTool } from "@langchain/core/tools"
 import type * as JsonSchema from "@langchain/core/utils/json_schema"
@@ -45,6 +45,7 @@ import * as ToolDefinitions from "../ai/ToolDefinitions.ts"
 import { describeThrown } from "../internal/describeThrown.ts"
 import * as Trim from "../plain/Trim.ts"
 import { InvalidInput } from "../plain/InvalidInput.ts"
+import * as LangChainCacheMarks from "./LangChainCacheMarks.ts"
 import * as LangChainPrompt from "./LangChainPrompt.ts"
 
 /**
@@ -248,77 +249,6 @@ const toolsOf = (
         ...(parameters === undefined ? {} : { parameters })
       })
     }
-  })
-
-type Block = { readonly type: string; readonly [key: string]: unknown }
-
-const isBlock = (value: unknown): value is Block =>
-  typeof value === "object" && value !== null && "type" in value && typeof value.type === "string"
-
-/**
- * A copy of a LangChain message whose last text or image block carries Anthropic's
- * `cache_control` (a text content becomes one text block); `undefined` when it has none to
- * carry it (an `AIMessage` of tool calls only).
- */
-const markedCopy = (message: BaseMessage, ttl: "5m" | "1h", classes: LangChainPrompt.Classes): BaseMessage | undefined => {
-  const control = ttl === "1h" ? { type: "ephemeral", ttl: "1h" } : { type: "ephemeral" }
-  const content: unknown = message.content
-  const blocks: Array<Block> = typeof content === "string"
-    ? content === "" ? [] : [{ type: "text", text: content }]
-    : Array.isArray(content)
-    ? content.filter(isBlock).map((block) => ({ ...block }))
-    : []
-  const last = blocks.findLastIndex((block) => block.type === "text" || block.type === "image" || block.type === "image_url")
-  const lastBlock = blocks[last]
-  if (lastBlock === undefined) return undefined
-  blocks[last] = { ...lastBlock, cache_control: control }
-  const common = {
-    content: blocks,
-    ...(message.id === undefined ? {} : { id: message.id }),
-    ...(message.name === undefined ? {} : { name: message.name })
-  }
-  if (message.type === "system") return new classes.SystemMessage(common)
-  if (message.type === "human") return new classes.HumanMessage(common)
-  if (message.type === "tool" && "tool_call_id" in message && typeof message.tool_call_id === "string") {
-    const status = "status" in message ? message.status : undefined
-    return new classes.ToolMessage({
-      ...common,
-      tool_call_id: message.tool_call_id,
-      ...(status === "success" || status === "error" ? { status } : {})
-    })
-  }
-  if (message.type === "ai") {
-    const calls = "tool_calls" in message && Array.isArray(message.tool_calls) ? message.tool_calls : []
-    const toolCalls = calls.flatMap((call: unknown) =>
-      typeof call === "object" && call !== null && "name" in call && typeof call.name === "string" &&
-        "id" in call && typeof call.id === "string"
-        ? [{
-          id: call.id,
-          name: call.name,
-          args: "args" in call && typeof call.args === "object" && call.args !== null ? { ...call.args } : {},
-          type: "tool_call" as const
-        }]
-        : []
-    )
-    return new classes.AIMessage(toolCalls.length === 0 ? common : { ...common, tool_calls: toolCalls })
-  }
-  return undefined
-}
-
-/** A plan's marks applied to the LangChain messages sent: the marked ones are marked copies. */
-const applyMarks = (
-  sent: ReadonlyArray<BaseMessage>,
-  fitted: Prompt.Prompt,
-  marked: Prompt.Prompt,
-  classes: LangChainPrompt.Classes
-): Array<BaseMessage> =>
-  sent.map((message, i) => {
-    const mine = marked.content[i]
-    if (mine === undefined || mine === fitted.content[i]) return message
-    const anthropic = mine.options["anthropic"]
-    const control = typeof anthropic === "object" && anthropic !== null && "cacheControl" in anthropic ? anthropic.cacheControl : undefined
-    const ttl = typeof control === "object" && control !== null && "ttl" in control && control.ttl === "1h" ? "1h" : "5m"
-    return markedCopy(message, ttl, classes) ?? message
   })
 
 /** The usage an `AIMessage` reports (`usage_metadata`), as `CallReport.Reported`. */
@@ -525,7 +455,7 @@ export const middleware = (options: Options): AgentMiddleware => {
     const planner = promptCache === false || cache === undefined ? undefined : CachePlan.plannerFor(model.provider, promptCache)
     const sent = planner === undefined || cache === undefined || planner.provider !== "anthropic"
       ? fitted
-      : applyMarks(fitted, fitting.prompt, PromptCacheMarks.mark(fitting.prompt, { planner, cache, model: model.modelId }).prompt, classes)
+      : LangChainCacheMarks.apply(fitted, fitting.prompt, PromptCacheMarks.mark(fitting.prompt, { planner, cache, model: model.modelId }).prompt, classes)
     const settings = planner === undefined || cache === undefined ? {} : planner.settings(cache.conversationKey)
     const modelSettings = request.modelSettings ?? {}
     const extra = {
