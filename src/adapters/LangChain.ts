@@ -270,10 +270,19 @@ const reportedOf = (message: unknown, model: string | undefined): CallReport.Rep
     ? metadata.model
     : model
   const figure = (value: unknown): number | undefined => (typeof value === "number" ? value : undefined)
+  // LangChain's `input_tokens` is every input token (ChatAnthropic adds the cache's to
+  // Anthropic's uncached `input_tokens`; OpenAI's `prompt_tokens` hold the cached ones): the
+  // uncached are what is left (design item 100).
+  const total = "input_tokens" in usage ? figure(usage.input_tokens) : undefined
+  const cacheRead = "cache_read" in details ? figure(details.cache_read) : undefined
+  const cacheWrite = "cache_creation" in details ? figure(details.cache_creation) : undefined
+  const uncached = total === undefined ? undefined : total - (cacheRead ?? 0) - (cacheWrite ?? 0)
   return CallReport.reportedOf({
-    total: "input_tokens" in usage ? figure(usage.input_tokens) : undefined,
-    cacheRead: "cache_read" in details ? figure(details.cache_read) : undefined,
-    cacheWrite: "cache_creation" in details ? figure(details.cache_creation) : undefined
+    total,
+    cacheRead,
+    cacheWrite,
+    // A negative rest (cache figures above the total) is left to `reportedOf` to say as odd.
+    ...(uncached === undefined || uncached < 0 ? {} : { uncached })
   }, answered)
 }
 
