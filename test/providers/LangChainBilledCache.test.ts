@@ -299,6 +299,25 @@ describe("LangChain adapter through ChatAnthropic and ChatOpenAI (fake endpoints
     assert.deepStrictEqual(blocksOf(marked!), blocksOf(plain!))
     assert.deepStrictEqual(wireMarks(marked!), [{ at: "messages[2]", type: "tool_result", nested: false }])
     assert.deepStrictEqual(fake.calls[1]!.marks, [{ index: blocksOf(marked!).length - 1, ttl: "1h" }])
+    // A marked result followed by another: one user message of two tool_result blocks, as
+    // unmarked, the mark on the first.
+    const pair: Array<BaseMessage> = [
+      history[0]!,
+      history[1]!,
+      new AIMessage({
+        content: "",
+        tool_calls: [
+          { id: "toolu_1", name: "grep", args: { q: "a" }, type: "tool_call" },
+          { id: "toolu_2", name: "grep", args: { q: "b" }, type: "tool_call" }
+        ]
+      })
+    ]
+    const second = new ToolMessage({ content: "b: found", tool_call_id: "toolu_2", name: "grep" })
+    await model.invoke([...pair, result, second])
+    await model.invoke([...pair, LangChainCacheMarks.markedCopy(result, "5m", classes)!, second])
+    const [plainPair, markedPair] = fake.calls.slice(2).map((c) => (isRecord(c.body) ? c.body : {}))
+    assert.deepStrictEqual(blocksOf(markedPair!), blocksOf(plainPair!))
+    assert.deepStrictEqual(fake.calls[3]!.marks, [{ index: blocksOf(markedPair!).length - 2, ttl: "5m" }])
     // Text blocks: the same tool_result; other blocks: no mark (the client reformats them).
     const blocks = new ToolMessage({ content: [{ type: "text", text: "a: found" }], tool_call_id: "toolu_1" })
     assert.isDefined(LangChainCacheMarks.markedCopy(blocks, "5m", classes))
