@@ -12,8 +12,10 @@
  * conversion (`LangChainPrompt`), as the AI SDK adapter is: the messages sent are the agent's
  * own objects; only the window's own (a K6-shortened tool result, a summary) and those that
  * carry a cache mark are new. The provider cache marks come from the same planner as every
- * door's (`CachePlan`): Anthropic's `cache_control` on the content blocks that end the window's
- * stable boundaries for `ChatAnthropic`, OpenAI's `promptCacheKey` call option for `ChatOpenAI`.
+ * door's (`CachePlan`): Anthropic's `cache_control` on the block that ends each of the window's
+ * stable boundaries as `ChatAnthropic` sends it (`LangChainCacheMarks`: a marked tool result is
+ * the user message of its `tool_result` block), OpenAI's `promptCacheKey` call option for
+ * `ChatOpenAI` (which the client sends as `prompt_cache_key`).
  *
  * `langchain` and `@langchain/core` are optional peer dependencies, loaded only by this entry
  * point (`effect-cupel/adapters/LangChain`), and only when a call needs them: the middleware
