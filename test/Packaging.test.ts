@@ -118,6 +118,7 @@ describe("packaging: the library", () => {
       "src/adapters/LangChain.ts",
       "src/adapters/LangChain.ts (a dynamic import of @langchain/core/messages)",
       "src/adapters/LangChain.ts (a dynamic import of @langchain/core/utils/json_schema)",
+      "src/adapters/LangChainCacheMarks.ts",
       "src/adapters/LangChainPrompt.ts"
     ])
   })

@@ -12,8 +12,10 @@
  * conversion (`LangChainPrompt`), as the AI SDK adapter is: the messages sent are the agent's
  * own objects; only the window's own (a K6-shortened tool result, a summary) and those that
  * carry a cache mark are new. The provider cache marks come from the same planner as every
- * door's (`CachePlan`): Anthropic's `cache_control` on the content blocks that end the window's
- * stable boundaries for `ChatAnthropic`, OpenAI's `promptCacheKey` call option for `ChatOpenAI`.
+ * door's (`CachePlan`): Anthropic's `cache_control` on the block that ends each of the window's
+ * stable boundaries as `ChatAnthropic` sends it (`LangChainCacheMarks`: a marked tool result is
+ * the user message of its `tool_result` block), OpenAI's `promptCacheKey` call option for
+ * `ChatOpenAI` (which the client sends as `prompt_cache_key`).
  *
  * `langchain` and `@langchain/core` are optional peer dependencies, loaded only by this entry
  * point (`effect-cupel/adapters/LangChain`), and only when a call needs them: the middleware
@@ -24,7 +26,7 @@
  * @since 0.3.0
  */
 import { Clock, Effect, Exit, Layer, ManagedRuntime, Predicate, type Tracer } from "effect"
-import { AiError, type Prompt } from "effect/ai"
+import { AiError } from "effect/ai"
 import type { BaseMessage, SystemMessage } from "@langchain/core/messages"
 import type { ClientTool, ServerTool } from "@langchain/core/tools"
 import type * as JsonSchema from "@langchain/core/utils/json_schema"
@@ -45,6 +47,7 @@ import * as ToolDefinitions from "../ai/ToolDefinitions.ts"
 import { describeThrown } from "../internal/describeThrown.ts"
 import * as Trim from "../plain/Trim.ts"
 import { InvalidInput } from "../plain/InvalidInput.ts"
+import * as LangChainCacheMarks from "./LangChainCacheMarks.ts"
 import * as LangChainPrompt from "./LangChainPrompt.ts"
 
 /**
@@ -250,77 +253,6 @@ const toolsOf = (
     }
   })
 
-type Block = { readonly type: string; readonly [key: string]: unknown }
-
-const isBlock = (value: unknown): value is Block =>
-  typeof value === "object" && value !== null && "type" in value && typeof value.type === "string"
-
-/**
- * A copy of a LangChain message whose last text or image block carries Anthropic's
- * `cache_control` (a text content becomes one text block); `undefined` when it has none to
- * carry it (an `AIMessage` of tool calls only).
- */
-const markedCopy = (message: BaseMessage, ttl: "5m" | "1h", classes: LangChainPrompt.Classes): BaseMessage | undefined => {
-  const control = ttl === "1h" ? { type: "ephemeral", ttl: "1h" } : { type: "ephemeral" }
-  const content: unknown = message.content
-  const blocks: Array<Block> = typeof content === "string"
-    ? content === "" ? [] : [{ type: "text", text: content }]
-    : Array.isArray(content)
-    ? content.filter(isBlock).map((block) => ({ ...block }))
-    : []
-  const last = blocks.findLastIndex((block) => block.type === "text" || block.type === "image" || block.type === "image_url")
-  const lastBlock = blocks[last]
-  if (lastBlock === undefined) return undefined
-  blocks[last] = { ...lastBlock, cache_control: control }
-  const common = {
-    content: blocks,
-    ...(message.id === undefined ? {} : { id: message.id }),
-    ...(message.name === undefined ? {} : { name: message.name })
-  }
-  if (message.type === "system") return new classes.SystemMessage(common)
-  if (message.type === "human") return new classes.HumanMessage(common)
-  if (message.type === "tool" && "tool_call_id" in message && typeof message.tool_call_id === "string") {
-    const status = "status" in message ? message.status : undefined
-    return new classes.ToolMessage({
-      ...common,
-      tool_call_id: message.tool_call_id,
-      ...(status === "success" || status === "error" ? { status } : {})
-    })
-  }
-  if (message.type === "ai") {
-    const calls = "tool_calls" in message && Array.isArray(message.tool_calls) ? message.tool_calls : []
-    const toolCalls = calls.flatMap((call: unknown) =>
-      typeof call === "object" && call !== null && "name" in call && typeof call.name === "string" &&
-        "id" in call && typeof call.id === "string"
-        ? [{
-          id: call.id,
-          name: call.name,
-          args: "args" in call && typeof call.args === "object" && call.args !== null ? { ...call.args } : {},
-          type: "tool_call" as const
-        }]
-        : []
-    )
-    return new classes.AIMessage(toolCalls.length === 0 ? common : { ...common, tool_calls: toolCalls })
-  }
-  return undefined
-}
-
-/** A plan's marks applied to the LangChain messages sent: the marked ones are marked copies. */
-const applyMarks = (
-  sent: ReadonlyArray<BaseMessage>,
-  fitted: Prompt.Prompt,
-  marked: Prompt.Prompt,
-  classes: LangChainPrompt.Classes
-): Array<BaseMessage> =>
-  sent.map((message, i) => {
-    const mine = marked.content[i]
-    if (mine === undefined || mine === fitted.content[i]) return message
-    const anthropic = mine.options["anthropic"]
-    const control = typeof anthropic === "object" && anthropic !== null && "cacheControl" in anthropic ? anthropic.cacheControl : undefined
-    const ttl = typeof control === "object" && control !== null && "ttl" in control && control.ttl === "1h" ? "1h" : "5m"
-    return markedCopy(message, ttl, classes) ?? message
-  })
-
 /** The usage an `AIMessage` reports (`usage_metadata`), as `CallReport.Reported`. */
 const reportedOf = (message: unknown, model: string | undefined): CallReport.Reported | undefined => {
   if (typeof message !== "object" || message === null || !("usage_metadata" in message)) return undefined
@@ -340,10 +272,19 @@ const reportedOf = (message: unknown, model: string | undefined): CallReport.Rep
     ? metadata.model
     : model
   const figure = (value: unknown): number | undefined => (typeof value === "number" ? value : undefined)
+  // LangChain's `input_tokens` is every input token (ChatAnthropic adds the cache's to
+  // Anthropic's uncached `input_tokens`; OpenAI's `prompt_tokens` hold the cached ones): the
+  // uncached are what is left (design item 100).
+  const total = "input_tokens" in usage ? figure(usage.input_tokens) : undefined
+  const cacheRead = "cache_read" in details ? figure(details.cache_read) : undefined
+  const cacheWrite = "cache_creation" in details ? figure(details.cache_creation) : undefined
+  const uncached = total === undefined ? undefined : total - (cacheRead ?? 0) - (cacheWrite ?? 0)
   return CallReport.reportedOf({
-    total: "input_tokens" in usage ? figure(usage.input_tokens) : undefined,
-    cacheRead: "cache_read" in details ? figure(details.cache_read) : undefined,
-    cacheWrite: "cache_creation" in details ? figure(details.cache_creation) : undefined
+    total,
+    cacheRead,
+    cacheWrite,
+    // A negative rest (cache figures above the total) is left to `reportedOf` to say as odd.
+    ...(uncached === undefined || uncached < 0 ? {} : { uncached })
   }, answered)
 }
 
@@ -525,7 +466,7 @@ export const middleware = (options: Options): AgentMiddleware => {
     const planner = promptCache === false || cache === undefined ? undefined : CachePlan.plannerFor(model.provider, promptCache)
     const sent = planner === undefined || cache === undefined || planner.provider !== "anthropic"
       ? fitted
-      : applyMarks(fitted, fitting.prompt, PromptCacheMarks.mark(fitting.prompt, { planner, cache, model: model.modelId }).prompt, classes)
+      : LangChainCacheMarks.apply(fitted, fitting.prompt, PromptCacheMarks.mark(fitting.prompt, { planner, cache, model: model.modelId }).prompt, classes)
     const settings = planner === undefined || cache === undefined ? {} : planner.settings(cache.conversationKey)
     const modelSettings = request.modelSettings ?? {}
     const extra = {

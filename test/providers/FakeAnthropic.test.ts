@@ -1,6 +1,6 @@
 /**
  * The fake Anthropic endpoint (test/support/fakeAnthropic.ts) applies Anthropic's documented
- * prompt-caching rules (docs/providers.md, A1–A12): each rule is checked here, on raw Messages
+ * prompt-caching rules (docs/providers.md, A1–A13): each rule is checked here, on raw Messages
  * API bodies (where the rule is about the wire) and through the real `@ai-sdk/anthropic` client
  * (generateText and streamText), so that the tests built on the fake measure what Anthropic
  * would bill.
@@ -78,6 +78,37 @@ describe("fake Anthropic: cache rules (docs/providers.md)", () => {
     assert.strictEqual(FakeAnthropic.totalOf(first), unmarked.input_tokens)
     assert.isAbove(first.input_tokens, 200)
     assert.isBelow(first.input_tokens, 260)
+  })
+
+  it("A13: a mark on a tool_use or tool_result block is a breakpoint; one nested in a tool_result's content is not", async () => {
+    const history = (resultMark?: Mark, nested?: Mark, useMark?: Mark) => ({
+      system: words(2000),
+      messages: [
+        { role: "user", content: "find it" },
+        { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "grep", input: {}, ...(useMark === undefined ? {} : { cache_control: useMark }) }] },
+        {
+          role: "user",
+          content: [{
+            type: "tool_result",
+            tool_use_id: "toolu_1",
+            content: nested === undefined ? words(50) : [text(words(50), nested)],
+            ...(resultMark === undefined ? {} : { cache_control: resultMark })
+          }]
+        }
+      ]
+    })
+    const onResult = FakeAnthropic.make()
+    const written = await usageOf(onResult, history(mark))
+    assert.isAbove(written.cache_creation_input_tokens, 2000)
+    assert.strictEqual((await usageOf(onResult, history(mark))).cache_read_input_tokens, written.cache_creation_input_tokens)
+    const onUse = FakeAnthropic.make()
+    const throughUse = await usageOf(onUse, history(undefined, undefined, mark))
+    assert.isAbove(throughUse.cache_creation_input_tokens, 2000)
+    assert.isAbove(throughUse.input_tokens, 50)
+    const nestedFake = FakeAnthropic.make()
+    const nested = await usageOf(nestedFake, history(undefined, mark))
+    assert.strictEqual(nested.cache_creation_input_tokens, 0)
+    assert.deepStrictEqual(nestedFake.calls[0]!.marks, [])
   })
 
   it("A4: five marks are a 400 invalid_request_error; four are accepted", async () => {

@@ -2,7 +2,7 @@
  * A fake Anthropic Messages API (`POST /v1/messages`) for the real `@ai-sdk/anthropic` client:
  * `createAnthropic({ fetch: fake.fetch, apiKey: "test" })`. It answers "ok" (JSON, or server-sent
  * events when the request streams) and applies Anthropic's documented prompt-caching rules to
- * every request, reporting the usage as Anthropic does. The rules, numbered A1–A12 with their
+ * every request, reporting the usage as Anthropic does. The rules, numbered A1–A13 with their
  * sources, are in docs/providers.md; each is cited where it is applied below.
  *
  * The prefix is a list of blocks in Anthropic's order: each tool definition, each system text
@@ -122,7 +122,10 @@ const withoutMark = (value: unknown): unknown => {
 
 const list = (value: unknown): ReadonlyArray<unknown> => (Array.isArray(value) ? value : [])
 
-/** The request's blocks in Anthropic's prefix order: tools, system, messages (A3). */
+/**
+ * The request's blocks in Anthropic's prefix order: tools, system, messages (A3); a mark is read
+ * on a top-level block only (A13: one nested in a tool_result's content is part of its bytes).
+ */
 const blocksOf = (body: Record<string, unknown>): Array<Block> => {
   const blocks: Array<Block> = []
   for (const tool of list(body["tools"])) {

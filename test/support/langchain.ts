@@ -124,13 +124,23 @@ export const toBaseMessages = (history: ReadonlyArray<Prompt.Message>): Array<Ba
     return out === undefined ? [] : [out]
   })
 
-/** The tool call ids and tool result ids of a request. */
+/**
+ * The tool call ids and tool result ids of a request. A tool result is a `ToolMessage`, or a
+ * `tool_result` block of a `HumanMessage`: the form the adapter sends a tool result marked for
+ * `ChatAnthropic` in (src/adapters/LangChainCacheMarks.ts), which the client sends as it would
+ * the `ToolMessage`.
+ */
 export const toolIds = (messages: ReadonlyArray<BaseMessage>) => {
   const calls: Array<string> = []
   const results: Array<string> = []
   for (const message of messages) {
     if (AIMessage.isInstance(message)) for (const call of message.tool_calls ?? []) calls.push(call.id ?? "")
     if (ToolMessage.isInstance(message)) results.push(message.tool_call_id)
+    if (HumanMessage.isInstance(message) && Array.isArray(message.content)) {
+      for (const block of message.content) {
+        if (block.type === "tool_result" && "tool_use_id" in block && typeof block.tool_use_id === "string") results.push(block.tool_use_id)
+      }
+    }
   }
   return { calls: calls.sort(), results: results.sort() }
 }
