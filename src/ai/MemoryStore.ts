@@ -12,8 +12,8 @@
  * - `maxEntries` — at most this many entries; setting one more evicts the entry set longest
  *   ago (reading an entry does not renew it). Default: 10,000.
  *
- * The layer also provides `WindowStore.CompareAndSet`: a state is written only on the revision
- * its call read, in one synchronous step (design 92), as `RedisStore` does across processes.
+ * The layer also provides `WindowStore.CompareAndSet`: a state is written only on the version
+ * (revision and history digest) its call read, in one synchronous step (design 92), as `RedisStore` does across processes.
  *
  * For a store shared by several processes, see `RedisStore`.
  *
@@ -161,7 +161,7 @@ export const makeContext = (
       compareAndSet: (key, expected, value) =>
         withNow((now): WindowStore.SetResult => {
           const current = textOf(live(key, now)?.value)
-          if (WindowStore.revisionOf(current) !== expected) {
+          if (WindowStore.versionOf(current) !== expected) {
             return { _tag: "Changed", current }
           }
           put(key, value, now)

@@ -19,7 +19,8 @@
  *   `KeyValueStoreError` naming the operation (`method`), the key, where (`url`'s host and
  *   port, when given) and what happened.
  * - The layer also provides `WindowStore.CompareAndSet`: one Lua script (`EVAL`) that sets a
- *   conversation's state only if the stored one's `revision` is still the one the call read
+ *   conversation's state only if the stored one's version (`revision` and history digest) is still
+ *   the one the call read
  *   (design 92), so that servers sharing a conversation never overwrite a newer state.
  *
  * @since 0.3.0
@@ -101,10 +102,10 @@ const CasReply = Schema.Union([
 ])
 
 /**
- * The compare-and-set: `KEYS[1]` the key; `ARGV[1]` the expected revision (`""`: none),
+ * The compare-and-set: `KEYS[1]` the key; `ARGV[1]` the expected version (`""`: none),
  * `ARGV[2]` the value, `ARGV[3]` the `PX` in milliseconds (`""`: no expiry). The stored
- * revision is read as `WindowStore.revisionOf` reads it: a JSON object's whole-number
- * `revision`, anything else none. A script runs atomically: no command of another client comes
+ * version is read as `WindowStore.versionOf` reads it: a JSON object's whole-number
+ * `revision` and its `historyDigest`, as `revision/digest`; anything else none. A script runs atomically: no command of another client comes
  * between the `GET` and the `SET`.
  */
 const compareAndSetLua = `
@@ -115,7 +116,9 @@ if current then
   if ok and type(decoded) == 'table' and type(decoded['revision']) == 'number' then
     local r = decoded['revision']
     if r == math.floor(r) and r >= -9007199254740991 and r <= 9007199254740991 then
-      revision = string.format('%d', r)
+      local digest = ''
+      if type(decoded['historyDigest']) == 'string' then digest = decoded['historyDigest'] end
+      revision = string.format('%d', r) .. '/' .. digest
     end
   end
 end
@@ -158,13 +161,16 @@ export const makeContext = (
   Context.Context<KeyValueStore.KeyValueStore | WindowStore.CompareAndSet>,
   InvalidConfigError,
   Redis.Redis
-> => Effect.flatMap(Redis.Redis, (redis) => makeWith(Effect.succeed(redis), options))
+> => Effect.flatMap(Redis.Redis, (redis) => makeWith({ get: Effect.succeed(redis), outcome: () => Effect.void }, options))
 
 type Services = Context.Context<KeyValueStore.KeyValueStore | WindowStore.CompareAndSet>
 
 /** The store over a `Redis` that may not be there yet (`connection` fails with why not). */
 const makeWith = (
-  connection: Effect.Effect<Redis.Redis["Service"], string>,
+  connection: {
+    readonly get: Effect.Effect<Redis.Redis["Service"], string>
+    readonly outcome: (ok: boolean, why?: string) => Effect.Effect<void>
+  },
   options: Options
 ): Effect.Effect<Services, InvalidConfigError> =>
   Effect.gen(function*() {
@@ -200,7 +206,7 @@ const makeWith = (
           ...(key === undefined ? {} : { key }),
           ...(cause === undefined ? {} : { cause })
         })
-      const sent = connection.pipe(
+      const sent = connection.get.pipe(
         Effect.mapError((why) => fail(`Redis ${name}${about} not sent: ${why}`)),
         Effect.flatMap((redis) =>
           redis.send(name, ...args).pipe(
@@ -220,7 +226,10 @@ const makeWith = (
           Schema.decodeUnknownEffect(schema)(reply).pipe(
             Effect.mapError((error) => fail(`Redis ${name}${about} gave an unexpected reply: ${error.message}`, error))
           )
-        )
+        ),
+        // A connection whose every command fails is built again (design 91).
+        Effect.tapError((error) => connection.outcome(false, error.message)),
+        Effect.tap(() => connection.outcome(true))
       )
     }
 
@@ -278,7 +287,7 @@ const makeWith = (
           compareAndSetLua,
           "1",
           prefix + key,
-          expected === undefined ? "" : String(expected),
+          expected ?? "",
           value,
           expiry.length === 0 ? "" : expiry[1]!
         ).pipe(Effect.map((reply): WindowStore.SetResult =>
@@ -340,12 +349,12 @@ export const layerFrom = <E, R>(
 ): Layer.Layer<KeyValueStore.KeyValueStore | WindowStore.CompareAndSet, InvalidConfigError, R> =>
   Layer.effectContext(Effect.gen(function*() {
     // The options first: an invalid one fails the layer before anything connects.
-    yield* makeWith(Effect.fail("not connected"), options)
+    yield* makeWith({ get: Effect.fail("not connected"), outcome: () => Effect.void }, options)
     const timeout = yield* positiveMillis(component, "timeout", options.timeout, Duration.toMillis(defaultTimeout))
     const connection = yield* connect(redis, {
       timeout,
       what: options.url === undefined ? "Redis" : `Redis at ${describeUrl(options.url)}`,
       fatal: (_): _ is never => false
     })
-    return yield* makeWith(Effect.map(connection.get, Context.get(Redis.Redis)), options)
+    return yield* makeWith({ get: Effect.map(connection.get, Context.get(Redis.Redis)), outcome: connection.outcome }, options)
   }))

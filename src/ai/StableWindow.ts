@@ -546,7 +546,11 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
       // A snapshot: the digests array is extended in place by later calls.
       const history = digests.slice(0, n + 1)
       const lineage: WindowStore.Lineage = {
-        stored: found._tag === "Found" ? found.state.revision : found._tag === "Corrupt" ? found.revision : undefined,
+        stored: found._tag === "Found"
+          ? WindowStore.versionOfState(found.state)
+          : found._tag === "Corrupt"
+          ? found.version
+          : undefined,
         base: found._tag === "Found" ? found.state : undefined,
         digestAt: (length) => history[length]
       }

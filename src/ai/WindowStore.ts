@@ -28,7 +28,7 @@ import * as WindowState from "./WindowState.ts"
 
 /**
  * What a compare-and-set found: it `Set` the value, or the stored value had `Changed` (its
- * revision was not the one expected) and is `current` (`undefined`: nothing stored).
+ * version was not the one expected) and is `current` (`undefined`: nothing stored).
  *
  * @since 0.3.0
  * @category models
@@ -40,8 +40,8 @@ export type SetResult =
 /**
  * An atomic write of a conversation's state, which a store provides beside its
  * `KeyValueStore` (`MemoryStore.layer` and `RedisStore.layer` do): `value` is stored under
- * `key` only if the stored value's revision ({@link revisionOf}) is still `expected`
- * (`undefined`: no value, or one with no revision), in one step no other writer can come
+ * `key` only if the stored value's version ({@link versionOf}: its revision and history digest)
+ * is still `expected` (`undefined`: no value, or one with no version), in one step no other writer can come
  * between — a Lua script in Redis, one synchronous step in memory.
  *
  * @since 0.3.0
@@ -50,30 +50,43 @@ export type SetResult =
 export class CompareAndSet extends Context.Service<CompareAndSet, {
   readonly compareAndSet: (
     key: string,
-    expected: number | undefined,
+    expected: string | undefined,
     value: string
   ) => Effect.Effect<SetResult, KeyValueStore.KeyValueStoreError>
 }>()("effect-cupel/ai/WindowStore/CompareAndSet") {}
 
 /**
- * The revision of a stored value: its JSON's top-level `revision`, when it is a whole number;
- * `undefined` for anything else (no value, not JSON, a foreign value). What
- * {@link CompareAndSet} compares; a Redis script reads it the same way (`cjson`).
+ * The version of a stored value, what {@link CompareAndSet} compares: its JSON's top-level
+ * whole-number `revision` and its `historyDigest`, as `"<revision>/<digest>"` (the digest empty
+ * when there is none); `undefined` for anything else (no value, not JSON, a foreign value). The
+ * digest makes the version say whose state it is: a state misdelivered from another
+ * conversation (a client whose replies are out of step) has another digest, even at the same
+ * revision. A Redis script reads it the same way (`cjson`).
  *
  * @since 0.3.0
  * @category versions
  */
-export const revisionOf = (text: string | undefined): number | undefined => {
+export const versionOf = (text: string | undefined): string | undefined => {
   if (text === undefined) return undefined
   try {
     const value: unknown = JSON.parse(text)
     if (typeof value !== "object" || value === null || Array.isArray(value) || !("revision" in value)) return undefined
     const revision = value.revision
-    return typeof revision === "number" && Number.isSafeInteger(revision) ? revision : undefined
+    if (typeof revision !== "number" || !Number.isSafeInteger(revision)) return undefined
+    const digest = "historyDigest" in value && typeof value.historyDigest === "string" ? value.historyDigest : ""
+    return `${revision}/${digest}`
   } catch {
     return undefined
   }
 }
+
+/**
+ * The version of a state (see {@link versionOf}).
+ *
+ * @since 0.3.0
+ * @category versions
+ */
+export const versionOfState = (state: WindowState.WindowState): string => `${state.revision}/${state.historyDigest}`
 
 /**
  * What a write needs to move its state onto a newer one (`WindowState.rebase`): the state the
@@ -83,8 +96,8 @@ export const revisionOf = (text: string | undefined): number | undefined => {
  * @category models
  */
 export interface Lineage {
-  /** The revision of the value the call read, as stored (that of a corrupt one too). */
-  readonly stored: number | undefined
+  /** The version of the value the call read, as stored (that of a corrupt one too). */
+  readonly stored: string | undefined
   readonly base: WindowState.WindowState | undefined
   readonly digestAt: (length: number) => string | undefined
 }
@@ -104,8 +117,8 @@ export type ReadResult =
   | {
     readonly _tag: "Corrupt"
     readonly message: string
-    /** The stored value's own revision ({@link revisionOf}), what a compare-and-set expects. */
-    readonly revision?: number | undefined
+    /** The stored value's own version ({@link versionOf}), what a compare-and-set expects. */
+    readonly version?: string | undefined
   }
   | { readonly _tag: "Failed"; readonly message: string }
 
@@ -240,7 +253,7 @@ const makeWith = (access: Effect.Effect<Backend, string>, options?: Options): Ef
             : WindowState.decodeJson(text).pipe(
               Effect.map((state): ReadResult => ({ _tag: "Found", state })),
               Effect.catch((error) =>
-                Effect.succeed<ReadResult>({ _tag: "Corrupt", message: error.message, revision: revisionOf(text) })
+                Effect.succeed<ReadResult>({ _tag: "Corrupt", message: error.message, version: versionOf(text) })
               )
             )
         ),
@@ -291,8 +304,18 @@ const makeWith = (access: Effect.Effect<Backend, string>, options?: Options): Ef
       lineage: Lineage | undefined
     ) =>
       Effect.gen(function*() {
+        // A late call of an older history (a concurrent call sent before the one that wrote
+        // the state it read) does not replace the newer state: the longer history wins.
+        const base = lineage?.base
+        if (base !== undefined && base.fingerprint === state.fingerprint && base.historyLength > state.historyLength) {
+          return "conflict" as const
+        }
         let next = state
-        let expected = lineage === undefined ? basedOn : lineage.stored
+        // Without a lineage (a calibration of the call's own state), the state read is the one
+        // being rewritten: its history is this state's.
+        let expected = lineage === undefined
+          ? basedOn === undefined ? undefined : `${basedOn}/${state.historyDigest}`
+          : lineage.stored
         for (let attempt = 0; attempt < maxAttempts; attempt++) {
           const text = yield* WindowState.encodeJson(next).pipe(Effect.orDie)
           const outcome = yield* bounded(cas.compareAndSet(key, expected, text), "write").pipe(
@@ -311,7 +334,7 @@ const makeWith = (access: Effect.Effect<Backend, string>, options?: Options): Ef
           const moved = WindowState.rebase({ newer: newer.value, mine: state, base: lineage.base, digestAt: lineage.digestAt })
           if (moved === undefined) return "conflict" as const
           next = moved
-          expected = newer.value.revision
+          expected = versionOfState(newer.value)
         }
         return "conflict" as const
       })

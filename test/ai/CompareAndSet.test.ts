@@ -39,7 +39,7 @@ const conversation = (steps: number, size = 30): Array<Prompt.Message> => {
   for (let k = 0; k < steps; k++) out.push(assistant(words(size, `a${k}_`)), user(words(size / 2, `u${k}_`)))
   return out
 }
-const state = (revision: number) => JSON.stringify({ revision, other: "x" })
+const state = (revision: number, digest = "d") => JSON.stringify({ revision, historyDigest: digest, other: "x" })
 
 /** The contract of a `CompareAndSet`, over a store and its compare-and-set. */
 const contract = <E, R>(make: Effect.Effect<Context.Context<KeyValueStore.KeyValueStore | WindowStore.CompareAndSet>, E, R>) =>
@@ -48,17 +48,19 @@ const contract = <E, R>(make: Effect.Effect<Context.Context<KeyValueStore.KeyVal
     const store = Context.get(context, KeyValueStore.KeyValueStore)
     const { compareAndSet } = Context.get(context, WindowStore.CompareAndSet)
     // Nothing stored: only `undefined` is expected.
-    assert.deepStrictEqual(yield* compareAndSet("k", 1, state(2)), { _tag: "Changed", current: undefined })
+    assert.deepStrictEqual(yield* compareAndSet("k", "1/d", state(2)), { _tag: "Changed", current: undefined })
     assert.deepStrictEqual(yield* compareAndSet("k", undefined, state(1)), { _tag: "Set" })
     assert.strictEqual(yield* store.get("k"), state(1))
     // A stale writer (it read nothing, or revision 0) gets the stored value back.
     assert.deepStrictEqual(yield* compareAndSet("k", undefined, state(1)), { _tag: "Changed", current: state(1) })
-    assert.deepStrictEqual(yield* compareAndSet("k", 0, state(1)), { _tag: "Changed", current: state(1) })
-    assert.deepStrictEqual(yield* compareAndSet("k", 1, state(2)), { _tag: "Set" })
+    assert.deepStrictEqual(yield* compareAndSet("k", "0/d", state(1)), { _tag: "Changed", current: state(1) })
+    // The same revision of another history (another conversation's state) is another version.
+    assert.deepStrictEqual(yield* compareAndSet("k", "1/e", state(2)), { _tag: "Changed", current: state(1) })
+    assert.deepStrictEqual(yield* compareAndSet("k", "1/d", state(2)), { _tag: "Set" })
     assert.strictEqual(yield* store.get("k"), state(2))
     // A foreign value has no revision: a call that read it (as corrupt) may replace it.
     yield* store.set("f", "not json at all")
-    assert.deepStrictEqual(yield* compareAndSet("f", 3, state(4)), { _tag: "Changed", current: "not json at all" })
+    assert.deepStrictEqual(yield* compareAndSet("f", "3/d", state(4)), { _tag: "Changed", current: "not json at all" })
     assert.deepStrictEqual(yield* compareAndSet("f", undefined, state(1)), { _tag: "Set" })
     yield* store.set("g", JSON.stringify({ revision: 1.5 }))
     assert.deepStrictEqual(yield* compareAndSet("g", undefined, state(1)), { _tag: "Set" })
@@ -68,15 +70,16 @@ describe("compare-and-set on the revision (design 92)", () => {
   it.effect("MemoryStore: set on the expected revision only, the current value back otherwise", () =>
     Effect.scoped(contract(Layer.build(MemoryStore.layer()))))
 
-  it("revisionOf reads a JSON object's whole-number revision, and nothing else", () => {
-    assert.strictEqual(WindowStore.revisionOf(undefined), undefined)
-    assert.strictEqual(WindowStore.revisionOf("{\"revision\":7}"), 7)
-    assert.strictEqual(WindowStore.revisionOf("{\"revision\":\"7\"}"), undefined)
-    assert.strictEqual(WindowStore.revisionOf("[7]"), undefined)
-    assert.strictEqual(WindowStore.revisionOf("OK"), undefined)
+  it("versionOf reads a JSON object's whole-number revision and its history digest, and nothing else", () => {
+    assert.strictEqual(WindowStore.versionOf(undefined), undefined)
+    assert.strictEqual(WindowStore.versionOf("{\"revision\":7,\"historyDigest\":\"ab\"}"), "7/ab")
+    assert.strictEqual(WindowStore.versionOf("{\"revision\":7}"), "7/")
+    assert.strictEqual(WindowStore.versionOf("{\"revision\":\"7\"}"), undefined)
+    assert.strictEqual(WindowStore.versionOf("[7]"), undefined)
+    assert.strictEqual(WindowStore.versionOf("OK"), undefined)
     fc.assert(fc.property(fc.string(), (text) => {
-      const r = WindowStore.revisionOf(text)
-      return r === undefined || Number.isSafeInteger(r)
+      const v = WindowStore.versionOf(text)
+      return v === undefined || /^-?\d+\//.test(v)
     }), { seed: 28 })
   })
 
