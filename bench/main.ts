@@ -2,14 +2,16 @@
  * `npm run bench`: the placer bench (`place.bench.ts`, issue 4), the pipeline bench
  * (`pipeline.bench.ts`, issue 11), the JSON decoding bench (`decode.bench.ts`, the CLI's input
  * path), the agent session bench (`agent.bench.ts`, issues 18 and 25: the front doors' time per
- * call), the verbosity tiers' cost (`verbosity.bench.ts`, issue 21) and the LangChain side by
+ * call), the verbosity tiers' cost (`verbosity.bench.ts`, issue 21), the LangChain side by
  * side (`langchain.bench.ts`, issue 29: `trimMessages`, `summarizationMiddleware` and the
- * adapter through `createAgent`), one after the other,
- * each in a process of its own so that none inherits another's heap. Arguments are passed to all
- * (`--sizes=`, `--steps=`, `--json`); `--bench=place`, `--bench=pipeline`, `--bench=verbosity`,
- * `--bench=decode`, `--bench=agent` or `--bench=langchain` runs one. With `--json`, stdout is always one JSON
+ * adapter through `createAgent`) and the store fleet under faults (`store.bench.ts`, issue 28:
+ * several processes, one real redis-server killed, frozen, paused and slowed; calls answered,
+ * states lost), one after the other, each in a process of its own so that none inherits
+ * another's heap. Arguments are passed to all (`--sizes=`, `--steps=`, `--json`);
+ * `--bench=place`, `--bench=pipeline`, `--bench=verbosity`, `--bench=decode`, `--bench=agent`,
+ * `--bench=langchain` or `--bench=store` runs one. With `--json`, stdout is always one JSON
  * document (`aggregate.ts`): `{ "ok", "verdicts": [{ bench, target, measured, met }…],
- * "benches": { "place": …, "pipeline": …, "decode": …, "agent": …, "langchain": … } }`, written even when a
+ * "benches": { "place": …, "pipeline": …, "decode": …, "agent": …, "langchain": …, "store": … } }`, written even when a
  * bench misses a target or fails; the exit code is then 1. Without `--json`, the first bench
  * that fails stops the run with its exit code.
  */
@@ -21,7 +23,7 @@ const args = process.argv.slice(2)
 const json = args.includes("--json")
 const only = args.find((a) => a.startsWith("--bench="))?.slice("--bench=".length)
 const passed = args.filter((a) => !a.startsWith("--bench="))
-const benches = ["place", "pipeline", "verbosity", "decode", "agent", "langchain"].filter((name) => only === undefined || only === name)
+const benches = ["place", "pipeline", "verbosity", "decode", "agent", "langchain", "store"].filter((name) => only === undefined || only === name)
 
 const runs: Array<Run> = []
 for (const name of benches) {

@@ -225,7 +225,7 @@ export const Line = Schema.Struct({
   change: Schema.optionalKey(ChangeEntry),
   prediction: Schema.optionalKey(PredictionEntry),
   reported: Schema.optionalKey(ReportedEntry),
-  committed: Schema.optionalKey(Schema.Literals(["written", "conflict", "store-failed"])),
+  committed: Schema.optionalKey(Schema.Literals(["written", "rebased", "conflict", "store-failed"])),
   miss: Schema.optionalKey(CacheMiss.Miss),
   window: Schema.Array(WindowEntry),
   excluded: Schema.Array(ExcludedEntry),

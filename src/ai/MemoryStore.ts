@@ -12,15 +12,19 @@
  * - `maxEntries` — at most this many entries; setting one more evicts the entry set longest
  *   ago (reading an entry does not renew it). Default: 10,000.
  *
+ * The layer also provides `WindowStore.CompareAndSet`: a state is written only on the version
+ * (revision and history digest) its call read, in one synchronous step (design 92), as `RedisStore` does across processes.
+ *
  * For a store shared by several processes, see `RedisStore`.
  *
  * @since 0.3.0
  */
-import { Clock, type Duration, Effect, Layer } from "effect"
+import { Clock, Context, type Duration, Effect, Layer } from "effect"
 import * as Base64 from "effect/encoding/Base64"
 import * as KeyValueStore from "effect/persistence/KeyValueStore"
 import { InvalidConfigError } from "../InvalidConfigError.ts"
 import { positiveMillis } from "./internal/storeOptions.ts"
+import * as WindowStore from "./WindowStore.ts"
 
 /**
  * Options of {@link layer}.
@@ -60,6 +64,17 @@ interface Entry {
  * @category constructors
  */
 export const make = (options: Options = {}): Effect.Effect<KeyValueStore.KeyValueStore, InvalidConfigError> =>
+  Effect.map(makeContext(options), Context.get(KeyValueStore.KeyValueStore))
+
+/**
+ * The store and its compare-and-set over the same entries.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const makeContext = (
+  options: Options = {}
+): Effect.Effect<Context.Context<KeyValueStore.KeyValueStore | WindowStore.CompareAndSet>, InvalidConfigError> =>
   Effect.gen(function*() {
     const ttl = yield* positiveMillis(component, "ttl", options.ttl, Number.POSITIVE_INFINITY)
     const maxEntries = options.maxEntries ?? defaultMaxEntries
@@ -99,7 +114,20 @@ export const make = (options: Options = {}): Effect.Effect<KeyValueStore.KeyValu
     const withNow = <A>(f: (now: number) => A): Effect.Effect<A> =>
       Effect.map(Clock.currentTimeMillis, f)
 
-    return KeyValueStore.make({
+    const put = (key: string, value: string | Uint8Array, now: number) => {
+      entries.delete(key)
+      entries.set(key, { value, expiresAt: now + ttl })
+      dropExpiredFront(now)
+      while (entries.size > maxEntries) {
+        const oldest = entries.keys().next()
+        if (oldest.done === true) break
+        entries.delete(oldest.value)
+      }
+    }
+    const textOf = (value: string | Uint8Array | undefined): string | undefined =>
+      value === undefined ? undefined : typeof value === "string" ? value : new TextDecoder().decode(value)
+
+    const store = KeyValueStore.make({
       get: (key) =>
         withNow((now) => {
           const value = live(key, now)?.value
@@ -110,17 +138,7 @@ export const make = (options: Options = {}): Effect.Effect<KeyValueStore.KeyValu
           const value = live(key, now)?.value
           return value === undefined ? undefined : typeof value === "string" ? encoder.encode(value) : value
         }),
-      set: (key, value) =>
-        withNow((now) => {
-          entries.delete(key)
-          entries.set(key, { value, expiresAt: now + ttl })
-          dropExpiredFront(now)
-          while (entries.size > maxEntries) {
-            const oldest = entries.keys().next()
-            if (oldest.done === true) break
-            entries.delete(oldest.value)
-          }
-        }),
+      set: (key, value) => withNow((now) => put(key, value, now)),
       remove: (key) => Effect.sync(() => void entries.delete(key)),
       clear: Effect.sync(() => entries.clear()),
       clearPrefix: (prefix) =>
@@ -138,6 +156,19 @@ export const make = (options: Options = {}): Effect.Effect<KeyValueStore.KeyValu
         return Array.from(entries.keys())
       })
     })
+    // One synchronous step: no other fiber runs between the comparison and the set.
+    const compareAndSet = WindowStore.CompareAndSet.of({
+      compareAndSet: (key, expected, value) =>
+        withNow((now): WindowStore.SetResult => {
+          const current = textOf(live(key, now)?.value)
+          if (WindowStore.versionOf(current) !== expected) {
+            return { _tag: "Changed", current }
+          }
+          put(key, value, now)
+          return { _tag: "Set" }
+        })
+    })
+    return Context.make(KeyValueStore.KeyValueStore, store).pipe(Context.add(WindowStore.CompareAndSet, compareAndSet))
   })
 
 /**
@@ -158,5 +189,5 @@ export const make = (options: Options = {}): Effect.Effect<KeyValueStore.KeyValu
  */
 export const layer = (
   options: Options = {}
-): Layer.Layer<KeyValueStore.KeyValueStore, InvalidConfigError> =>
-  Layer.effect(KeyValueStore.KeyValueStore, make(options))
+): Layer.Layer<KeyValueStore.KeyValueStore | WindowStore.CompareAndSet, InvalidConfigError> =>
+  Layer.effectContext(makeContext(options))

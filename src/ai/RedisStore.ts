@@ -16,16 +16,22 @@
  *   hung server never answers, and node-redis holds commands while it reconnects (for up to
  *   its own command timeout of 5 seconds).
  * - Every failure — the timeout, a `RedisError`, a reply of an unexpected shape — is a
- *   `KeyValueStoreError` naming the operation (`method`), the key and what happened.
+ *   `KeyValueStoreError` naming the operation (`method`), the key, where (`url`'s host and
+ *   port, when given) and what happened.
+ * - The layer also provides `WindowStore.CompareAndSet`: one Lua script (`EVAL`) that sets a
+ *   conversation's state only if the stored one's version (`revision` and history digest) is still
+ *   the one the call read
+ *   (design 92), so that servers sharing a conversation never overwrite a newer state.
  *
  * @since 0.3.0
  */
-import { Duration, Effect, Layer, Schema } from "effect"
+import { Context, Duration, Effect, Layer, Schema } from "effect"
 import * as KeyValueStore from "effect/persistence/KeyValueStore"
 import * as Redis from "effect/persistence/Redis"
 import { InvalidConfigError } from "../InvalidConfigError.ts"
-import { describeThrown } from "../internal/describeThrown.ts"
+import { connect, describeFailure } from "./internal/connecting.ts"
 import { positiveMillis } from "./internal/storeOptions.ts"
+import * as WindowStore from "./WindowStore.ts"
 
 /**
  * Options of {@link layer}.
@@ -35,6 +41,8 @@ import { positiveMillis } from "./internal/storeOptions.ts"
  * - `ttl` — how long Redis keeps an entry after it was last set (default: for ever).
  * - `timeout` — how long one Redis command may take before the operation fails (default
  *   {@link defaultTimeout}; `Infinity` waits as long as the client does).
+ * - `url` — the address the application's `Redis` connects to, named in error messages (its
+ *   host and port only: never its credentials). The store does not connect itself.
  *
  * @since 0.3.0
  * @category models
@@ -43,6 +51,23 @@ export interface Options {
   readonly prefix?: string | undefined
   readonly ttl?: Duration.Input | undefined
   readonly timeout?: Duration.Input | undefined
+  readonly url?: string | undefined
+}
+
+/**
+ * Where a URL points, for messages: `host:port` (6379 when it names none), without user or
+ * password; the text itself when it is no URL.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const describeUrl = (url: string): string => {
+  try {
+    const parsed = new URL(url)
+    return `${parsed.hostname}:${parsed.port === "" ? "6379" : parsed.port}`
+  } catch {
+    return "an address that is not a URL"
+  }
 }
 
 /**
@@ -69,6 +94,45 @@ const component = "RedisStore"
 const batch = 500
 
 const Bulk = Schema.NullOr(Schema.String)
+/** `[1]`: set; `[0]`: nothing stored any more; `[0, current]`: another revision is stored. */
+const CasReply = Schema.Union([
+  Schema.Tuple([Schema.Literal(1)]),
+  Schema.Tuple([Schema.Literal(0)]),
+  Schema.Tuple([Schema.Literal(0), Schema.String])
+])
+
+/**
+ * The compare-and-set: `KEYS[1]` the key; `ARGV[1]` the expected version (`""`: none),
+ * `ARGV[2]` the value, `ARGV[3]` the `PX` in milliseconds (`""`: no expiry). The stored
+ * version is read as `WindowStore.versionOf` reads it: a JSON object's whole-number
+ * `revision` and its `historyDigest`, as `revision/digest`; anything else none. A script runs atomically: no command of another client comes
+ * between the `GET` and the `SET`.
+ */
+const compareAndSetLua = `
+local current = redis.call('GET', KEYS[1])
+local revision = ''
+if current then
+  local ok, decoded = pcall(cjson.decode, current)
+  if ok and type(decoded) == 'table' and type(decoded['revision']) == 'number' then
+    local r = decoded['revision']
+    if r == math.floor(r) and r >= -9007199254740991 and r <= 9007199254740991 then
+      local digest = ''
+      if type(decoded['historyDigest']) == 'string' then digest = decoded['historyDigest'] end
+      revision = string.format('%d', r) .. '/' .. digest
+    end
+  end
+end
+if revision ~= ARGV[1] then
+  if current then return {0, current} end
+  return {0}
+end
+if ARGV[3] == '' then
+  redis.call('SET', KEYS[1], ARGV[2])
+else
+  redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+end
+return {1}
+`
 const ScanReply = Schema.Tuple([Schema.String, Schema.Array(Schema.String)])
 
 /** `MATCH` reads a glob: a prefix's own `*`, `?`, `[`, `]` and `\` must match themselves. */
@@ -83,6 +147,32 @@ const escapeGlob = (text: string): string => text.replace(/[*?[\]\\]/g, "\\$&")
 export const make = (
   options: Options = {}
 ): Effect.Effect<KeyValueStore.KeyValueStore, InvalidConfigError, Redis.Redis> =>
+  Effect.map(makeContext(options), Context.get(KeyValueStore.KeyValueStore))
+
+/**
+ * The store and its compare-and-set (`WindowStore.CompareAndSet`), over one `Redis`.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const makeContext = (
+  options: Options = {}
+): Effect.Effect<
+  Context.Context<KeyValueStore.KeyValueStore | WindowStore.CompareAndSet>,
+  InvalidConfigError,
+  Redis.Redis
+> => Effect.flatMap(Redis.Redis, (redis) => makeWith({ get: Effect.succeed(redis), outcome: () => Effect.void }, options))
+
+type Services = Context.Context<KeyValueStore.KeyValueStore | WindowStore.CompareAndSet>
+
+/** The store over a `Redis` that may not be there yet (`connection` fails with why not). */
+const makeWith = (
+  connection: {
+    readonly get: Effect.Effect<Redis.Redis["Service"], string>
+    readonly outcome: (ok: boolean, why?: string) => Effect.Effect<void>
+  },
+  options: Options
+): Effect.Effect<Services, InvalidConfigError> =>
   Effect.gen(function*() {
     const prefix = options.prefix ?? defaultPrefix
     if (prefix === "") {
@@ -94,7 +184,7 @@ export const make = (
     }
     const ttl = yield* positiveMillis(component, "ttl", options.ttl, Number.POSITIVE_INFINITY)
     const timeout = yield* positiveMillis(component, "timeout", options.timeout, Duration.toMillis(defaultTimeout))
-    const redis = yield* Redis.Redis
+    const where = options.url === undefined ? "" : ` at ${describeUrl(options.url)}`
     // PX takes whole milliseconds, at least one.
     const expiry: ReadonlyArray<string> = ttl === Number.POSITIVE_INFINITY
       ? []
@@ -108,7 +198,7 @@ export const make = (
       name: string,
       ...args: ReadonlyArray<string>
     ): Effect.Effect<A, KeyValueStore.KeyValueStoreError> => {
-      const about = key === undefined ? "" : ` for key ${JSON.stringify(key)}`
+      const about = (key === undefined ? "" : ` for key ${JSON.stringify(key)}`) + where
       const fail = (message: string, cause?: unknown) =>
         new KeyValueStore.KeyValueStoreError({
           method,
@@ -116,8 +206,13 @@ export const make = (
           ...(key === undefined ? {} : { key }),
           ...(cause === undefined ? {} : { cause })
         })
-      const sent = redis.send(name, ...args).pipe(
-        Effect.mapError((error) => fail(`Redis ${name}${about} failed: ${describeThrown(error.cause)}`, error))
+      const sent = connection.get.pipe(
+        Effect.mapError((why) => fail(`Redis ${name}${about} not sent: ${why}`)),
+        Effect.flatMap((redis) =>
+          redis.send(name, ...args).pipe(
+            Effect.mapError((error) => fail(`Redis ${name}${about} failed: ${describeFailure(error)}`, error))
+          )
+        )
       )
       const bounded = timeout === Number.POSITIVE_INFINITY ? sent : sent.pipe(
         Effect.timeoutOrElse({
@@ -131,7 +226,10 @@ export const make = (
           Schema.decodeUnknownEffect(schema)(reply).pipe(
             Effect.mapError((error) => fail(`Redis ${name}${about} gave an unexpected reply: ${error.message}`, error))
           )
-        )
+        ),
+        // A connection whose every command fails is built again (design 91).
+        Effect.tapError((error) => connection.outcome(false, error.message)),
+        Effect.tap(() => connection.outcome(true))
       )
     }
 
@@ -169,7 +267,7 @@ export const make = (
         }
       })
 
-    return KeyValueStore.makeStringOnly({
+    const store = KeyValueStore.makeStringOnly({
       get: (key) =>
         command(Bulk, "get", key, "GET", prefix + key).pipe(Effect.map((value) => value ?? undefined)),
       set: (key, value) => command(Schema.Unknown, "set", key, "SET", prefix + key, value, ...expiry).pipe(Effect.asVoid),
@@ -179,6 +277,24 @@ export const make = (
       size: Effect.map(scan("size", ""), (keys) => keys.length),
       keys: Effect.map(scan("keys", ""), (keys) => keys.map((key) => key.slice(prefix.length)))
     })
+    const compareAndSet = WindowStore.CompareAndSet.of({
+      compareAndSet: (key, expected, value) =>
+        command(
+          CasReply,
+          "compareAndSet",
+          key,
+          "EVAL",
+          compareAndSetLua,
+          "1",
+          prefix + key,
+          expected ?? "",
+          value,
+          expiry.length === 0 ? "" : expiry[1]!
+        ).pipe(Effect.map((reply): WindowStore.SetResult =>
+          reply[0] === 1 ? { _tag: "Set" } : { _tag: "Changed", current: reply.length === 2 ? reply[1] : undefined }
+        ))
+    })
+    return Context.make(KeyValueStore.KeyValueStore, store).pipe(Context.add(WindowStore.CompareAndSet, compareAndSet))
   })
 
 /**
@@ -202,5 +318,43 @@ export const make = (
  */
 export const layer = (
   options: Options = {}
-): Layer.Layer<KeyValueStore.KeyValueStore, InvalidConfigError, Redis.Redis> =>
-  Layer.effect(KeyValueStore.KeyValueStore, make(options))
+): Layer.Layer<KeyValueStore.KeyValueStore | WindowStore.CompareAndSet, InvalidConfigError, Redis.Redis> =>
+  Layer.effectContext(makeContext(options))
+
+/**
+ * The store over a `Redis` layer it builds itself, in the background (design 91): the layer
+ * is built within the store's `timeout`, and while it is not — nothing listening, a server that
+ * accepts the connection and says nothing (node-redis's `connect` then waits for ever), one
+ * that answers garbage — the layer is still built and every operation fails at once with a
+ * `KeyValueStoreError` saying what and where (`Redis GET for key "k" at 127.0.0.1:6379 not
+ * sent: Redis at 127.0.0.1:6379: did not connect within 1s`); the connection is tried again in
+ * the background (backoff 100 ms to 2 s; never while an attempt is pending). Fails only with an
+ * `InvalidConfigError` for an invalid option.
+ *
+ * @example
+ * ```ts
+ * import * as NodeRedis from "@effect/platform-node/NodeRedis"
+ * import { RedisStore } from "effect-cupel"
+ *
+ * const url = "redis://127.0.0.1:6379"
+ * const store = RedisStore.layerFrom(NodeRedis.layer({ url, disableOfflineQueue: true }), { url, ttl: "1 day" })
+ * ```
+ *
+ * @since 0.3.0
+ * @category layers
+ */
+export const layerFrom = <E, R>(
+  redis: Layer.Layer<Redis.Redis, E, R>,
+  options: Options = {}
+): Layer.Layer<KeyValueStore.KeyValueStore | WindowStore.CompareAndSet, InvalidConfigError, R> =>
+  Layer.effectContext(Effect.gen(function*() {
+    // The options first: an invalid one fails the layer before anything connects.
+    yield* makeWith({ get: Effect.fail("not connected"), outcome: () => Effect.void }, options)
+    const timeout = yield* positiveMillis(component, "timeout", options.timeout, Duration.toMillis(defaultTimeout))
+    const connection = yield* connect(redis, {
+      timeout,
+      what: options.url === undefined ? "Redis" : `Redis at ${describeUrl(options.url)}`,
+      fatal: (_): _ is never => false
+    })
+    return yield* makeWith({ get: Effect.map(connection.get, Context.get(Redis.Redis)), outcome: connection.outcome }, options)
+  }))

@@ -564,12 +564,12 @@ export const layerStable = <SE = never, SR = never, ZE = never, ZR = never>(
     Effect.gen(function*() {
       const { store: storeLayer, summarizer: summarizerLayer, ...rest } = options
       yield* checkOptions(rest, { ...SessionOptions.core, ...SessionOptions.stable })
-      const kv = Context.get(
-        // The default options are valid: the in-memory store cannot fail to build.
-        yield* Layer.build(storeLayer ?? MemoryStore.layer().pipe(Layer.orDie)),
-        KeyValueStore.KeyValueStore
-      )
-      const store = yield* WindowStore.make(kv, { timeout: options.storeTimeout })
+      // Bounded: a store that cannot be reached while it connects is down, not a hung or
+      // failed build (design 91). The default options are valid: the in-memory store cannot
+      // fail to build.
+      const store = yield* WindowStore.build(storeLayer ?? MemoryStore.layer().pipe(Layer.orDie), {
+        timeout: options.storeTimeout
+      })
       const summarizer = summarizerLayer === undefined
         ? undefined
         : Context.get(yield* Layer.build(summarizerLayer), Summarizer.Summarizer)

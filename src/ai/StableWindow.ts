@@ -20,7 +20,7 @@
  *
  * @since 0.3.0
  */
-import { Clock, Duration, Effect, Ref } from "effect"
+import { Clock, Duration, Effect, Option, Ref } from "effect"
 import { AiError, Prompt } from "effect/ai"
 import { KeyValueStore } from "effect/persistence"
 import type { ContextBudget } from "../ContextBudget.ts"
@@ -150,6 +150,8 @@ export interface Plan {
   readonly next: WindowState.WindowState
   /** The revision of the state the plan was made from (`undefined`: none decoded). */
   readonly basedOn: number | undefined
+  /** What the commit needs to move `next` onto a newer state (design 92). */
+  readonly lineage?: WindowStore.Lineage | undefined
 }
 
 /**
@@ -305,7 +307,11 @@ export const make = (
 ): Effect.Effect<StableWindow, InvalidConfigError, KeyValueStore.KeyValueStore> =>
   Effect.gen(function*() {
     yield* check(options)
-    const store = yield* WindowStore.make(yield* KeyValueStore.KeyValueStore, { timeout: options.storeTimeout })
+    const store = yield* WindowStore.make(yield* KeyValueStore.KeyValueStore, {
+      timeout: options.storeTimeout,
+      // The store's atomic write, when its layer provides one (design 92).
+      compareAndSet: Option.getOrUndefined(yield* Effect.serviceOption(WindowStore.CompareAndSet))
+    })
     return fromStore(store, options)
   })
 
@@ -598,7 +604,18 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
         ...(calibration === undefined ? {} : { calibration })
       })
       const countedTokens = toolTokens + windowTokens + overhead
-      return { key, budget, ratio, countedTokens, fitted, change, prediction, next, basedOn }
+      // A snapshot: the digests array is extended in place by later calls.
+      const history = digests.slice(0, n + 1)
+      const lineage: WindowStore.Lineage = {
+        stored: found._tag === "Found"
+          ? WindowStore.versionOfState(found.state)
+          : found._tag === "Corrupt"
+          ? found.version
+          : undefined,
+        base: found._tag === "Found" ? found.state : undefined,
+        digestAt: (length) => history[length]
+      }
+      return { key, budget, ratio, countedTokens, fitted, change, prediction, next, basedOn, lineage }
     }).pipe(Effect.withSpan("cupel.stable_window.fit"))
 
   // S8: a call whose read failed does not write. The store is down or hung: the write's own
@@ -607,7 +624,12 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
   const commit: StableWindow["commit"] = (plan, reported) =>
     plan.change.storeFailure !== undefined
       ? Effect.succeed("store-failed")
-      : store.write(plan.key, Calibration.withCalibration(plan.next, plan.countedTokens, reportedOf(reported)), plan.basedOn)
+      : store.write(
+        plan.key,
+        Calibration.withCalibration(plan.next, plan.countedTokens, reportedOf(reported)),
+        plan.basedOn,
+        plan.lineage
+      )
 
   const calibrate: StableWindow["calibrate"] = (plan, reported) => {
     const next = new WindowState.WindowState({ ...plan.next, revision: plan.next.revision + 1 })

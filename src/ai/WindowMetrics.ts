@@ -152,6 +152,21 @@ export const reportedReadTokens: Metric.Counter<number> = Metric.counter("cupel.
 })
 
 /**
+ * Operations of a conversation-state store that failed (did not answer within `storeTimeout`,
+ * could not connect, errored or answered garbage), by `cupel.window.store.operation`
+ * (`connect`, `read`, `write`): each one's call was fitted afresh or its state not written
+ * (docs/stores.md, "When the store is down").
+ *
+ * @since 0.3.0
+ * @category metrics
+ */
+export const storeFailures: Metric.Counter<number> = Metric.counter("cupel.window.store.failures", {
+  description: "Operations of the conversation-state store that failed or timed out",
+  attributes: { unit: "{operation}" },
+  incremental: true
+})
+
+/**
  * Registers the metrics that have no attributes of their own (`WindowedLanguageModel.layer` does
  * when it is built, the AI SDK adapter when its runtime is), so that they are exported from the start — a count of 0 compactions is a
  * figure, a missing series is not.
@@ -164,7 +179,8 @@ export const register: Effect.Effect<void> = Effect.asVoid(Effect.all([
   Metric.value(tokensDropped),
   Metric.value(compactions),
   Metric.value(predictedReadTokens),
-  Metric.value(reportedReadTokens)
+  Metric.value(reportedReadTokens),
+  Metric.value(storeFailures)
 ]))
 
 // One tagged counter per (method, mode, outcome): a few dozen at most, made once each.

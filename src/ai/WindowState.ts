@@ -205,3 +205,55 @@ export const entriesOf = (runs: ReadonlyArray<readonly [number, number]>): Array
   for (const [first, length] of runs) for (let i = 0; i < length; i++) entries.push(decodeEntry(first + i))
   return entries
 }
+
+/**
+ * A call's state moved onto a newer one another call committed since it read (design 92): the
+ * newer state's window must be a prefix of the call's window — the call's window extends it, so
+ * the next request still starts with what the newer one sent — over the same history (its
+ * digest at the newer state's length), under the same settings, summary and shortenings.
+ * `undefined` when it is not: the call's state is then not committed, and the newer one stays.
+ *
+ * The counters continue the newer state's: the call's own increments (its state's counters
+ * less those of the state it read, `base`) are added to them, and the revision follows the
+ * newer one's.
+ *
+ * @since 0.3.0
+ * @category combining
+ */
+export const rebase = (options: {
+  readonly newer: WindowState
+  readonly mine: WindowState
+  readonly base: WindowState | undefined
+  readonly digestAt: (length: number) => string | undefined
+}): WindowState | undefined => {
+  const { base, digestAt, mine, newer } = options
+  if (newer.fingerprint !== mine.fingerprint) return undefined
+  if (newer.historyLength > mine.historyLength || digestAt(newer.historyLength) !== newer.historyDigest) return undefined
+  const newerEntries = fromRuns(newer.window)
+  const mineEntries = fromRuns(mine.window)
+  if (newerEntries.length > mineEntries.length || newerEntries.some((e, i) => mineEntries[i] !== e)) return undefined
+  if (!sameSummary(newer.summary, mine.summary)) return undefined
+  // A message of the newer window must be sent as the newer state sent it: shortened alike.
+  const newerShort = new Map(newer.shortened ?? [])
+  const mineShort = new Map(mine.shortened ?? [])
+  for (const code of newerEntries) {
+    if (code >= 0 && newerShort.get(code) !== mineShort.get(code)) return undefined
+  }
+  const delta = (pick: (s: WindowState) => number) => Math.max(0, pick(mine) - (base === undefined ? 0 : pick(base)))
+  return new WindowState({
+    ...mine,
+    revision: newer.revision + 1,
+    calls: newer.calls + delta((s) => s.calls),
+    compactions: newer.compactions + delta((s) => s.compactions),
+    appends: newer.appends + delta((s) => s.appends),
+    addedTokens: newer.addedTokens + delta((s) => s.addedTokens),
+    updatedAtMillis: Math.max(newer.updatedAtMillis, mine.updatedAtMillis),
+    ...(mine.calibration === undefined && newer.calibration !== undefined ? { calibration: newer.calibration } : {})
+  })
+}
+
+const sameSummary = (a: SummaryState | undefined, b: SummaryState | undefined): boolean =>
+  a === undefined || b === undefined
+    ? a === b
+    : a.id === b.id && a.text === b.text && a.tokens === b.tokens &&
+      JSON.stringify(a.covers) === JSON.stringify(b.covers)

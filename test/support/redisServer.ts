@@ -116,7 +116,12 @@ const [command, ...launch]: readonly [string, ...Array<string>] =
     ? ["setpriv", "--pdeathsig", "KILL", "redis-server"]
     : ["redis-server"]
 
-const spawnServer = (port: number, dir: string) =>
+/** `durable`: an append-only file synced at every write, so a killed server comes back with its data. */
+export interface ServerOptions {
+  readonly durable?: boolean | undefined
+}
+
+const spawnServer = (port: number, dir: string, options: ServerOptions = {}) =>
   Effect.gen(function*() {
     let output = ""
     const child = spawn(command, [
@@ -128,7 +133,8 @@ const spawnServer = (port: number, dir: string) =>
       "--save",
       "",
       "--appendonly",
-      "no",
+      options.durable === true ? "yes" : "no",
+      ...(options.durable === true ? ["--appendfsync", "always"] : []),
       "--dir",
       dir,
       "--logfile",
@@ -173,14 +179,18 @@ const kill = (child: ChildProcess): Effect.Effect<void> =>
  * Starts a `redis-server` for the scope. The port is picked free just before the start, so
  * another process may take it in between: then it tries another, three times.
  */
-export const redisServer: Effect.Effect<RedisServer, RedisServerError, Scope.Scope> = Effect.gen(function*() {
+export const redisServer: Effect.Effect<RedisServer, RedisServerError, Scope.Scope> = Effect.suspend(() => redisServerWith({}))
+
+/** {@link redisServer} with options: `durable` keeps its data across `stop` / `start`. */
+export const redisServerWith = (options: ServerOptions): Effect.Effect<RedisServer, RedisServerError, Scope.Scope> =>
+  Effect.gen(function*() {
   const dir = yield* Effect.acquireRelease(
     Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "effect-cupel-redis-"))),
     (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
   )
   const first = yield* Effect.gen(function*() {
     const port = yield* freePort
-    const child = yield* spawnServer(port, dir)
+    const child = yield* spawnServer(port, dir, options)
     return { port, child }
   }).pipe(Effect.retry({ times: 2 }))
   const port = first.port
@@ -194,7 +204,7 @@ export const redisServer: Effect.Effect<RedisServer, RedisServerError, Scope.Sco
   })
   const start = Effect.gen(function*() {
     if (child !== undefined) return
-    child = yield* spawnServer(port, dir)
+    child = yield* spawnServer(port, dir, options)
   })
   const signal = (name: NodeJS.Signals) =>
     Effect.sync(() => {

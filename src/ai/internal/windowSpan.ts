@@ -166,7 +166,7 @@ export const end = (
       outcome,
       sentTokens: fit.result.totalTokens,
       droppedTokens: excludedTokens(fit.result),
-      compacted: fit.stable?.change.action === "compact" && committed === "written",
+      compacted: fit.stable?.change.action === "compact" && (committed === "written" || committed === "rebased"),
       predictedReadTokens: fit.stable?.prediction.cachedTokens,
       reportedReadTokens: usage?.cacheRead
     })
