@@ -14,10 +14,12 @@
  * - {@link shortenItem}: a document (any `ContextItem`) with its content shortened, its
  *   `originalTokens` set and {@link shortenedKey} in its metadata.
  *
- * How the cut is found: the number of characters kept is binary-searched, and each candidate
- * is counted with the caller's counter — counting is the expensive part, so a text of `n`
- * characters costs one count of the original and at most `2·⌈log₂(n + 1)⌉` counts of texts no
- * longer than the result (the candidate, and its kept text alone for the marker's figure).
+ * How the cut is found: the number of characters kept is searched — two probes where the
+ * text's density says the room runs out, then a bisection, stopping within 1/512 of the
+ * characters kept — and each candidate is counted with the caller's counter. Counting is the
+ * expensive part, so a text of `n` characters costs one count of the original and at most
+ * `2·(⌈log₂(n + 1)⌉ + 2)` counts of texts not much longer than the result (the candidate, and
+ * its kept text alone for the marker's figure).
  * Every result is one the counter measured: it never exceeds the tokens asked for.
  *
  * @since 0.3.0
@@ -321,7 +323,7 @@ const textResult = (original: number, planned: Planned | undefined): ShortenedTe
  *   text a count that is not a whole number ≥ 0 (a count that is not is never trusted: a
  *   candidate it measures does not fit).
  *
- * `count` is called once on the text and at most `2·⌈log₂(length + 1)⌉` times on texts no
+ * `count` is called once on the text and at most `2·(⌈log₂(length + 1)⌉ + 2)` times on texts no
  * longer than the result. A `count` that throws throws here: use {@link shortenTextEffect}
  * with a counter whose failures are typed.
  *
