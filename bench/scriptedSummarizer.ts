@@ -27,6 +27,12 @@ import { resultIds } from "../test/support/sessions.ts"
 export interface Options {
   /** The tokens its summaries aim at (at most the request's budget less {@link margin}). */
   readonly tokens: number
+  /**
+   * The dropping variant (issue 27, item 3): its summaries name nothing — no call id, nothing of
+   * the summary it replaces (its ledger included) — only padding words: a summariser that keeps
+   * none of the facts it was given.
+   */
+  readonly dropping?: boolean | undefined
 }
 
 /** Tokens kept below a request's `maxTokens`: the header and the text may tokenize apart. */
@@ -78,7 +84,7 @@ export const summaryText = (
 ): Effect.Effect<string, AiError.AiError> =>
   Effect.gen(function*() {
     const size = Math.min(options.tokens, request.maxTokens - margin)
-    const ids = idsOf(request)
+    const ids = options.dropping === true ? [] : idsOf(request)
     const fits = (keep: number, pad: number) =>
       Effect.map(counter.count(Prompt.userMessage({ content: [Prompt.textPart({ text: textOf(ids, keep, pad) })] })), (n) =>
         n <= size)

@@ -178,5 +178,6 @@ export * as WindowState from "./ai/WindowState.ts"
 export * as WindowStore from "./ai/WindowStore.ts"
 /** @since 0.3.0 */
 export * as WindowSummary from "./ai/WindowSummary.ts"
+export * as SummaryLedger from "./ai/SummaryLedger.ts"
 /** @since 0.2.0 */
 export * as WindowedLanguageModel from "./ai/WindowedLanguageModel.ts"

@@ -131,6 +131,19 @@ export const SummaryEntry = Schema.Struct({
   /** How many requests wrote it, and whether the first carried the conversation's last request (since 0.3.0). */
   chunks: Schema.optionalKey(Count),
   withContext: Schema.optionalKey(Schema.Boolean),
+  /**
+   * The summary's ledger (docs/ai.md L1–L6): facts found, already held by the summariser's
+   * text, listed, and those left out for want of room, oldest first (since 0.3.0).
+   */
+  ledger: Schema.optionalKey(Schema.Struct({
+    found: Count,
+    held: Count,
+    listed: Count,
+    dropped: Schema.Array(Schema.Struct({
+      kind: Schema.Literals(["path", "url", "identifier", "error", "open"]),
+      value: Schema.String
+    }))
+  })),
   /** What the summariser's model reported of its requests, when it did (since 0.3.0). */
   usage: Schema.optionalKey(Schema.Struct({
     inputTokens: Schema.optionalKey(Amount),
@@ -323,7 +336,15 @@ const changeOf = (change: StableWindow.Change): typeof ChangeEntry.Type => {
         spanTokens: summary.spanTokens,
         summaryTokens: summary.summaryTokens,
         ...(summary._tag === "written" ? { chunks: summary.chunks, withContext: summary.withContext } : {}),
-        ...(summary.usage === undefined ? {} : { usage: usageEntry(summary.usage) })
+        ...(summary.usage === undefined ? {} : { usage: usageEntry(summary.usage) }),
+        ...(summary.ledger === undefined ? {} : {
+          ledger: {
+            found: summary.ledger.found,
+            held: summary.ledger.held,
+            listed: summary.ledger.listed,
+            dropped: summary.ledger.dropped.map((f) => ({ kind: f.kind, value: f.value }))
+          }
+        })
       }
     })
   }

@@ -29,7 +29,7 @@ import { describeThrown } from "../internal/describeThrown.ts"
 import { continues } from "./internal/continues.ts"
 import type { ItemCache } from "./ItemCache.ts"
 import { messageIndexKey, messageIndexOf } from "./MessageIndex.ts"
-import { render } from "./PromptRender.ts"
+import { renderEffect } from "./PromptRender.ts"
 import { thrownBy, TokenCounter } from "./TokenCounter.ts"
 import { groupPrefix, groups } from "./ToolGroups.ts"
 
@@ -211,7 +211,7 @@ const makeItem = (
     const priority = annotation?.priority
     const hint = annotation?.futureRelevanceHint
     return yield* ContextItem.make({
-      content: render(message),
+      content: yield* renderEffect(message),
       tokens,
       kind: annotation?.kind ?? kindOf(message),
       source: "Chat",

@@ -18,9 +18,11 @@
 import { Effect, Layer } from "effect"
 import type { AiError, Prompt } from "effect/ai"
 import { Tokenizer } from "effect/ai"
-import { render } from "./PromptWindow.ts"
+import { render, renderEffect } from "./PromptRender.ts"
 import * as MediaTokens from "./MediaTokens.ts"
 import * as TokenCounter from "./TokenCounter.ts"
+import * as ChunkedCount from "./internal/chunkedCount.ts"
+import * as Huge from "./internal/hugeResult.ts"
 import { loadChatEncoder, loadTextCounter } from "../internal/gptTokenizer.ts"
 import { TokenizerLoadError } from "../TokenizerLoadError.ts"
 
@@ -82,11 +84,16 @@ export const layerTokenizer = (
   Layer.effect(Tokenizer.Tokenizer, make(encoding))
 
 /**
- * The `Tokenizer` service for an encoding and the `TokenCounter` that counts through it, each
+ * The `Tokenizer` service for an encoding and the `TokenCounter` that counts as it does, each
  * message once, its images and PDFs by the `media` provider's rule (`MediaTokens`; default
  * OpenAI's). Building it fails with {@link TokenizerLoadError} when `gpt-tokenizer` is not
  * installed, and in no other way: this tokenizer itself never fails (measuring the request
  * overhead cannot).
+ *
+ * A message whose text is long (over 32,768 characters) is counted as its role's framing plus
+ * its text counted in pieces cut where the encoding's pre-tokens always end — the same count,
+ * exactly — the fiber yielding between pieces, so that counting a 5 MB tool result never holds
+ * the event loop for more than a few milliseconds (docs/design.md item 90).
  *
  * @since 0.2.0
  * @category layers
@@ -95,7 +102,54 @@ export const layerEncoding = (
   encoding: Encoding,
   media: MediaTokens.Provider = MediaTokens.defaultProvider
 ): Layer.Layer<Tokenizer.Tokenizer | TokenCounter.TokenCounter, TokenizerLoadError> =>
-  TokenCounter.layerTokenizerMedia(media).pipe(Layer.orDie, Layer.provideMerge(layerTokenizer(encoding)))
+  Layer.merge(layerTokenizer(encoding), layerCounter(encoding, media))
+
+/** The counter of {@link layerEncoding}: short messages encoded whole, long ones in pieces. */
+const layerCounter = (
+  encoding: Encoding,
+  media: MediaTokens.Provider
+): Layer.Layer<TokenCounter.TokenCounter, TokenizerLoadError> =>
+  Layer.effect(
+    TokenCounter.TokenCounter,
+    Effect.gen(function*() {
+      const encodeChat = yield* loadChatEncoder(encoding)
+      const countText = yield* loadTextCounter(encoding)
+      const requestOverhead = encodeChat([]).length
+      const countPiece = ChunkedCount.makeMemo(countText)
+      // A role's framing: its message's tokens less its text's (the text is encoded alone,
+      // between the framing's special tokens).
+      const framing = new Map<string, number>()
+      const framingOf = (role: string): number => {
+        let n = framing.get(role)
+        if (n === undefined) {
+          n = encodeChat([{ role, content: "" }]).length - requestOverhead
+          framing.set(role, n)
+        }
+        return n
+      }
+      const counted = new WeakMap<Prompt.Message, number>()
+      const exact = (message: Prompt.Message): Effect.Effect<number> =>
+        Effect.flatMap(renderEffect(message), (text) =>
+          text.length <= ChunkedCount.pieceChars
+            ? Effect.sync(() => Math.max(0, encodeChat([{ role: message.role, content: text }]).length - requestOverhead))
+            : Effect.map(ChunkedCount.count(text, countText, countPiece), (n) => framingOf(message.role) + n))
+      const count = (message: Prompt.Message): Effect.Effect<number, AiError.AiError> => {
+        const known = counted.get(message)
+        if (known !== undefined) return Effect.succeed(known)
+        // A result far larger than any window: its head and tail counted, scaled to its length.
+        const sampled = Huge.sample(message)
+        const tokens = sampled === undefined
+          ? exact(message)
+          : Effect.map(exact(sampled.message), (n) => Math.ceil(n * sampled.scale))
+        return Effect.map(tokens, (n) => {
+          const total = n + MediaTokens.ofMessage(message, media)
+          counted.set(message, total)
+          return total
+        })
+      }
+      return TokenCounter.TokenCounter.of({ count, requestOverhead })
+    })
+  )
 
 /**
  * `o200k_base`: the `Tokenizer` and the `TokenCounter`. Building it fails with

@@ -37,7 +37,7 @@ import { type Shortening, shortenTurn, turnBudgetError } from "./TurnRules.ts"
 // them before 0.3.0 (the public API and the callers that import them from here).
 export { type Annotation, type Candidates, CandidateError, type Options, toCandidates, toPrompt } from "./Candidates.ts"
 export { type ItemCache, type ItemsState, makeItemCache } from "./ItemCache.ts"
-export { render } from "./PromptRender.ts"
+export { render, renderEffect } from "./PromptRender.ts"
 export { groupPrefix, groups, type GroupsState, type Orphan, orphans } from "./ToolGroups.ts"
 export {
   applyShortenings,

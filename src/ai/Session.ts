@@ -112,7 +112,7 @@ export interface Options extends PromptWindow.Options, PromptWindow.FitOptions, 
 
 /**
  * The options of a stable session: {@link Options}, and the stable window's (see
- * `StableWindow.Options`): `lowWatermark`, `writeOverhead`, `summaryTokens`, `cacheRule`,
+ * `StableWindow.Options`): `lowWatermark`, `writeOverhead`, `summaryTokens`, `summaryLedger`, `cacheRule`,
  * `conversationKey`, `ttl`, `storeTimeout`; `store` — the conversations' states (default: in
  * memory, in this layer); `summarizer` — compactions replace what they drop by a summary;
  * `promptCache` — the provider's prompt cache on the wire (default on: see `CachePlan.Options`;
@@ -126,6 +126,7 @@ export interface StableOptions<SE = never, SR = never, ZE = never, ZR = never> e
   readonly lowWatermark?: number | undefined
   readonly writeOverhead?: number | undefined
   readonly summaryTokens?: number | undefined
+  readonly summaryLedger?: boolean | undefined
   readonly cacheRule?: CacheModel.CacheRule | undefined
   readonly conversationKey?: ((prompt: Prompt.Prompt) => string) | undefined
   readonly ttl?: StableWindow.Options["ttl"]

@@ -153,6 +153,7 @@ export const stable = {
   lowWatermark: rules.fraction,
   writeOverhead: rules.positive,
   summaryTokens: rules.positiveInt,
+  summaryLedger: rules.boolean,
   cacheRule: rules.object,
   conversationKey: rules.function,
   ttl: rules.duration,

@@ -14,10 +14,12 @@
  * - {@link shortenItem}: a document (any `ContextItem`) with its content shortened, its
  *   `originalTokens` set and {@link shortenedKey} in its metadata.
  *
- * How the cut is found: the number of characters kept is binary-searched, and each candidate
- * is counted with the caller's counter — counting is the expensive part, so a text of `n`
- * characters costs one count of the original and at most `2·⌈log₂(n + 1)⌉` counts of texts no
- * longer than the result (the candidate, and its kept text alone for the marker's figure).
+ * How the cut is found: the number of characters kept is searched — two probes where the
+ * text's density says the room runs out, then a bisection, stopping within 1/512 of the
+ * characters kept — and each candidate is counted with the caller's counter. Counting is the
+ * expensive part, so a text of `n` characters costs one count of the original and at most
+ * `2·(⌈log₂(n + 1)⌉ + 2)` counts of texts not much longer than the result (the candidate, and
+ * its kept text alone for the marker's figure).
  * Every result is one the counter measured: it never exceeds the tokens asked for.
  *
  * @since 0.3.0
@@ -206,12 +208,34 @@ function* search(
 ): Generator<Request, Planned | undefined, number> {
   const originals = texts.map((_, i) => knownOriginals[i])
   let longest = 0
-  for (const text of texts) longest = Math.max(longest, text.length)
+  let longestAt = 0
+  texts.forEach((text, i) => {
+    if (text.length > longest) {
+      longest = text.length
+      longestAt = i
+    }
+  })
   let lo = -1
   let hi = longest
   let best: Planned | undefined
-  while (hi - lo > 1) {
-    const cap = Math.floor((lo + hi) / 2)
+  // The first two probes from the longest text's density (its tokens per character): just
+  // above where the room runs out, then just below by the tokens measured there. A text far
+  // larger than the room is then searched near the result, never counted at half its length.
+  let probe: number | undefined
+  let probes = 0
+  if (longest > 0) {
+    let original = originals[longestAt]
+    if (original === undefined) {
+      original = yield { _tag: "Piece", slot: longestAt, text: texts[longestAt]! }
+      originals[longestAt] = original
+    }
+    if (isCount(original) && original > 0) probe = Math.floor((keepTokens * longest / original) * probeAbove)
+  }
+  while (hi - lo > 1 + tolerance(lo)) {
+    const inside = probe !== undefined && probe > lo && probe < hi
+    const cap = inside ? probe! : Math.floor((lo + hi) / 2)
+    const probing = inside && probes < 2
+    probe = undefined
     const out = texts.slice()
     const cuts: Array<{ readonly slot: number; readonly cutTokens: number }> = []
     let trusted = true
@@ -239,10 +263,25 @@ function* search(
       best = { texts: out, keptTokens: tokens, cuts }
     } else {
       hi = cap
+      if (probing && probes === 0 && isCount(tokens) && tokens > 0) {
+        probe = Math.floor(cap * (keepTokens / tokens) * probeBelow)
+      }
     }
+    if (probing) probes++
   }
   return best
 }
+
+/** The first probe's margin above the density's estimate, and the second's below the measure. */
+const probeAbove = 1.02
+const probeBelow = 0.995
+
+/**
+ * How close the search gets: within 1/512 of the characters kept (about 0.2% of the room; exact
+ * below 512 characters). A long text is not searched to its last character: each step counts
+ * a candidate as long as the result.
+ */
+const tolerance = (lo: number): number => Math.floor(Math.max(0, lo) / 512)
 
 const runSync = <A>(steps: Generator<Request, A, number>, answer: (request: Request) => number): A => {
   let step = steps.next()
@@ -284,7 +323,7 @@ const textResult = (original: number, planned: Planned | undefined): ShortenedTe
  *   text a count that is not a whole number ≥ 0 (a count that is not is never trusted: a
  *   candidate it measures does not fit).
  *
- * `count` is called once on the text and at most `2·⌈log₂(length + 1)⌉` times on texts no
+ * `count` is called once on the text and at most `2·(⌈log₂(length + 1)⌉ + 2)` times on texts no
  * longer than the result. A `count` that throws throws here: use {@link shortenTextEffect}
  * with a counter whose failures are typed.
  *
@@ -451,6 +490,11 @@ const withText = (part: Prompt.ToolMessagePart, slot: Slot, text: string, only =
   return { ...part, modelOutput: outputs }
 }
 
+/** Whether a slot's probe message is the part itself: its result a string, or its one output. */
+const isWholeSlot = (part: Prompt.ToolMessagePart, slot: Slot): boolean =>
+  part.type === "tool-result" &&
+  (slot.output === undefined ? typeof part.result === "string" : part.modelOutput?.length === 1)
+
 /**
  * Shortens a `tool` message so that it counts at most `keepTokens` by `countMessage`: the text
  * of its tool results is cut as {@link shortenText} cuts a text, each cut with its marker.
@@ -513,8 +557,12 @@ export const shortenMessage = <E, R>(
         })
     }
     const texts = slots.map((slot) => slot.text)
+    // A message of one result whose text is all it says: that text's own tokens are the
+    // message's less the empty message's — a huge result is not counted a second time.
+    const only = slots.length === 1 && message.content.length === 1 && isWholeSlot(message.content[0]!, slots[0]!)
+    const known = only ? [originalTokens - (yield* emptyOf(0))] : []
     const planned = yield* runEffect(
-      () => search(texts, keepTokens, shareOf(options), []),
+      () => search(texts, keepTokens, shareOf(options), known),
       (request) => {
         if (request._tag === "Piece") {
           return Effect.flatMap(

@@ -72,7 +72,9 @@ export { stableWindowFilter } from "./internal/stableResults.ts"
  *   may add on average (default {@link defaultWriteOverhead});
  * - `summarizer` — with one, a compaction replaces what it drops by a summary (docs/ai.md,
  *   "Compaction with summaries"); `summaryTokens` — the summary's budget (default
- *   {@link defaultSummaryShare} of the target);
+ *   {@link defaultSummaryShare} of the target); `summaryLedger` — the facts of what a summary
+ *   covers that its text leaves out are listed after it (default `true`; `SummaryLedger`,
+ *   docs/ai.md rules L1–L6);
  * - `cacheRule` — the provider's cache rule for predictions and the default watermark (default
  *   `CacheModel.Anthropic5m`);
  * - `conversationKey` — the key of a call without a `ConversationKey` in context (default
@@ -96,6 +98,7 @@ export interface Options extends PromptWindow.Options, Pipeline.Options, PromptW
   readonly writeOverhead?: number | undefined
   readonly summarizer?: Summarizer.Summarizer["Service"] | undefined
   readonly summaryTokens?: number | undefined
+  readonly summaryLedger?: boolean | undefined
   readonly cacheRule?: CacheModel.CacheRule | undefined
   readonly conversationKey?: ((prompt: Prompt.Prompt) => string) | undefined
   readonly ttl?: Duration.Input | undefined
@@ -326,11 +329,19 @@ export const make = (
  * @category validation
  */
 export const check = (options: Options): Effect.Effect<void, InvalidConfigError> => {
-  const { lowWatermark, writeOverhead, summaryTokens, ttl, storeTimeout, maskToolResults, toolResultReferences } =
-    SessionOptions.stable
+  const {
+    lowWatermark,
+    writeOverhead,
+    summaryTokens,
+    summaryLedger,
+    ttl,
+    storeTimeout,
+    maskToolResults,
+    toolResultReferences
+  } = SessionOptions.stable
   const problem = SessionOptions.checkValues(
     { ...options },
-    { lowWatermark, writeOverhead, summaryTokens, ttl, storeTimeout, maskToolResults, toolResultReferences },
+    { lowWatermark, writeOverhead, summaryTokens, summaryLedger, ttl, storeTimeout, maskToolResults, toolResultReferences },
     new Set()
   )
   return problem === undefined
@@ -540,7 +551,8 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
               // The last request's tools, as far as they are known: this call's, when the state
               // says that request's tools counted the same (the check the cache model makes).
               tools: state !== undefined && state.toolTokens === toolTokens ? call?.tools ?? [] : [],
-              maxTokens: Math.min(reserve, budget.targetTokens - fitted.result.totalTokens)
+              maxTokens: Math.min(reserve, budget.targetTokens - fitted.result.totalTokens),
+              ledger: options.summaryLedger
             })
             summaryOutcome = written.outcome
             yield* logSummarizer(summarizerFailing, written.outcome)

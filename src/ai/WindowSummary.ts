@@ -26,6 +26,7 @@ import { messageIndexOf } from "./MessageIndex.ts"
 import type * as PromptWindow from "./PromptWindow.ts"
 import * as ResultEdit from "./ResultEdit.ts"
 import * as Summarizer from "./Summarizer.ts"
+import * as SummaryLedger from "./SummaryLedger.ts"
 import { TokenCounter } from "./TokenCounter.ts"
 import type * as ToolDefinitions from "./ToolDefinitions.ts"
 import * as WindowState from "./WindowState.ts"
@@ -88,7 +89,10 @@ export const fromState = (state: WindowState.SummaryState): Summary => {
  * were (a window over its target would be refused by the provider).
  *
  * `spanMessages`/`spanTokens` are what was given to be summarised; `summaryTokens` the new
- * summary's size; `chunks` and `usage` the summariser's requests.
+ * summary's size; `chunks` and `usage` the summariser's requests; `ledger` what the summary's
+ * ledger did (`SummaryLedger`, docs/ai.md rules L1–L6), when it is on and a summary was
+ * written: the facts found, those the summariser's text already held, those listed, and those
+ * left out for want of room (oldest first).
  *
  * @since 0.3.0
  * @category models
@@ -103,6 +107,22 @@ export interface Outcome {
   readonly withContext: boolean
   readonly usage: Summarizer.SummaryUsage | undefined
   readonly error: Summarizer.SummarizerError | undefined
+  readonly ledger?: LedgerOutcome | undefined
+}
+
+/**
+ * What a summary's ledger did: `found` facts in what was summarised, `held` of them already in
+ * the summariser's text, `listed` appended, and `dropped` (the facts left out for want of room,
+ * oldest first: rule L4).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface LedgerOutcome {
+  readonly found: number
+  readonly held: number
+  readonly listed: number
+  readonly dropped: ReadonlyArray<SummaryLedger.Fact>
 }
 
 /** A summary's id: from its text, so that the same summary has the same id. */
@@ -129,6 +149,11 @@ const outcome = (tag: Outcome["_tag"], fields: Partial<Omit<Outcome, "_tag">> = 
  * `maxTokens`. Never fails: a summariser's error is a `failed` outcome, and the previous summary
  * (if any) is kept.
  *
+ * With `ledger` (default `true`; docs/ai.md rules L1–L6), the facts of what is summarised
+ * (`SummaryLedger.extract`) that the summariser's text does not hold are appended to it as a
+ * list, within `maxTokens`, the oldest left out first; up to half of the budget is kept back
+ * from the summariser for them (no more than the list needs).
+ *
  * @since 0.3.0
  * @category compacting
  */
@@ -140,6 +165,7 @@ export const summarize = (input: {
   readonly context: ReadonlyArray<Prompt.Message>
   readonly tools?: ReadonlyArray<ToolDefinitions.AnyTool> | undefined
   readonly maxTokens: number
+  readonly ledger?: boolean | undefined
 }): Effect.Effect<
   { readonly summary: WindowState.SummaryState | undefined; readonly outcome: Outcome },
   never,
@@ -170,12 +196,16 @@ export const summarize = (input: {
     const maxTokens = Math.floor(input.maxTokens - header)
     const noRoom = { summary: kept, outcome: outcome("no-room", { spanMessages: span.length, spanTokens, id: kept?.id }) }
     if (!(maxTokens > 0)) return noRoom
+    // L4: room for the ledger is kept back from the summariser, at most half of the budget.
+    const facts = input.ledger === false ? [] : SummaryLedger.extract(span, previous?.text)
+    const ledgerTokens = yield* Effect.orElseSucceed(SummaryLedger.tokens(counter, facts), () => 0)
+    const reserve = Math.min(ledgerTokens, Math.floor(maxTokens * SummaryLedger.maxShare))
     const result = yield* Effect.result(input.summarizer.summarize({
       span,
       previous: previous?.text,
       context: input.context,
       tools: input.tools ?? [],
-      maxTokens
+      maxTokens: Math.max(1, maxTokens - reserve)
     }))
     if (Result.isFailure(result)) {
       return {
@@ -183,7 +213,8 @@ export const summarize = (input: {
         outcome: outcome("failed", { spanMessages: span.length, spanTokens, error: result.failure, id: kept?.id })
       }
     }
-    const written = result.success
+    const { text, ledger } = yield* withLedger(counter, result.success.text, facts, input.maxTokens, input.ledger !== false)
+    const written = { ...result.success, text }
     const id = idOf(written.text)
     // The message as the model receives it, counted as the window counts every message.
     const tokens = yield* Effect.orElseSucceed(counter.count(Summarizer.summaryMessage(written, id)), () => Infinity)
@@ -217,8 +248,35 @@ export const summarize = (input: {
         summaryTokens: tokens,
         chunks: written.chunks,
         withContext: written.withContext,
-        usage: written.usage
+        usage: written.usage,
+        ledger
       })
+    }
+  })
+
+/**
+ * The summariser's text with the facts it does not hold appended (rule L3), as many of the
+ * newest as keep the summary message within `maxTokens` (rule L4). Off: the text as it is.
+ */
+const withLedger = (
+  counter: TokenCounter["Service"],
+  text: string,
+  facts: ReadonlyArray<SummaryLedger.Fact>,
+  maxTokens: number,
+  on: boolean
+): Effect.Effect<{ readonly text: string; readonly ledger: LedgerOutcome | undefined }> =>
+  Effect.gen(function*() {
+    if (!on) return { text, ledger: undefined }
+    const absent = SummaryLedger.missing(facts, text)
+    const fits = (candidate: string) =>
+      Effect.orElseSucceed(
+        Effect.map(counter.count(Summarizer.summaryMessage({ text: candidate }, idOf(candidate))), (n) => n <= maxTokens),
+        () => false
+      )
+    const { dropped, kept } = yield* SummaryLedger.fit(text, absent, fits)
+    return {
+      text: SummaryLedger.append(text, kept),
+      ledger: { found: facts.length, held: facts.length - absent.length, listed: kept.length, dropped }
     }
   })
 

@@ -59,7 +59,8 @@ import * as ToolDefinitions from "./ToolDefinitions.ts"
  *   rules S1–S11); `"per-call"`: every call is fitted from scratch.
  * - in stable mode: `lowWatermark`, `writeOverhead`, `cacheRule`, `conversationKey`, `ttl`, `storeTimeout` (see
  *   `StableWindow.Options`); `summarizer` (a `Summarizer` layer: compactions replace what they
- *   drop by a summary) and `summaryTokens`.
+ *   drop by a summary), `summaryTokens` and `summaryLedger` (default `true`: the facts a summary
+ *   leaves out are listed after it, docs/ai.md rules L1–L6).
  * - and `PromptWindow`'s options: `annotate` (kind, pinning, priority… per message),
  *   `documents`, `startMillis`.
  *

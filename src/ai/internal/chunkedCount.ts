@@ -1,0 +1,112 @@
+/**
+ * Counting a long text in pieces, yielding between them (issue 27, item 5; docs/design.md item
+ * 90): the encodings `gpt-tokenizer` counts (o200k, cl100k) split a text into pre-tokens by a
+ * regular expression and encode each pre-token alone, so the count of a text is the sum of the
+ * counts of pieces cut where a pre-token always ends. Two places always are, in both encodings'
+ * patterns: right after a line break followed by a letter (a letter's pre-token may take one
+ * leading character, never `\r` or `\n`), and between a letter and a space followed by a letter
+ * (no pre-token holds a letter and then a space; the space opens the next word's pre-token).
+ *
+ * Where to cut is decided by the text around the place (content-defined, as backup tools cut
+ * files): a place is a cut when a hash of the 16 characters before it has its low bits zero,
+ * with pieces of at least {@link minPiece} and at most about {@link maxPiece} characters. So
+ * two texts that share a stretch (a 5 MB result and its shortened head and tail) are cut alike
+ * in it, and the counts of its pieces, remembered by the counter, are not made again: a
+ * shortening's every candidate costs the pieces at its edges, not its length.
+ *
+ * The fiber yields between pieces, so that the event loop is never held for longer than one
+ * piece takes (a few milliseconds). A stretch with no such place (a base64 blob) is one piece.
+ *
+ * @internal
+ */
+import { Effect } from "effect"
+
+/** A text no longer than this is counted whole. */
+export const pieceChars = 32_768
+
+/** The shortest piece and the length after which the next place is a cut, whatever its hash. */
+export const minPiece = 4_096
+export const maxPiece = 65_536
+const mask = 0x3ff
+
+const letter = /\p{L}/u
+
+/** Whether the UTF-16 unit at `at` is a letter (ASCII by its code; others by `\p{L}`). */
+const isLetter = (text: string, at: number): boolean => {
+  const c = text.charCodeAt(at)
+  if (c < 128) return (c >= 65 && c <= 90) || (c >= 97 && c <= 122)
+  return c === c && letter.test(text[at]!)
+}
+
+/** Whether a pre-token of o200k and cl100k always ends right before `at`. */
+const isBoundary = (text: string, at: number): boolean => {
+  const next = text.charCodeAt(at)
+  if (next === 32) return isLetter(text, at - 1) && isLetter(text, at + 1)
+  return text.charCodeAt(at - 1) === 10 && isLetter(text, at)
+}
+
+/** A hash of the 16 characters before `at`. */
+const hashBefore = (text: string, at: number): number => {
+  let h = 0x811c9dc5
+  for (let i = Math.max(0, at - 16); i < at; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193)
+  return (h ^ (h >>> 15)) >>> 0
+}
+
+/**
+ * The text cut at pre-token boundaries into pieces (see the module's header), one at a time:
+ * the scan for the next cut is itself a piece's work.
+ */
+export function* pieces(text: string): Generator<string> {
+  let start = 0
+  while (text.length - start > maxPiece) {
+    let cut = -1
+    // Places after a space only (a line break's places are not needed to cut): found natively.
+    for (let i = text.indexOf(" ", start + minPiece); i >= 0; i = text.indexOf(" ", i + 1)) {
+      if (!isBoundary(text, i)) continue
+      if (i - start >= maxPiece || (hashBefore(text, i) & mask) === 0) {
+        cut = i
+        break
+      }
+    }
+    if (cut < 0) break
+    yield text.slice(start, cut)
+    start = cut
+  }
+  yield text.slice(start)
+}
+
+/**
+ * A counter of pieces that remembers the last few thousand pieces' counts (by their text).
+ */
+export const makeMemo = (countText: (text: string) => number, size = 2_048): (piece: string) => number => {
+  const known = new Map<string, number>()
+  return (piece) => {
+    const n = known.get(piece)
+    if (n !== undefined) return n
+    const counted = countText(piece)
+    if (known.size >= size) known.delete(known.keys().next().value!)
+    known.set(piece, counted)
+    return counted
+  }
+}
+
+/**
+ * The tokens of `text` by `countPiece` (a {@link makeMemo}), summed over its {@link pieces},
+ * yielding to the event loop between pieces. A text of at most {@link pieceChars} is counted at
+ * once by `countText`.
+ */
+export const count = (
+  text: string,
+  countText: (text: string) => number,
+  countPiece: (piece: string) => number = countText
+): Effect.Effect<number> =>
+  text.length <= pieceChars
+    ? Effect.sync(() => countText(text))
+    : Effect.gen(function*() {
+      let total = 0
+      for (const piece of pieces(text)) {
+        total += countPiece(piece)
+        yield* Effect.yieldNow
+      }
+      return total
+    })
