@@ -472,8 +472,11 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
       } else {
         // K6, with the cut at the low watermark (what a compaction cuts to) so that the calls
         // after it can append.
+        // S11: the mean growth, or a high quantile of the recent steps when larger — bursty growth
+        // (a new file among references) is not seen by a mean, and a watermark set from the mean
+        // cuts too little for the bursts that end a cycle.
         const growth = state !== undefined && state.appends > 0
-          ? state.addedTokens / state.appends
+          ? Math.max(state.addedTokens / state.appends, recentStepQuantile(candidates))
           : lastStepTokens(candidates)
         const lambda = options.lowWatermark ?? CacheModel.lowWatermark(rule, {
           growthPerCall: growth,
@@ -683,6 +686,36 @@ const shortenedIn = (
   const present = new Set<number>()
   for (const entry of entries) if (entry._tag === "Message" && wanted.has(entry.index)) present.add(entry.index)
   return shortenings.filter((sh) => present.has(sh.index))
+}
+
+/** How many of the history's newest steps the growth quantile of rule S11 reads. */
+const recentSteps = 32
+
+/** The quantile of those steps' tokens rule S11 takes: a step larger than nine in ten. */
+const stepQuantile = 0.9
+
+/**
+ * The 0.9 quantile of the tokens of the history's newest steps (a step: an assistant message and
+ * what follows it up to the next one), as this call would send them (masked, by reference).
+ */
+const recentStepQuantile = (candidates: PromptWindow.Candidates): number => {
+  const messages = candidates.messages
+  const steps: Array<number> = []
+  let tokens = 0
+  let open = false
+  for (let i = messages.length - 1; i >= 0 && steps.length < recentSteps; i--) {
+    tokens += candidates.items[i]!.tokens
+    open = true
+    if (messages[i]!.role === "assistant") {
+      steps.push(tokens)
+      tokens = 0
+      open = false
+    }
+  }
+  if (steps.length === 0 && open) steps.push(tokens)
+  if (steps.length === 0) return 0
+  steps.sort((a, b) => a - b)
+  return steps[Math.min(steps.length - 1, Math.floor(stepQuantile * steps.length))]!
 }
 
 /** The tokens of the history's last step: its newest assistant message and what follows it. */

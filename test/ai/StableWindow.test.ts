@@ -55,6 +55,24 @@ const conversation = (steps: number, size = 30): Array<Prompt.Message> => {
   return out
 }
 
+/**
+ * Rule S11's step quantile, computed apart: the tokens of each of the last 32 steps (an assistant
+ * message and what follows it), the one at index floor(0.9 · n) in increasing order.
+ */
+const stepQuantile = (history: ReadonlyArray<Prompt.Message>): number => {
+  const steps: Array<number> = []
+  let tokens = 0
+  for (let i = history.length - 1; i >= 0 && steps.length < 32; i--) {
+    tokens += countOf(history[i]!)
+    if (history[i]!.role === "assistant") {
+      steps.push(tokens)
+      tokens = 0
+    }
+  }
+  const sorted = steps.toSorted((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor(0.9 * sorted.length))] ?? 0
+}
+
 /** Plans and commits the call on `history`: what an answering model's call does. */
 const call_ = (window: StableWindow.StableWindow, history: ReadonlyArray<Prompt.Message>, target: number, key?: string) =>
   Effect.gen(function*() {
@@ -344,18 +362,55 @@ describe("windows across calls", () => {
       const target = 3_000
       let compaction: StableWindow.Plan | undefined
       let growth = 0
+      let at = 0
       for (let k = 4; k <= history.length && compaction === undefined; k += 2) {
         const { plan } = yield* call_(window, history.slice(0, k), target, "k")
-        if (plan.change.action === "compact" && plan.basedOn !== undefined) compaction = plan
-        else growth = plan.next.appends > 0 ? plan.next.addedTokens / plan.next.appends : growth
+        if (plan.change.action === "compact" && plan.basedOn !== undefined) {
+          compaction = plan
+          at = k
+        } else growth = plan.next.appends > 0 ? plan.next.addedTokens / plan.next.appends : growth
       }
       assert.isDefined(compaction)
       const expected = CacheModel.lowWatermark(CacheModel.Anthropic5m, {
-        growthPerCall: growth,
+        growthPerCall: Math.max(growth, stepQuantile(history.slice(0, at))),
         targetTokens: target,
         writeOverhead: StableWindow.defaultWriteOverhead
       })
       assert.strictEqual(compaction!.change.lowWatermark, expected)
+    }).pipe(Effect.provide(layers)))
+
+  it.effect("S11 bursty growth: the watermark reads the 0.9 quantile of the last 32 steps when it is above the mean", () =>
+    Effect.gen(function*() {
+      const window = yield* StableWindow.make({})
+      // One step in four is a burst (a new file among references): the mean does not see it.
+      const history: Array<Prompt.Message> = [system("be brief"), user("start")]
+      for (let k = 0; k < 120; k++) history.push(assistant(words(k % 4 === 3 ? 400 : 10, `a${k}_`)), user("next"))
+      const target = 6_000
+      let compaction: StableWindow.Plan | undefined
+      let growth = 0
+      let at = 0
+      for (let k = 4; k <= history.length && compaction === undefined; k += 2) {
+        const { plan } = yield* call_(window, history.slice(0, k), target, "k")
+        if (plan.change.action === "compact" && plan.basedOn !== undefined) {
+          compaction = plan
+          at = k
+        } else growth = plan.next.appends > 0 ? plan.next.addedTokens / plan.next.appends : growth
+      }
+      assert.isDefined(compaction)
+      const burst = stepQuantile(history.slice(0, at))
+      assert.isAbove(burst, 2 * growth)
+      const byMean = CacheModel.lowWatermark(CacheModel.Anthropic5m, {
+        growthPerCall: growth,
+        targetTokens: target,
+        writeOverhead: StableWindow.defaultWriteOverhead
+      })
+      const expected = CacheModel.lowWatermark(CacheModel.Anthropic5m, {
+        growthPerCall: burst,
+        targetTokens: target,
+        writeOverhead: StableWindow.defaultWriteOverhead
+      })
+      assert.strictEqual(compaction!.change.lowWatermark, expected)
+      assert.isBelow(expected, byMean)
     }).pipe(Effect.provide(layers)))
 })
 
