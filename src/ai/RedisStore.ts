@@ -94,12 +94,20 @@ const component = "RedisStore"
 const batch = 500
 
 const Bulk = Schema.NullOr(Schema.String)
-/** `[1]`: set; `[0]`: nothing stored any more; `[0, current]`: another revision is stored. */
-const CasReply = Schema.Union([
-  Schema.Tuple([Schema.Literal(1)]),
-  Schema.Tuple([Schema.Literal(0)]),
-  Schema.Tuple([Schema.Literal(0), Schema.String])
-])
+/**
+ * `[1, key, expected]`: set; `[0, key]`: nothing stored any more; `[0, key, current]`: another
+ * revision is stored. The reply names the key and the version it was asked for: a client whose
+ * replies fell out of step (after garbage on the wire) would otherwise take another command's
+ * `[1]` for its own write and report a state committed that Redis never set (found by the
+ * fleet suite, design 92); a reply for another key or version is an unexpected reply, a failed
+ * write.
+ */
+const casReply = (fullKey: string, expected: string) =>
+  Schema.Union([
+    Schema.Tuple([Schema.Literal(1), Schema.Literal(fullKey), Schema.Literal(expected)]),
+    Schema.Tuple([Schema.Literal(0), Schema.Literal(fullKey)]),
+    Schema.Tuple([Schema.Literal(0), Schema.Literal(fullKey), Schema.String])
+  ])
 
 /**
  * The compare-and-set: `KEYS[1]` the key; `ARGV[1]` the expected version (`""`: none),
@@ -123,15 +131,15 @@ if current then
   end
 end
 if revision ~= ARGV[1] then
-  if current then return {0, current} end
-  return {0}
+  if current then return {0, KEYS[1], current} end
+  return {0, KEYS[1]}
 end
 if ARGV[3] == '' then
   redis.call('SET', KEYS[1], ARGV[2])
 else
   redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 end
-return {1}
+return {1, KEYS[1], ARGV[1]}
 `
 const ScanReply = Schema.Tuple([Schema.String, Schema.Array(Schema.String)])
 
@@ -280,7 +288,7 @@ const makeWith = (
     const compareAndSet = WindowStore.CompareAndSet.of({
       compareAndSet: (key, expected, value) =>
         command(
-          CasReply,
+          casReply(prefix + key, expected ?? ""),
           "compareAndSet",
           key,
           "EVAL",
@@ -291,7 +299,7 @@ const makeWith = (
           value,
           expiry.length === 0 ? "" : expiry[1]!
         ).pipe(Effect.map((reply): WindowStore.SetResult =>
-          reply[0] === 1 ? { _tag: "Set" } : { _tag: "Changed", current: reply.length === 2 ? reply[1] : undefined }
+          reply[0] === 1 ? { _tag: "Set" } : { _tag: "Changed", current: reply.length === 3 ? reply[2] : undefined }
         ))
     })
     return Context.make(KeyValueStore.KeyValueStore, store).pipe(Context.add(WindowStore.CompareAndSet, compareAndSet))
