@@ -274,6 +274,19 @@ const providerFile = (part: Prompt.FilePart) => {
   }
 }
 
+/** A user's file part as a `ModelMessage`'s: with its data when it has any (as {@link providerFile}). */
+const modelFile = (part: Prompt.FilePart) => {
+  const data = part.data
+  const has = data instanceof URL || (typeof data === "string" ? data.length > 0 : data.byteLength > 0)
+  if (!has) return { type: "text" as const, text: fileText(part) }
+  return {
+    type: "file" as const,
+    mediaType: part.mediaType,
+    ...(part.fileName === undefined ? {} : { filename: part.fileName }),
+    data
+  }
+}
+
 const fileText = (part: Prompt.FilePart): string =>
   `[file ${part.mediaType}${part.fileName === undefined ? "" : ` ${part.fileName}`}]`
 
@@ -521,7 +534,9 @@ export const fromModelMessage = (message: Prompt.Message): ModelMessage => {
     case "user":
       return {
         role: "user",
-        content: message.content.map((part) => ({ type: "text", text: part.type === "text" ? part.text : fileText(part) }))
+        content: message.content.map((part) =>
+          part.type === "text" ? { type: "text" as const, text: part.text } : modelFile(part)
+        )
       }
     case "assistant":
       return {

@@ -69,3 +69,14 @@ describe("AiSdk media rule (design 101)", () => {
     assert.isAbove(images, 0)
   })
 })
+
+describe("AiSdk media rule, ModelMessage door (design 101)", () => {
+  it("a user's image keeps its data in the ModelMessage and its media tokens", () => {
+    const message = Prompt.makeMessage("user", {
+      content: [Prompt.filePart({ mediaType: "image/png", data: png(1280, 800, { pixels: false }) })]
+    })
+    const back = AiSdkPrompt.convertModelMessages([AiSdkPrompt.fromModelMessage(message)]).prompt.content[0]!
+    assert.strictEqual(MediaTokens.ofMessage(back), MediaTokens.ofMessage(message))
+    assert.isAbove(MediaTokens.ofMessage(back), 1000)
+  })
+})
