@@ -256,13 +256,45 @@ const sdkAssistantPart = (
   }
 }
 
+/**
+ * A user's file part as the provider's: its data, when it has any, goes with it (design item
+ * 101: a message written with an image is sent with the image, and counted by the image's
+ * rule). A part converted from the SDK holds no data (only its measure): it stays a text
+ * naming it, as the original provider message is what is sent.
+ */
+const providerFile = (part: Prompt.FilePart) => {
+  const data = part.data
+  const has = data instanceof URL || (typeof data === "string" ? data.length > 0 : data.byteLength > 0)
+  if (!has) return { type: "text" as const, text: fileText(part) }
+  return {
+    type: "file" as const,
+    mediaType: part.mediaType,
+    ...(part.fileName === undefined ? {} : { filename: part.fileName }),
+    data: data instanceof URL ? { type: "url" as const, url: data } : { type: "data" as const, data }
+  }
+}
+
+/** A user's file part as a `ModelMessage`'s: with its data when it has any (as {@link providerFile}). */
+const modelFile = (part: Prompt.FilePart) => {
+  const data = part.data
+  const has = data instanceof URL || (typeof data === "string" ? data.length > 0 : data.byteLength > 0)
+  if (!has) return { type: "text" as const, text: fileText(part) }
+  return {
+    type: "file" as const,
+    mediaType: part.mediaType,
+    ...(part.fileName === undefined ? {} : { filename: part.fileName }),
+    data
+  }
+}
+
 const fileText = (part: Prompt.FilePart): string =>
   `[file ${part.mediaType}${part.fileName === undefined ? "" : ` ${part.fileName}`}]`
 
 /**
  * An `effect/ai` message that has no provider original (a tool result the window shortened, a
  * summary, a document) as a provider message. Tool results become text outputs (a shortened
- * result is text); files, which have no data here, become a text naming them.
+ * result is text); a user's file with data is sent with its data, a file without (or an
+ * assistant's) becomes a text naming it.
  *
  * @since 0.3.0
  * @category conversions
@@ -274,7 +306,9 @@ export const fromMessage = (message: Prompt.Message): ProviderMessage => {
     case "user":
       return {
         role: "user",
-        content: message.content.map((part) => ({ type: "text", text: part.type === "text" ? part.text : fileText(part) }))
+        content: message.content.map((part) =>
+          part.type === "text" ? { type: "text" as const, text: part.text } : providerFile(part)
+        )
       }
     case "assistant":
       return {
@@ -500,7 +534,9 @@ export const fromModelMessage = (message: Prompt.Message): ModelMessage => {
     case "user":
       return {
         role: "user",
-        content: message.content.map((part) => ({ type: "text", text: part.type === "text" ? part.text : fileText(part) }))
+        content: message.content.map((part) =>
+          part.type === "text" ? { type: "text" as const, text: part.text } : modelFile(part)
+        )
       }
     case "assistant":
       return {

@@ -360,7 +360,8 @@ export const ofPart = (part: Prompt.FilePart, provider: Provider = defaultProvid
 
 /**
  * The tokens of a message's images and PDFs by a provider's rule (0 for a message without
- * any): what a counter adds to the tokens of the message's text.
+ * any): what a counter adds to the tokens of the message's text. The file parts of a tool
+ * result's `modelOutput` count by the same rule.
  *
  * @since 0.3.0
  * @category counting
@@ -370,6 +371,11 @@ export const ofMessage = (message: Prompt.Message, provider: Provider = defaultP
   let total = 0
   for (const part of message.content) {
     if (part.type === "file") total += ofPart(part, provider)
+    // A tool's image (a screenshot a computer-use tool returns) is sent to the model as its
+    // output's file part: billed by the same rule as a user's (design item 101).
+    else if (part.type === "tool-result" && part.modelOutput !== undefined) {
+      for (const output of part.modelOutput) if (output.type === "file") total += ofPart(output, provider)
+    }
   }
   return total
 }

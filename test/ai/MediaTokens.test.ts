@@ -391,3 +391,24 @@ describe("MediaTokens: through the front doors", () => {
     assert.strictEqual(await diff({ media: "gemini" }), 6 * 258)
   })
 })
+
+describe("MediaTokens: a tool result's modelOutput images (design 101)", () => {
+  it("an image in a tool result's modelOutput counts by the same rule as a user's", () => {
+    const image = Prompt.filePart({ mediaType: "image/png", data: png(1280, 800, { pixels: false }) })
+    const tool = Prompt.makeMessage("tool", {
+      content: [Prompt.toolResultPart({
+        id: "c1",
+        name: "screenshot",
+        isFailure: false,
+        result: "taken",
+        providerExecuted: false,
+        modelOutput: [Prompt.textPart({ text: "taken" }), image, image]
+      })]
+    })
+    const user = Prompt.makeMessage("user", { content: [image] })
+    for (const provider of ["openai", "anthropic", "gemini"] as const) {
+      assert.strictEqual(MediaTokens.ofMessage(tool, provider), 2 * MediaTokens.ofMessage(user, provider))
+      assert.isAbove(MediaTokens.ofMessage(user, provider), 0)
+    }
+  })
+})
