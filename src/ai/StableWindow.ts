@@ -368,7 +368,7 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
   }
   const itemCache = options.itemCache ?? PromptWindow.makeItemCache()
   const reportEntries = makeReportEntries()
-  const { digestsOf, hashOf, prepare } = makePrefixDigests()
+  const { digestsOf, hashOf } = makePrefixDigests()
   const maskMemo = Masking.makeMemo()
   const referenceMemo = ResultReferences.makeMemo()
   const masking = options.maskToolResults === true
@@ -393,8 +393,6 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
       const made = yield* PromptWindow.toCandidates(prompt, { ...options, itemCache })
       const messages = made.messages
       const n = messages.length
-      // A long message is hashed in pieces here, so that the key and digests below do not stall.
-      yield* prepare(messages)
       const keyOf = options.conversationKey
       const key = call?.key ?? (yield* ConversationKey.ConversationKey) ??
         (keyOf === undefined
