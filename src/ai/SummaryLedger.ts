@@ -327,6 +327,71 @@ export const extract = (span: ReadonlyArray<Prompt.Message>, previous: string | 
   return [...last.values()].sort((a, b) => a.n - b.n).map((e) => e.fact)
 }
 
+/** A text no longer than this is read at once by {@link extractEffect}. */
+export const extractPiece = 65_536
+
+/**
+ * The text in pieces of whole lines, each about {@link extractPiece} long (a line longer than
+ * that is a piece of its own): no fact spans a line break (the patterns hold no `\n`, and NFC
+ * never composes across one), so the facts of the pieces, in order, are those of the text.
+ */
+const linePieces = (text: string): Array<string> => {
+  const out: Array<string> = []
+  let start = 0
+  while (text.length - start > extractPiece) {
+    const at = text.indexOf("\n", start + extractPiece)
+    if (at < 0) break
+    out.push(text.slice(start, at + 1))
+    start = at + 1
+  }
+  out.push(text.slice(start))
+  return out
+}
+
+/** {@link extractText} over a long text in pieces of lines, yielding between them. */
+const extractTextEffect = (raw: string, failure: boolean): Effect.Effect<Array<Fact>> =>
+  raw.length <= extractPiece
+    ? Effect.sync(() => extractText(raw, failure))
+    : Effect.gen(function*() {
+      const out: Array<Fact> = []
+      // A failure's first non-blank line is its error: only until a piece has one.
+      let first = failure
+      for (const piece of linePieces(raw)) {
+        for (const f of extractText(piece, first)) out.push(f)
+        if (piece.trim().length > 0) first = false
+        yield* Effect.yieldNow
+      }
+      return out
+    })
+
+/**
+ * {@link extract}, the same facts, with a long text read in pieces of lines and a yield to the
+ * event loop between them (issue 27, item 5; docs/design.md item 103).
+ *
+ * @since 0.3.0
+ * @category extracting
+ */
+export const extractEffect = (
+  span: ReadonlyArray<Prompt.Message>,
+  previous: string | undefined
+): Effect.Effect<Array<Fact>> =>
+  Effect.gen(function*() {
+    const last = new Map<string, { readonly fact: Fact; readonly n: number }>()
+    let n = 0
+    const see = (f: Fact) => last.set(keyOf(f), { fact: f, n: n++ })
+    if (previous !== undefined) {
+      const { body, facts } = read(previous)
+      for (const f of facts) see(f)
+      for (const f of yield* extractTextEffect(body, false)) see(f)
+    }
+    for (const message of span) {
+      for (const [text, failure] of textsOf(message)) {
+        for (const f of yield* extractTextEffect(text, failure)) see(f)
+      }
+    }
+    return [...last.values()].sort((a, b) => a.n - b.n).map((e) => e.fact)
+  })
+
 /** Whether `text` holds a fact (a cut fact: its kept part). */
 const holds = (text: string, f: Fact): boolean =>
   text.includes(f.value.endsWith("…") && Array.from(f.value).length > maxFactLength ? f.value.slice(0, -1) : f.value)

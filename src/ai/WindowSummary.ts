@@ -197,7 +197,7 @@ export const summarize = (input: {
     const noRoom = { summary: kept, outcome: outcome("no-room", { spanMessages: span.length, spanTokens, id: kept?.id }) }
     if (!(maxTokens > 0)) return noRoom
     // L4: room for the ledger is kept back from the summariser, at most half of the budget.
-    const facts = input.ledger === false ? [] : SummaryLedger.extract(span, previous?.text)
+    const facts = input.ledger === false ? [] : yield* SummaryLedger.extractEffect(span, previous?.text)
     const ledgerTokens = yield* Effect.orElseSucceed(SummaryLedger.tokens(counter, facts), () => 0)
     const reserve = Math.min(ledgerTokens, Math.floor(maxTokens * SummaryLedger.maxShare))
     const result = yield* Effect.result(input.summarizer.summarize({

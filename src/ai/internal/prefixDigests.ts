@@ -6,9 +6,10 @@
  *
  * @internal
  */
+import { Effect } from "effect"
 import type { Prompt } from "effect/ai"
 import * as Hash from "./hash.ts"
-import { render } from "../PromptRender.ts"
+import { render, renderEffect } from "../PromptRender.ts"
 
 /**
  * One stable window's hashes: `hashOf` a message (its role and text), `digestsOf` a history
@@ -18,6 +19,12 @@ import { render } from "../PromptRender.ts"
 export interface PrefixDigests {
   readonly hashOf: (message: Prompt.Message) => string
   readonly digestsOf: (messages: ReadonlyArray<Prompt.Message>) => ReadonlyArray<string>
+  /**
+   * Hashes the messages not hashed yet, rendering and hashing a long one in pieces with yields
+   * between them (docs/design.md item 103): run before `hashOf`/`digestsOf`, which then only
+   * read the hashes, the same ones.
+   */
+  readonly prepare: (messages: ReadonlyArray<Prompt.Message>) => Effect.Effect<void>
 }
 
 /** Empty hashes, for one stable window (never shared by a module). */
@@ -36,7 +43,15 @@ export const makePrefixDigests = (): PrefixDigests => {
     }
     return h
   }
-  return { hashOf, digestsOf: (messages) => prefixDigests(messages, hashOf, digestMemo, lastDigests) }
+  const prepare = (messages: ReadonlyArray<Prompt.Message>): Effect.Effect<void> =>
+    Effect.gen(function*() {
+      for (const message of messages) {
+        if (hashes.has(message)) continue
+        const text = yield* renderEffect(message)
+        hashes.set(message, yield* Hash.hashStringEffect(`${message.role}\n${text}`))
+      }
+    })
+  return { hashOf, digestsOf: (messages) => prefixDigests(messages, hashOf, digestMemo, lastDigests), prepare }
 }
 
 /**
