@@ -20,6 +20,7 @@ import * as SummaryLedger from "../../src/ai/SummaryLedger.ts"
 import { ContextBudget, FirstFitSlice, OverflowNotifier, RecencyScorer } from "../../src/index.ts"
 import * as SectionedPlacer from "../../src/placers/SectionedPlacer.ts"
 import * as Sessions from "../support/sessions.ts"
+import { measured } from "../support/stall.ts"
 
 const targets = { stallMs: 50, stallMargin: 2 }
 
@@ -35,36 +36,6 @@ const bigText = (n: number, seed = 1): string => {
     length += w.length + 1
   }
   return parts.join(" ").slice(0, n)
-}
-
-const cpu = (): number => {
-  const { system, user } = process.cpuUsage()
-  return (user + system) / 1000
-}
-
-/** Runs `f` with a 5 ms timer beside it: its CPU time and the most CPU time between two ticks. */
-const measured = async <A>(f: () => Promise<A>): Promise<{ readonly cpu: number; readonly stall: number; readonly wallStall: number; readonly value: A }> => {
-  let lastCpu = cpu()
-  let lastWall = performance.now()
-  let stall = 0
-  let wallStall = 0
-  const timer = setInterval(() => {
-    const nowCpu = cpu()
-    const nowWall = performance.now()
-    stall = Math.max(stall, nowCpu - lastCpu)
-    wallStall = Math.max(wallStall, nowWall - lastWall)
-    lastCpu = nowCpu
-    lastWall = nowWall
-  }, 5)
-  const startCpu = cpu()
-  try {
-    const value = await f()
-    stall = Math.max(stall, cpu() - lastCpu)
-    wallStall = Math.max(wallStall, performance.now() - lastWall)
-    return { cpu: cpu() - startCpu, stall, wallStall, value }
-  } finally {
-    clearInterval(timer)
-  }
 }
 
 describe("the stable window: huge results, a free event loop", () => {

@@ -17,6 +17,7 @@ import type * as OpenAIChat from "../../src/plain/OpenAIChat.ts"
 import * as Trim from "../../src/plain/Trim.ts"
 import { chatProjection, toOpenAIChat } from "../support/sessionFormats.ts"
 import * as Sessions from "../support/sessions.ts"
+import { measured } from "../support/stall.ts"
 
 /**
  * The targets (issue 27) and the margins the assertions allow on this shared machine: the CPU
@@ -43,43 +44,6 @@ const bigText = (n: number, seed = 1): string => {
     length += w.length + 1
   }
   return parts.join(" ").slice(0, n)
-}
-
-/** The process's CPU time so far, in milliseconds. */
-const cpu = (): number => {
-  const { system, user } = process.cpuUsage()
-  return (user + system) / 1000
-}
-
-/**
- * Runs `f` with a 5 ms timer beside it: its CPU and wall time, and the longest stall — the
- * most CPU time spent between two ticks of the timer (and from the last tick to the end).
- */
-const measured = async <A>(f: () => Promise<A>): Promise<{ readonly cpu: number; readonly wall: number; readonly stall: number; readonly wallStall: number; readonly value: A }> => {
-  let lastCpu = cpu()
-  let lastWall = performance.now()
-  let stall = 0
-  let wallStall = 0
-  const timer = setInterval(() => {
-    const nowCpu = cpu()
-    const nowWall = performance.now()
-    stall = Math.max(stall, nowCpu - lastCpu)
-    wallStall = Math.max(wallStall, nowWall - lastWall)
-    lastCpu = nowCpu
-    lastWall = nowWall
-  }, 5)
-  const startCpu = cpu()
-  const startWall = performance.now()
-  try {
-    const value = await f()
-    const endCpu = cpu()
-    const endWall = performance.now()
-    stall = Math.max(stall, endCpu - lastCpu)
-    wallStall = Math.max(wallStall, endWall - lastWall)
-    return { cpu: endCpu - startCpu, wall: endWall - startWall, stall, wallStall, value }
-  } finally {
-    clearInterval(timer)
-  }
 }
 
 const withResult = (content: string): Array<OpenAIChat.Message> => [
