@@ -3,27 +3,14 @@
  * through `StableWindow` directly: each test is named after the rule it checks.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { Prompt } from "effect/ai"
-import { KeyValueStore } from "effect/persistence"
-import { ContextBudget, FirstFitSlice, OverflowNotifier, RecencyScorer } from "../../src/index.ts"
 import * as Masking from "../../src/ai/Masking.ts"
 import * as PromptWindow from "../../src/ai/PromptWindow.ts"
 import * as ResultReferences from "../../src/ai/ResultReferences.ts"
 import * as StableWindow from "../../src/ai/StableWindow.ts"
-import * as TokenCounter from "../../src/ai/TokenCounter.ts"
-import * as SectionedPlacer from "../../src/placers/SectionedPlacer.ts"
+import { budget, countOf, layers } from "../support/stableFixtures.ts"
 
-const countOf = (m: Prompt.Message) => Math.ceil(PromptWindow.render(m).length / 4) + 4
-const layers = Layer.mergeAll(
-  RecencyScorer.layer,
-  FirstFitSlice.layer,
-  SectionedPlacer.conversation,
-  OverflowNotifier.layerNoop,
-  TokenCounter.make(countOf),
-  KeyValueStore.layerMemory
-)
-const budget = (target: number) => new ContextBudget.ContextBudget({ maxTokens: target, targetTokens: target })
 const system = (content: string) => Prompt.systemMessage({ content })
 const user = (text: string) => Prompt.userMessage({ content: [Prompt.textPart({ text })] })
 const words = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag}${i}`).join(" ")

@@ -9,37 +9,23 @@
  *   `CurrentTurn.anchors` give.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { Prompt } from "effect/ai"
-import { KeyValueStore } from "effect/persistence"
 import * as fc from "fast-check"
-import { ContextBudget, FirstFitSlice, OverflowNotifier, RecencyScorer } from "../../src/index.ts"
 import * as CacheModel from "../../src/ai/CacheModel.ts"
 import * as Candidates from "../../src/ai/Candidates.ts"
 import * as CurrentTurn from "../../src/ai/CurrentTurn.ts"
 import { messageIndexOf } from "../../src/ai/MessageIndex.ts"
-import * as PromptRender from "../../src/ai/PromptRender.ts"
 import * as StableWindow from "../../src/ai/StableWindow.ts"
-import * as TokenCounter from "../../src/ai/TokenCounter.ts"
 import * as TurnRules from "../../src/ai/TurnRules.ts"
 import * as WindowChange from "../../src/ai/WindowChange.ts"
 import * as WindowEntry from "../../src/ai/WindowEntry.ts"
 import * as WindowState from "../../src/ai/WindowState.ts"
 import * as WindowSummary from "../../src/ai/WindowSummary.ts"
 import type { ContextItem } from "../../src/ContextItem.ts"
-import * as SectionedPlacer from "../../src/placers/SectionedPlacer.ts"
 import * as Sessions from "../support/sessions.ts"
+import { budget, layers } from "../support/stableFixtures.ts"
 
-const countOf = (m: Prompt.Message) => Math.ceil(PromptRender.render(m).length / 4) + 4
-const layers = Layer.mergeAll(
-  RecencyScorer.layer,
-  FirstFitSlice.layer,
-  SectionedPlacer.conversation,
-  OverflowNotifier.layerNoop,
-  TokenCounter.make(countOf),
-  KeyValueStore.layerMemory
-)
-const budget = (target: number) => new ContextBudget.ContextBudget({ maxTokens: target, targetTokens: target })
 
 /** The entry of an item of a window with no documents: the summary's, or its message's. */
 const entryOf = (item: ContextItem): WindowEntry.WindowEntry | undefined => {
