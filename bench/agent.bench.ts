@@ -247,7 +247,8 @@ const targetsOf = (overheads: ReadonlyArray<SessionBench.Overhead>, doors: Reado
     measured: `${o.overheadMs.toFixed(3)} ms`,
     met: o.overheadMs <= DoorsBench.targetMs
   })),
-  ...doors.map((d) => ({
+  // The target is read "once their counts are known": the rows whose counts were (design 106).
+  ...doors.filter((d) => d.verdict !== "information").map((d) => ({
     target: `${d.door}${d.mode === undefined ? "" : ` (${d.mode})`}, ${d.history}, at ${d.messages} messages: at most ${d.targetMs} ms a call`,
     measured: `${d.medianMs.toFixed(3)} ms (cpu ${d.cpuMedianMs.toFixed(3)} ms; ${d.minMs.toFixed(3)}–${d.maxMs.toFixed(3)} ms)`,
     met: d.verdict === "met"
@@ -360,10 +361,10 @@ const table = (
     }
   }
   if (doors.length > 0) {
-    out.push("", "Every front door's time per call, counts known (median ms; cpu median; fastest–slowest):")
+    out.push("", "Every front door's time per call (median ms; cpu median; fastest–slowest), counts known before the call (the target's) or counted in it (information):")
     for (const d of doors) {
       out.push(
-        `  [${d.verdict === "met" ? "met" : "MISSED"}] ${d.door}${d.mode === undefined ? "" : ` (${d.mode})`}, ${d.history}, at ${d.messages} messages: ` +
+        `  [${d.verdict === "met" ? "met" : d.verdict === "missed" ? "MISSED" : "info"}] ${d.door}${d.mode === undefined ? "" : ` (${d.mode})`}, ${d.history}, counts ${d.counts}, at ${d.messages} messages: ` +
           `${d.medianMs.toFixed(3)} ms (cpu ${d.cpuMedianMs.toFixed(3)}; ${d.minMs.toFixed(3)}–${d.maxMs.toFixed(3)}; ${d.samples} calls; target ≤ ${d.targetMs} ms)`
       )
     }

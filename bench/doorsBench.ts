@@ -19,12 +19,36 @@
  *   receiving it per request has; the parse is not timed).
  *
  * The effect/ai layer's time is `SessionBench.overhead`'s (the layer less the scripted model).
+ *
+ * Two rows a door, as the target reads "once their counts are known" (docs/performance.md, the
+ * doors; docs/design.md item 106):
+ *
+ * - counts **known before the call** — the verdict's rows: each door is given a counter whose
+ *   answers for the session's texts were computed before the clock starts, the same o200k counts
+ *   as the door's default counter (`gpt-tokenizer`: a message's text counted, plus its role's
+ *   framing and its media estimate). The middleware and `prepareStep` take `counter` (a text's
+ *   tokens, with `messageOverhead` the framing and `requestOverhead` the reply priming): a memo
+ *   of every text a door instance of their own counted over the session's whole history, warmed
+ *   outside the clock, a text it has not seen (a result the window shortened) counted in the
+ *   call. `trim` and `trimModelMessages` take `count` (a message's tokens): each call's message
+ *   objects are given their counts when the call is made ready (untimed), from a table of the
+ *   session's messages counted once; a message the table does not hold (a shortened copy) is
+ *   counted in the call.
+ * - counts **counted in the call** — information: each door's default counter, which counts the
+ *   newest step's messages inside the timed call (every other message's count is remembered).
  */
 import { type ModelMessage, wrapLanguageModel } from "ai"
 import { MockLanguageModelV4 } from "ai/test"
-import type { Prompt } from "effect/ai"
+import { Context, Effect, Layer } from "effect"
+import { Prompt } from "effect/ai"
 import * as AiSdk from "../src/adapters/AiSdk.ts"
 import type * as AiSdkPrompt from "../src/adapters/AiSdkPrompt.ts"
+import * as GptTokenizer from "../src/ai/GptTokenizer.ts"
+import * as MediaTokens from "../src/ai/MediaTokens.ts"
+import * as PromptWindow from "../src/ai/PromptWindow.ts"
+import * as TokenCounter from "../src/ai/TokenCounter.ts"
+import * as ModelMessages from "../src/plain/ModelMessages.ts"
+import * as OpenAIChat from "../src/plain/OpenAIChat.ts"
 import * as Trim from "../src/plain/Trim.ts"
 import * as SessionFormats from "../test/support/sessionFormats.ts"
 import { chatProjection } from "../test/support/sessionFormats.ts"
@@ -45,6 +69,12 @@ export interface DoorTiming {
   readonly mode: "stable" | "per-call" | undefined
   /** The history each call gets: the same message objects as the call before, or fresh copies. */
   readonly history: "same objects" | "fresh copies"
+  /**
+   * Whether every message's count was known before the timed call (a counter given the
+   * session's counts, warmed outside the clock: the target's rows), or the door's default
+   * counter counted the newest step's messages in the call (information).
+   */
+  readonly counts: "known before the call" | "counted in the call"
   /** The messages of the first timed call's history. */
   readonly messages: number
   readonly samples: number
@@ -59,7 +89,8 @@ export interface DoorTiming {
    */
   readonly cpuMedianMs: number
   readonly targetMs: number
-  readonly verdict: "met" | "missed"
+  /** The target's verdict, on the rows whose counts were known; `information` on the others. */
+  readonly verdict: "met" | "missed" | "information"
 }
 
 /** The histories of a session: at call k, its start and its first k steps (the same objects). */
@@ -129,55 +160,218 @@ const time = async (
     maxMs: Math.max(...times),
     cpuMedianMs: median(cpu),
     targetMs,
-    verdict: medianMs <= targetMs ? "met" : "missed"
+    verdict: name.counts === "counted in the call" ? "information" : medianMs <= targetMs ? "met" : "missed"
   }
 }
 
+/**
+ * o200k's counts, as the doors' default counter makes them (`GptTokenizer.layerEncoding`): a
+ * message's rendered text counted, plus its role's framing (`<|im_start|>role<|im_sep|>` and
+ * `<|im_end|>`) and its media estimate; a request's reply priming once.
+ */
+interface O200k {
+  readonly text: (text: string) => number
+  readonly framing: number
+  readonly requestOverhead: number
+  readonly message: (message: Prompt.Message) => number
+}
+
+const loadO200k = async (): Promise<O200k> => {
+  const text = await Effect.runPromise(GptTokenizer.textCounter("o200k_base"))
+  // The default counter itself, asked once per role: its count of a message less its text's.
+  const counter = await Effect.runPromise(
+    Effect.scoped(Effect.map(Layer.build(GptTokenizer.layerEncoding("o200k_base")), (context) => Context.get(context, TokenCounter.TokenCounter)))
+  )
+  const framings = new Set<number>()
+  for (const message of [
+    Prompt.systemMessage({ content: "framing" }),
+    Prompt.userMessage({ content: [Prompt.textPart({ text: "framing" })] }),
+    Prompt.assistantMessage({ content: [Prompt.textPart({ text: "framing" })] }),
+    Prompt.toolMessage({
+      content: [Prompt.toolResultPart({ id: "c", name: "f", isFailure: false, result: "framing", providerExecuted: false })]
+    })
+  ]) {
+    framings.add((await Effect.runPromise(counter.count(message))) - text(PromptWindow.render(message)))
+  }
+  // One framing for every role (o200k writes each role as one token): one `messageOverhead`.
+  if (framings.size !== 1) throw new Error(`the roles' framings differ: ${[...framings].join(", ")}`)
+  const framing = [...framings][0]!
+  return {
+    text,
+    framing,
+    requestOverhead: counter.requestOverhead,
+    message: (message) => text(PromptWindow.render(message)) + framing + MediaTokens.ofMessage(message, MediaTokens.defaultProvider)
+  }
+}
+
+/**
+ * A `counter` option (a text's tokens) that knows every text the door renders for the session,
+ * warmed before the clock by a door of its own over the session's whole history.
+ */
+interface TextCounts {
+  readonly counter: (text: string) => number
+  readonly record: (text: string) => number
+}
+
+const textCounts = (o200k: O200k): TextCounts => {
+  const known = new Map<string, number>()
+  return {
+    counter: (text) => known.get(text) ?? o200k.text(text),
+    record: (text) => {
+      const n = o200k.text(text)
+      known.set(text, n)
+      return n
+    }
+  }
+}
+
+/** The options that give a door of the AI SDK the counts of `counts` (o200k's figures). */
+const counterOptions = (o200k: O200k, counter: (text: string) => number) => ({
+  counter,
+  messageOverhead: o200k.framing,
+  requestOverhead: o200k.requestOverhead
+})
+
 /** The middleware's calls: fresh provider prompts at every call, as the SDK builds them. */
-const middlewareDoor = (histories: ReadonlyArray<ReadonlyArray<Prompt.Message>>, mode: "stable" | "per-call", contextWindow: number, outputReserve: number): Door => {
-  const model = wrapLanguageModel({
-    model: new MockLanguageModelV4({
-      doGenerate: async () => ({ content: [{ type: "text", text: "ok" }], finishReason: { unified: "stop", raw: undefined }, usage: noUsage, warnings: [] })
-    }),
-    middleware: AiSdk.middleware({ contextWindow, outputReserve, mode })
-  })
+const middlewareDoor = async (
+  histories: ReadonlyArray<ReadonlyArray<Prompt.Message>>,
+  mode: "stable" | "per-call",
+  contextWindow: number,
+  outputReserve: number,
+  o200k: O200k | undefined
+): Promise<Door> => {
+  const model = (options: Partial<AiSdk.Options>) =>
+    wrapLanguageModel({
+      model: new MockLanguageModelV4({
+        doGenerate: async () => ({ content: [{ type: "text", text: "ok" }], finishReason: { unified: "stop", raw: undefined }, usage: noUsage, warnings: [] })
+      }),
+      middleware: AiSdk.middleware({ contextWindow, outputReserve, mode, ...options })
+    })
   // The session's messages in the provider's format (every history is a prefix of the last).
   const provider: ReadonlyArray<AiSdkPrompt.ProviderMessage> = SessionFormats.toProviderPrompt(lastOf(histories))
+  let options: Partial<AiSdk.Options> = {}
+  if (o200k !== undefined) {
+    const counts = textCounts(o200k)
+    // Counts known: a per-call door of its own renders and counts every message of the history.
+    await model({ ...counterOptions(o200k, counts.record), mode: "per-call" }).doGenerate({ prompt: fresh(provider.slice()) })
+    options = counterOptions(o200k, counts.counter)
+  }
+  const timed = model(options)
   return (k) => {
     const prompt = fresh(provider.slice(0, histories[k]!.length))
-    return () => model.doGenerate({ prompt })
+    return () => timed.doGenerate({ prompt })
   }
+}
+
+/** A step of `prepareStep` on the first `length` of the session's `ModelMessage`s. */
+const stepOf = (all: ReadonlyArray<ModelMessage>, length: number): AiSdk.Step => {
+  const [system, ...rest] = all.slice(0, length)
+  const instructions = system !== undefined && system.role === "system" ? system.content : undefined
+  const messages = instructions === undefined ? all.slice(0, length) : rest
+  return { messages, ...(instructions === undefined ? {} : { instructions }) }
 }
 
 /** `prepareStep`'s calls: the same `ModelMessage` objects from one step to the next. */
-const prepareStepDoor = (histories: ReadonlyArray<ReadonlyArray<Prompt.Message>>, mode: "stable" | "per-call", contextWindow: number, outputReserve: number): Door => {
-  const step = AiSdk.prepareStep({ contextWindow, outputReserve, mode })
+const prepareStepDoor = async (
+  histories: ReadonlyArray<ReadonlyArray<Prompt.Message>>,
+  mode: "stable" | "per-call",
+  contextWindow: number,
+  outputReserve: number,
+  o200k: O200k | undefined
+): Promise<Door> => {
   const all: ReadonlyArray<ModelMessage> = SessionFormats.toModelMessages(lastOf(histories))
+  let options: Partial<AiSdk.PrepareStepOptions> = {}
+  if (o200k !== undefined) {
+    const counts = textCounts(o200k)
+    await AiSdk.prepareStep({ contextWindow, outputReserve, ...counterOptions(o200k, counts.record), mode: "per-call" })(
+      stepOf(all, all.length)
+    )
+    options = counterOptions(o200k, counts.counter)
+  }
+  const step = AiSdk.prepareStep({ contextWindow, outputReserve, mode, ...options })
   return (k) => {
-    const [system, ...rest] = all.slice(0, histories[k]!.length)
-    const instructions = system !== undefined && system.role === "system" ? system.content : undefined
-    const messages = instructions === undefined ? all.slice(0, histories[k]!.length) : rest
-    return () => step({ messages, ...(instructions === undefined ? {} : { instructions }) })
+    const input = stepOf(all, histories[k]!.length)
+    return () => step(input)
+  }
+}
+
+/**
+ * A `count` option (a message's tokens) that knows the counts of a call's message objects,
+ * given them when the call is made ready (`prepare`, untimed) from the session's table; any
+ * other message (a copy the window shortened) is counted when asked.
+ */
+const messageCounts = <M>(
+  table: ReadonlyArray<number>,
+  slow: (message: M) => number
+) => {
+  let known = new WeakMap<object, number>()
+  return {
+    prepare: (messages: ReadonlyArray<M>) => {
+      known = new WeakMap()
+      messages.forEach((message, i) => {
+        const n = table[i]
+        if (typeof message === "object" && message !== null && n !== undefined) known.set(message, n)
+      })
+    },
+    count: (message: M): number =>
+      (typeof message === "object" && message !== null ? known.get(message) : undefined) ?? slow(message)
   }
 }
 
 /** `trimModelMessages`'s calls: the same objects, or fresh copies. */
-const trimModelMessagesDoor = (histories: ReadonlyArray<ReadonlyArray<Prompt.Message>>, copies: boolean, contextWindow: number, outputReserve: number): Door => {
+const trimModelMessagesDoor = async (
+  histories: ReadonlyArray<ReadonlyArray<Prompt.Message>>,
+  copies: boolean,
+  contextWindow: number,
+  outputReserve: number,
+  o200k: O200k | undefined
+): Promise<Door> => {
   const all: ReadonlyArray<ModelMessage> = SessionFormats.toModelMessages(lastOf(histories))
+  let counts: ReturnType<typeof messageCounts<ModelMessage>> | undefined
+  if (o200k !== undefined) {
+    // `toPromptMessages` is the door's conversion without its memo (the door's own is left as
+    // the timed calls find it).
+    const promptOf = (messages: ReadonlyArray<ModelMessage>) => Effect.runPromise(ModelMessages.toPromptMessages(messages))
+    const table = (await promptOf(all)).map(o200k.message)
+    counts = messageCounts(table, (message) => {
+      const [converted] = Effect.runSync(ModelMessages.toPromptMessages([message]))
+      return o200k.message(converted!)
+    })
+  }
   return (k) => {
     const length = histories[k]!.length
     const messages = copies ? fresh(all.slice(0, length)) : all.slice(0, length)
-    return () => Trim.trimModelMessages(messages, { contextWindow, outputReserve })
+    if (counts === undefined) return () => Trim.trimModelMessages(messages, { contextWindow, outputReserve })
+    counts.prepare(messages)
+    const options = { contextWindow: contextWindow - o200k!.requestOverhead, outputReserve, count: counts.count }
+    return () => Trim.trimModelMessages(messages, options)
   }
 }
 
 /** `trim`'s calls (OpenAI chat format, the session's chat projection): the same objects, or fresh copies. */
-const trimDoor = (histories: ReadonlyArray<ReadonlyArray<Prompt.Message>>, copies: boolean, contextWindow: number, outputReserve: number): Door => {
+const trimDoor = async (
+  histories: ReadonlyArray<ReadonlyArray<Prompt.Message>>,
+  copies: boolean,
+  contextWindow: number,
+  outputReserve: number,
+  o200k: O200k | undefined
+): Promise<Door> => {
   const all: ReadonlyArray<SessionFormats.IndexedChatMessage> = SessionFormats.toOpenAIChat(lastOf(histories))
+  let counts: ReturnType<typeof messageCounts<OpenAIChat.Message>> | undefined
+  if (o200k !== undefined) {
+    const names = OpenAIChat.toolNames(all)
+    const table = OpenAIChat.toPromptMessages(all).map(o200k.message)
+    counts = messageCounts<OpenAIChat.Message>(table, (message) => o200k.message(OpenAIChat.toPromptMessage(message, names)))
+  }
   return (k) => {
     const length = histories[k]!.length
     const messages = copies ? fresh(all.slice(0, length)) : all.slice(0, length)
-    return () => Trim.trim(messages, { contextWindow, outputReserve })
+    if (counts === undefined) return () => Trim.trim(messages, { contextWindow, outputReserve })
+    counts.prepare(messages)
+    // A function's counts carry no reply priming: the window is made smaller by it, as the
+    // default counter's budget is.
+    const options = { contextWindow: contextWindow - o200k!.requestOverhead, outputReserve, count: counts.count }
+    return () => Trim.trim(messages, options)
   }
 }
 
@@ -203,6 +397,8 @@ export const timeDoors = async (
     readonly samples?: number | undefined
     readonly warmup?: number | undefined
     readonly doors?: ReadonlyArray<DoorName> | undefined
+    /** Which rows: both by default, the counts known first. */
+    readonly counts?: ReadonlyArray<DoorTiming["counts"]> | undefined
     readonly hooks?: Hooks | undefined
   }
 ): Promise<Array<DoorTiming>> => {
@@ -214,24 +410,41 @@ export const timeDoors = async (
   const histories = historiesOf(session)
   const chat = historiesOf(chatProjection(session))
   const out: Array<DoorTiming> = []
+  const o200k = await loadO200k()
   const run = async (name: Parameters<typeof time>[0], hs: ReadonlyArray<ReadonlyArray<Prompt.Message>>, door: Door) => {
     out.push(await time(name, hs, door, messages, samples, warmup, options.hooks))
   }
-  for (const mode of ["stable", "per-call"] as const) {
-    if (doors.includes("middleware")) {
-      await run({ door: "AI SDK middleware", mode, history: "fresh copies" }, histories, middlewareDoor(histories, mode, contextWindow, outputReserve))
+  const countings = options.counts ?? ["known before the call", "counted in the call"]
+  for (const counts of countings) {
+    const known = counts === "known before the call" ? o200k : undefined
+    for (const mode of ["stable", "per-call"] as const) {
+      if (doors.includes("middleware")) {
+        await run(
+          { door: "AI SDK middleware", mode, history: "fresh copies", counts },
+          histories,
+          await middlewareDoor(histories, mode, contextWindow, outputReserve, known)
+        )
+      }
+      if (doors.includes("prepareStep")) {
+        await run(
+          { door: "AI SDK prepareStep", mode, history: "same objects", counts },
+          histories,
+          await prepareStepDoor(histories, mode, contextWindow, outputReserve, known)
+        )
+      }
     }
-    if (doors.includes("prepareStep")) {
-      await run({ door: "AI SDK prepareStep", mode, history: "same objects" }, histories, prepareStepDoor(histories, mode, contextWindow, outputReserve))
-    }
-  }
-  for (const copies of [false, true]) {
-    const history = copies ? "fresh copies" as const : "same objects" as const
-    if (doors.includes("trimModelMessages")) {
-      await run({ door: "trimModelMessages", mode: undefined, history }, histories, trimModelMessagesDoor(histories, copies, contextWindow, outputReserve))
-    }
-    if (doors.includes("trim")) {
-      await run({ door: "trim", mode: undefined, history }, chat, trimDoor(chat, copies, contextWindow, outputReserve))
+    for (const copies of [false, true]) {
+      const history = copies ? "fresh copies" as const : "same objects" as const
+      if (doors.includes("trimModelMessages")) {
+        await run(
+          { door: "trimModelMessages", mode: undefined, history, counts },
+          histories,
+          await trimModelMessagesDoor(histories, copies, contextWindow, outputReserve, known)
+        )
+      }
+      if (doors.includes("trim")) {
+        await run({ door: "trim", mode: undefined, history, counts }, chat, await trimDoor(chat, copies, contextWindow, outputReserve, known))
+      }
     }
   }
   return out

@@ -442,6 +442,9 @@ type StepPart = { readonly type: string; readonly providerOptions?: ProviderOpti
 /** A step message with each part mapped by `f` (only its options change); the same object when none changed. */
 const withParts = <M extends StepMessage>(message: M, f: <P extends StepPart>(part: P, index: number) => P): M => {
   if (typeof message.content === "string") return message
+  // Most messages carry no mark: they are found unchanged without a copy (design item 106).
+  const parts: ReadonlyArray<StepPart> = message.content
+  if (!parts.some((part, i) => f(part, i) !== part)) return message
   let changed = false
   const g = <P extends StepPart>(part: P, i: number): P => {
     const next = f(part, i)

@@ -8,8 +8,11 @@
  * each string: a walk over its nodes, never over all its characters), then compared in full
  * with the copies stored under that fingerprint (`===` on strings: a pointer comparison for the
  * same string, a memory comparison for an equal one). A hit is therefore exact. What is stored
- * is a copy of the key's structure, so a caller mutating its message afterwards changes nothing
- * here. Keys that hold anything but plain objects, arrays, strings, finite numbers, booleans,
+ * is a copy of the key's structure, flattened into one array read forward by the comparison
+ * (item 104), so a caller mutating its message afterwards — at any depth — changes nothing
+ * here: the next call sees the edited message as a new content. Plain objects compare with
+ * their keys in order: a copy with its keys reordered is converted again (a miss, never a
+ * wrong hit). Keys that hold anything but plain objects, arrays, strings, finite numbers, booleans,
  * `null` and `undefined` (a `Uint8Array`, a `URL`, a class instance) are not memoised: their
  * value is made at every call.
  *
@@ -23,7 +26,8 @@
 
 /** One content: its stored copy, and the values made for its occurrences. */
 interface Entry<V> {
-  readonly key: unknown
+  /** Its content, as a {@link Tape}. */
+  readonly key: Tape
   readonly weight: number
   readonly values: Array<V>
   /** Its fingerprint. */
@@ -120,68 +124,110 @@ const isPlain = (u: object): boolean => {
 }
 
 /**
- * Whether a caller's value `b` has the content of a stored copy `a` (plain objects, arrays and
- * primitives only, see {@link copy}): the same primitives, arrays of equal elements, plain
- * objects with the same own keys and equal values.
+ * Where a stored copy opens an array or a plain object, and how many elements or own keys it
+ * has. Never a primitive: on a tape, a marker is told from a stored primitive by `instanceof`.
  */
-const equal = (a: unknown, b: unknown): boolean => {
-  if (a === b) return typeof a !== "number" || Number.isFinite(a)
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false
-    for (let i = 0; i < a.length; i++) if (!equal(a[i], b[i])) return false
-    return true
+class Open {
+  readonly array: boolean
+  readonly size: number
+  constructor(array: boolean, size: number) {
+    this.array = array
+    this.size = size
   }
-  if (Array.isArray(b) || !isRecord(a) || !isRecord(b) || !isPlain(b)) return false
-  let n = 0
-  for (const key in b) {
-    if (!Object.hasOwn(b, key)) return false
-    n++
-    if (!Object.hasOwn(a, key) || !equal(a[key], b[key])) return false
-  }
-  for (const _ in a) n--
-  return n === 0
 }
 
 /**
- * A copy of a value's structure (strings are immutable: shared), with the characters of its
- * strings; `undefined` for a value that cannot be memoised: anything but plain objects, arrays,
+ * A stored copy, flattened (docs/design.md item 104): the nodes of a walk in order — an
+ * {@link Open} for an array (its elements follow) or a plain object (each own key then its
+ * value follow, in the object's key order), the primitive itself otherwise. Comparing a
+ * caller's value with it is one walk of the caller's value reading the tape forward: no walk of
+ * a second structure, no key lookups in it. The strings are the caller's own (strings are
+ * immutable): the same message compares its strings by pointer, a fresh copy by their
+ * characters.
+ */
+type Tape = Array<unknown>
+
+/**
+ * Whether the caller's value `b` has the content recorded on `tape` from position `p`: the
+ * position after it when it does, `-1` when it does not. Arrays of equal elements; plain
+ * objects with the same own keys in the same order (a reordered copy is only a miss) and equal
+ * values; the same primitives.
+ */
+const match = (tape: Tape, p: number, b: unknown): number => {
+  const t = tape[p]
+  if (t === b) return p + 1
+  if (!(t instanceof Open) || typeof b !== "object" || b === null) return -1
+  if (t.array) {
+    if (!Array.isArray(b) || b.length !== t.size) return -1
+    const items: ReadonlyArray<unknown> = b
+    p++
+    for (let i = 0; i < items.length && p >= 0; i++) p = match(tape, p, items[i])
+    return p
+  }
+  if (!isRecord(b) || !isPlain(b)) return -1
+  const record = b
+  p++
+  let seen = 0
+  // Only plain objects get here, whose enumerable keys are their own unless `Object.prototype`
+  // was given one — then no object is memoised (`record` refuses a key not its own), or one
+  // stored before compares as the object the conversion reads (it reads inherited keys too).
+  for (const key in record) {
+    if (seen === t.size || tape[p] !== key) return -1
+    p = match(tape, p + 1, record[key])
+    if (p < 0) return -1
+    seen++
+  }
+  return seen === t.size ? p : -1
+}
+
+/** Whether the caller's value `b` has the content of the copy on `tape`. */
+const equal = (tape: Tape, b: unknown): boolean => match(tape, 0, b) === tape.length
+
+/**
+ * Records a value on `tape` (see {@link Tape}), adding the characters of its strings and keys
+ * to `weight`; `false` for a value that cannot be memoised: anything but plain objects, arrays,
  * strings, finite numbers, booleans, `null` and `undefined`.
  */
-const copy = (value: unknown, weight: { n: number }): { readonly value: unknown } | undefined => {
+const record = (value: unknown, tape: Tape, weight: { n: number }): boolean => {
   switch (typeof value) {
     case "string":
       weight.n += value.length
-      return { value }
+      tape.push(value)
+      return true
     case "number":
-      return Number.isFinite(value) ? { value } : undefined
+      tape.push(value)
+      return Number.isFinite(value)
     case "boolean":
     case "undefined":
-      return { value }
+      tape.push(value)
+      return true
     case "object": {
-      if (value === null) return { value }
+      if (value === null) {
+        tape.push(value)
+        return true
+      }
       if (Array.isArray(value)) {
-        const out: Array<unknown> = []
-        for (const element of value) {
-          const copied = copy(element, weight)
-          if (copied === undefined) return undefined
-          out.push(copied.value)
-        }
-        return { value: out }
+        const items: ReadonlyArray<unknown> = value
+        tape.push(new Open(true, items.length))
+        for (const element of items) if (!record(element, tape, weight)) return false
+        return true
       }
-      if (!isRecord(value) || !isPlain(value)) return undefined
-      const out: Record<string, unknown> = {}
+      if (!isRecord(value) || !isPlain(value)) return false
+      const at = tape.length
+      tape.push(undefined)
+      let size = 0
       for (const key in value) {
-        if (!Object.hasOwn(value, key)) return undefined
-        const copied = copy(value[key], weight)
-        if (copied === undefined) return undefined
+        if (!Object.hasOwn(value, key)) return false
+        tape.push(key)
         weight.n += key.length
-        out[key] = copied.value
+        if (!record(value[key], tape, weight)) return false
+        size++
       }
-      return { value: out }
+      tape[at] = new Open(false, size)
+      return true
     }
     default:
-      return undefined
+      return false
   }
 }
 
@@ -278,10 +324,10 @@ export const make = <V>(bounds: Bounds = defaultBounds): ContentMemo<V> => {
         if (made === undefined) return undefined
         if (entry === undefined) {
           const weight = { n: 0 }
-          const copied = copy(key, weight)
+          const tape: Tape = []
           // Not memoisable (binary data, a class instance): made at every call.
-          if (copied === undefined) return made
-          entry = { key: copied.value, weight: weight.n, h, values: [], call: id, taken: 0 }
+          if (!record(key, tape, weight)) return made
+          entry = { key: tape, weight: weight.n, h, values: [], call: id, taken: 0 }
           found[position] = entry
           bucket ??= bucketOf(h)
           if (bucket === undefined) {

@@ -147,9 +147,46 @@ const hint = "or pass count: (message) => tokens to trim"
 type ShortenedCopy<M> = (original: M, shortened: Prompt.Message) => M | undefined
 
 /**
- * The counter of the options, and the items an encoding's counter made before (item 83); a
- * function's counts are made first, so that a throw names its message, and its items are made
- * again at every call.
+ * The items made with a count function's counts, and the count each prompt message's item
+ * holds (docs/design.md item 105), by function: the same function at the next call finds them.
+ */
+interface FunctionItems {
+  readonly itemCache: PromptWindow.ItemCache
+  readonly counts: WeakMap<Prompt.Message, number>
+}
+
+/** A count function's items, held as long as the function is (a module memo of a pure call). */
+const functionItems = new WeakMap<object, FunctionItems>()
+
+/**
+ * The items of a count function for a call whose messages count `counts`: those it made before,
+ * when every message it made an item for counts the same again; else a new cache (a function
+ * whose answers changed: nothing made with the old ones is reused).
+ */
+const itemsOf = (count: object, counts: ReadonlyMap<Prompt.Message, number>): PromptWindow.ItemCache => {
+  const items = functionItems.get(count)
+  if (items !== undefined) {
+    let same = true
+    for (const [message, n] of counts) {
+      const held = items.counts.get(message)
+      if (held === undefined) items.counts.set(message, n)
+      else if (held !== n) {
+        same = false
+        break
+      }
+    }
+    if (same) return items.itemCache
+  }
+  const made: FunctionItems = { itemCache: PromptWindow.makeItemCache(), counts: new WeakMap() }
+  for (const [message, n] of counts) made.counts.set(message, n)
+  functionItems.set(count, made)
+  return made.itemCache
+}
+
+/**
+ * The counter of the options, and the items made before with the same counts (item 83: an
+ * encoding's counter; item 105: a function's, each message's count asked again at every call so
+ * that a throw names its message, its items reused while the function answers the same).
  */
 const counterOf = <M>(
   messages: ReadonlyArray<M>,
@@ -160,31 +197,35 @@ const counterOf = <M>(
 ): Effect.Effect<
   readonly [Layer.Layer<TokenCounter.TokenCounter>, PromptWindow.ItemCache | undefined],
   GptTokenizer.TokenizerLoadError | PromptWindow.CandidateError
-> =>
-  Effect.gen(function*() {
-    if (count === undefined || count === "o200k" || count === "cl100k") {
-      const encoding = count === "cl100k" ? "cl100k_base" : "o200k_base"
-      // One counter an encoding for the process: counts already made are reused (item 83).
-      const counting = yield* EncodingCounters.counterOf(encoding, media).pipe(
-        Effect.mapError((error) => new GptTokenizer.TokenizerLoadError({ encoding, cause: error.cause, hint }))
-      )
-      return [Layer.succeed(TokenCounter.TokenCounter, counting.counter), counting.itemCache] as const
-    }
+> => {
+  if (count === undefined || count === "o200k" || count === "cl100k") {
+    const encoding = count === "cl100k" ? "cl100k_base" : "o200k_base"
+    // One counter an encoding for the process: counts already made are reused (item 83).
+    return EncodingCounters.counterOf(encoding, media).pipe(
+      Effect.mapError((error) => new GptTokenizer.TokenizerLoadError({ encoding, cause: error.cause, hint })),
+      Effect.map((counting) => [Layer.succeed(TokenCounter.TokenCounter, counting.counter), counting.itemCache] as const)
+    )
+  }
+  return Effect.suspend(() => {
     const counts = new Map<Prompt.Message, number>()
     // The message each tool result answers in, by call id: a shortened copy is counted as the
     // caller's message it stands for.
     const toolIndex = new Map<string, number>()
+    // One plain loop: a thousand messages are a thousand calls of the function, not a thousand effects.
     for (let i = 0; i < messages.length; i++) {
       const message = messages[i]!
       const converted = prompt[i]!
       if (converted.role === "tool") {
         for (const part of converted.content) if (part.type === "tool-result") toolIndex.set(part.id, i)
       }
-      const n = yield* Effect.try({
-        try: () => count(message, i),
-        catch: (cause) =>
+      let n: number
+      try {
+        n = count(message, i)
+      } catch (cause) {
+        return Effect.fail(
           new PromptWindow.CandidateError({ index: i, field: "count", problem: `threw: ${describeThrown(cause)}`, cause })
-      })
+        )
+      }
       counts.set(converted, n)
     }
     // A tool message shortened by rule K6 is counted as the copy the caller would be sent.
@@ -202,8 +243,9 @@ const counterOf = <M>(
       }
       return count(copy, index)
     }, 0, "count")
-    return [counter, undefined] as const
+    return Effect.succeed([counter, itemsOf(count, counts)] as const)
   })
+}
 
 /** The options {@link trim} knows, and their rules (the session core's where they are its). */
 const knownOptions: Readonly<Record<string, SessionOptions.Rule>> = {

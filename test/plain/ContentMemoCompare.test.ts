@@ -1,0 +1,205 @@
+/**
+ * The content memo's comparison (docs/design.md item 104) and the count function's items
+ * (item 105): what makes the doors' conversion cost a small constant a message seen before,
+ * and never a wrong hit.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import fc from "fast-check"
+import * as ContentMemo from "../../src/internal/contentMemo.ts"
+import * as AiSdkCacheMarks from "../../src/adapters/AiSdkCacheMarks.ts"
+import * as CacheBreakpoints from "../../src/ai/CacheBreakpoints.ts"
+import type * as OpenAIChat from "../../src/plain/OpenAIChat.ts"
+import * as Trim from "../../src/plain/Trim.ts"
+import { chatProjection, toModelMessages, toOpenAIChat } from "../support/sessionFormats.ts"
+import * as Sessions from "../support/sessions.ts"
+
+const fresh = <A>(value: A): A => {
+  const copy: A = JSON.parse(JSON.stringify(value))
+  return copy
+}
+
+/** A JSON-like value of a few levels, as a message is: objects, arrays, strings, numbers, booleans, null. */
+const json = fc.letrec((tie) => ({
+  value: fc.oneof(
+    { depthSize: "small", withCrossShrink: true },
+    fc.string(),
+    fc.integer(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(tie("value"), { maxLength: 4 }),
+    fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }), tie("value"), { maxKeys: 4 })
+  )
+})).value
+
+const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** The containers of a value and the key or index of each child: every place an edit can be made. */
+const places = (value: unknown): Array<{ readonly container: Record<string, unknown> | Array<unknown>; readonly key: string | number }> => {
+  const out: Array<{ readonly container: Record<string, unknown> | Array<unknown>; readonly key: string | number }> = []
+  const walk = (v: unknown) => {
+    if (Array.isArray(v)) {
+      const items: Array<unknown> = v
+      items.forEach((child, i) => {
+        out.push({ container: items, key: i })
+        walk(child)
+      })
+    } else if (isRecord(v)) {
+      for (const key of Object.keys(v)) {
+        out.push({ container: v, key })
+        walk(v[key])
+      }
+    }
+  }
+  walk(value)
+  return out
+}
+
+/** A string equal to `s` that is another string object (built from pieces). */
+const equalString = (s: string): string => [...s].join("")
+
+describe("ContentMemo's comparison (design item 104)", () => {
+  it("a message edited in place at any depth is seen as changed: the value made for its new content, never the old", () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string({ minLength: 1, maxLength: 4 }), json, { minKeys: 1, maxKeys: 4 }), fc.nat(), (message, pick) => {
+        const memo = ContentMemo.make<string>()
+        const before = JSON.stringify(message)
+        assert.strictEqual(memo.call().get(message, () => before), before)
+        const at = places(message)
+        const place = at[pick % at.length]!
+        // The edit: a value no generated value is (a fresh marker object, or a changed string).
+        const old = Array.isArray(place.container) ? place.container[Number(place.key)] : place.container[String(place.key)]
+        const next = typeof old === "string" ? `${old}!` : { edited: [old ?? 0] }
+        if (Array.isArray(place.container)) place.container[Number(place.key)] = next
+        else place.container[String(place.key)] = next
+        const after = JSON.stringify(message)
+        assert.strictEqual(memo.call().get(message, () => after), after)
+        // The content before, in a new object, still finds its own value.
+        assert.strictEqual(memo.call().get(JSON.parse(before), () => "made again"), before)
+      }),
+      { seed: 104, numRuns: 300 }
+    )
+  })
+
+  it("a key added or removed in place at any depth is seen as changed", () => {
+    const memo = ContentMemo.make<string>()
+    const message: { role: string; content: Array<Record<string, unknown>> } = {
+      role: "tool",
+      content: [{ type: "tool-result", toolCallId: "c1", output: { type: "text", value: "ok" } }]
+    }
+    const a = memo.call().get(message, () => "a")
+    message.content[0]!["extra"] = undefined
+    assert.strictEqual(memo.call().get(message, () => "b"), "b")
+    delete message.content[0]!["extra"]
+    assert.strictEqual(memo.call().get(message, () => "c"), a)
+    message.content.push({ type: "text", text: "" })
+    assert.strictEqual(memo.call().get(message, () => "d"), "d")
+  })
+
+  it("a string replaced by an equal string (another string object) still hits, the same object or a fresh copy", () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string({ minLength: 1, maxLength: 4 }), json, { minKeys: 1, maxKeys: 4 }), (message) => {
+        const memo = ContentMemo.make<object>()
+        const made = memo.call().get(message, () => ({}))
+        // Every string of the message replaced, in place, by an equal one built anew.
+        for (const place of places(message)) {
+          if (Array.isArray(place.container)) {
+            const v = place.container[Number(place.key)]
+            if (typeof v === "string") place.container[Number(place.key)] = equalString(v)
+          } else {
+            const v = place.container[String(place.key)]
+            if (typeof v === "string") place.container[String(place.key)] = equalString(v)
+          }
+        }
+        assert.strictEqual(memo.call().get(message, () => ({})), made)
+        assert.strictEqual(memo.call().get(fresh(message), () => ({})), made)
+      }),
+      { seed: 1041, numRuns: 200 }
+    )
+  })
+
+  it("an object of the same content with its keys in another order is a miss (made again), never another content's value", () => {
+    const memo = ContentMemo.make<string>()
+    assert.strictEqual(memo.call().get({ role: "user", content: "hi" }, () => "first"), "first")
+    assert.strictEqual(memo.call().get({ content: "hi", role: "user" }, () => "reordered"), "reordered")
+    assert.strictEqual(memo.call().get({ role: "user", content: "hi" }, () => "again"), "first")
+  })
+
+  it("an array and an object of the same entries, null and undefined, 0 and '0' are told apart", () => {
+    const memo = ContentMemo.make<string>()
+    const call = memo.call()
+    const keys: ReadonlyArray<unknown> = [
+      { v: ["a"] },
+      { v: { 0: "a" } },
+      { v: null },
+      { v: undefined },
+      { v: 0 },
+      { v: "0" },
+      { v: false },
+      {}
+    ]
+    const values = keys.map((key, i) => call.get(key, () => `v${i}`))
+    assert.deepStrictEqual(values, keys.map((_, i) => `v${i}`))
+    const again = memo.call()
+    // structuredClone keeps a key whose value is undefined (a JSON copy would drop it).
+    assert.deepStrictEqual(keys.map((key) => again.get(structuredClone(key), () => "miss")), values)
+  })
+})
+
+const session = chatProjection(Sessions.generate("tool-heavy", 40, 105))
+
+describe("a count function's items are reused while it answers the same (design item 105)", () => {
+  it("the same function over an agent loop gives what a new function of the same answers gives, at every call", async () => {
+    const count = (message: OpenAIChat.Message): number => JSON.stringify(message).length >> 2
+    for (let k = 5; k <= 40; k += 5) {
+      const chat = toOpenAIChat(Sessions.historyAt(session, k))
+      const options = { contextWindow: 4_000, outputReserve: 200 }
+      const reused = await Trim.trim(chat, { ...options, count })
+      const copies = await Trim.trim(fresh(chat), { ...options, count })
+      const first = await Trim.trim(chat, { ...options, count: (m: OpenAIChat.Message) => count(m) })
+      assert.deepStrictEqual(reused.report, first.report)
+      assert.deepStrictEqual(copies.report, first.report)
+      if (k === 40) assert.isAbove(first.report.dropped.length, 0)
+    }
+  })
+
+  it("a function whose answer for a message changes: the new count is used, nothing made with the old one", async () => {
+    const chat = toOpenAIChat(Sessions.historyAt(session, 20))
+    let heavy = -1
+    const count = (_: OpenAIChat.Message, index: number): number => (index === heavy ? 1_000 : 10)
+    const options = { contextWindow: 1_200, outputReserve: 0, startOn: "any" as const, count }
+    const before = await Trim.trim(chat, options)
+    assert.deepStrictEqual(before.report.dropped, [])
+    assert.strictEqual(before.report.tokens, 10 * chat.length)
+    heavy = 1
+    const after = await Trim.trim(chat, options)
+    const expected = await Trim.trim(chat, { ...options, count: (m: OpenAIChat.Message, i: number) => count(m, i) })
+    assert.deepStrictEqual(after.report, expected.report)
+    assert.notDeepEqual(after.report, before.report)
+  })
+
+  it("trimModelMessages: the same function, the same objects and fresh copies, as a new function", async () => {
+    const count = (message: unknown): number => JSON.stringify(message).length >> 2
+    const model = toModelMessages(Sessions.historyAt(session, 30))
+    const options = { contextWindow: 5_000, outputReserve: 200 }
+    const expected = await Trim.trimModelMessages(model, { ...options, count: (m) => count(m) })
+    for (const input of [model, model, fresh(model)]) {
+      assert.deepStrictEqual((await Trim.trimModelMessages(input, { ...options, count })).report, expected.report)
+    }
+  })
+})
+
+describe("stripModelMessages (design item 106)", () => {
+  it("messages without the library's marks are the step's own objects; the library's marks on parts are stripped, the caller's kept", () => {
+    const messages = toModelMessages(Sessions.historyAt(session, 10))
+    AiSdkCacheMarks.stripModelMessages(messages).forEach((message, i) => assert.strictEqual(message, messages[i]))
+    const planner = CacheBreakpoints.anthropic({ minimumPrefix: 0 })
+    const marked = AiSdkCacheMarks.markModelMessages(messages, { planner, tokens: { tools: 0, messages: messages.map(() => 2_000) } }).messages
+    const changed = marked.flatMap((message, i) => (message === messages[i] ? [] : [i]))
+    assert.isAbove(changed.length, 0)
+    const stripped = AiSdkCacheMarks.stripModelMessages(marked)
+    assert.deepStrictEqual(stripped, messages)
+    stripped.forEach((message, i) => {
+      if (!changed.includes(i)) assert.strictEqual(message, messages[i])
+    })
+  })
+})
