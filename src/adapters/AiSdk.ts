@@ -257,10 +257,20 @@ const convertOrFail = <A>(method: string, convert: () => A): A => {
  */
 const makeCore = (options: CoreOptions & { readonly countTools?: boolean | undefined }) => {
   const { counter, media, messageOverhead, requestOverhead, tracer, telemetry, maxConversations, mode, ...sessionOptions } = options
+  // A message's count asked of the caller's counter once per message object, as the default
+  // counter remembers its own (design item 106): the memo gives the same message objects from
+  // call to call, and rendering a thousand messages at every call was most of a call's cost.
+  const counted = new WeakMap<Prompt.Message, number>()
   const counterLayer = counter === undefined
     ? GptTokenizer.layerEncoding("o200k_base", media)
     : TokenCounter.make(
-      (message) => counter(PromptWindow.render(message)) + (messageOverhead ?? 4) + MediaTokens.ofMessage(message, media),
+      (message) => {
+        const known = counted.get(message)
+        if (known !== undefined) return known
+        const n = counter(PromptWindow.render(message)) + (messageOverhead ?? 4) + MediaTokens.ofMessage(message, media)
+        counted.set(message, n)
+        return n
+      },
       requestOverhead ?? 3,
       "AiSdk counter"
     )

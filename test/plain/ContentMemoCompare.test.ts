@@ -6,6 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
 import * as ContentMemo from "../../src/internal/contentMemo.ts"
+import * as AiSdk from "../../src/adapters/AiSdk.ts"
 import * as AiSdkCacheMarks from "../../src/adapters/AiSdkCacheMarks.ts"
 import * as CacheBreakpoints from "../../src/ai/CacheBreakpoints.ts"
 import type * as OpenAIChat from "../../src/plain/OpenAIChat.ts"
@@ -202,4 +203,31 @@ describe("stripModelMessages (design item 106)", () => {
       if (!changed.includes(i)) assert.strictEqual(message, messages[i])
     })
   })
+})
+
+describe("the AI SDK doors ask a caller's counter once a message (design item 106)", () => {
+  for (const mode of ["stable", "per-call"] as const) {
+    it(`prepareStep (${mode}): a step that appends two messages asks the counter for those two only, on the same objects and on fresh copies`, async () => {
+      const asked: Array<string> = []
+      const step = AiSdk.prepareStep({
+        contextWindow: 1_000_000,
+        outputReserve: 0,
+        mode,
+        counter: (text) => {
+          asked.push(text)
+          return Math.ceil(text.length / 4)
+        }
+      })
+      const all = toModelMessages(Sessions.historyAt(session, 12))
+      const first = all.slice(0, all.length - 2)
+      await step({ messages: first })
+      assert.isAtLeast(asked.length, first.length)
+      asked.length = 0
+      await step({ messages: all })
+      assert.strictEqual(asked.length, 2)
+      asked.length = 0
+      await step({ messages: fresh(all) })
+      assert.strictEqual(asked.length, 0)
+    })
+  }
 })
