@@ -37,7 +37,9 @@
  * to the scripted model), the AI SDK middleware through `wrapLanguageModel` and the SDK's mock
  * model (stable and per-call, the prompt fresh objects at every call as the SDK builds them),
  * `prepareStep` (stable and per-call), `trimModelMessages` and `trim` (the same objects appended
- * to, and fresh copies parsed from JSON at every call). The target of each is ≤ 1 ms a call (the
+ * to, and fresh copies parsed from JSON at every call), each with counts known before the call (a
+ * counter warmed outside the clock: the target's rows) and with its default counter (information,
+ * design item 106). The target of each is ≤ 1 ms a call (the
  * median): the verdicts are in the table and in the JSON (`targets`).
  *
  * Last, billed beside predicted per provider and door (issue 26): each session sent through the
