@@ -154,10 +154,9 @@ export const toCandidates = (
       reusable: last?.messages.length ?? 0,
       lastItems: last?.items ?? [],
       lastGroups: last?.groups ?? [],
-      items: [],
-      messageOf: new Map()
+      items: []
     }
-    const { items, messageOf } = scan
+    const { items } = scan
     // The items known already are found by a plain loop (V8 optimises it better than one in
     // this generator); it stops at each message whose item must be made, in order.
     for (let i = reuse(scan, 0); i < messages.length; i = reuse(scan, i + 1)) {
@@ -165,14 +164,13 @@ export const toCandidates = (
       const item = yield* makeItem(counter, message, i, groupOf[i], start, options?.annotate)
       cache?.set(message, item)
       items.push(item)
-      messageOf.set(item, message)
     }
     for (const document of documents) items.push(document)
     // A snapshot, as for the groups: the caller's array may change before the next call.
     if (options?.itemCache !== undefined) {
       options.itemCache.lastItems = { messages: messages.slice(), items, groups: groupOf, start }
     }
-    return { items, messageOf, messages, groups: groupOf }
+    return { items, messageOf: new ItemMessages(items, messages), messages, groups: groupOf }
   })
 
 /** What {@link reuse} reads and fills: the call's messages, what is known of them, the items so far. */
@@ -186,7 +184,6 @@ interface Scan {
   readonly lastItems: ReadonlyArray<ContextItem.ContextItem>
   readonly lastGroups: ReadonlyArray<string | undefined>
   readonly items: Array<ContextItem.ContextItem>
-  readonly messageOf: Map<ContextItem.ContextItem, Prompt.Message>
 }
 
 /**
@@ -196,7 +193,7 @@ interface Scan {
  * message whose item must be made (the messages' length when none).
  */
 const reuse = (scan: Scan, from: number): number => {
-  const { cache, groupOf, items, lastGroups, lastItems, messageOf, messages, reusable, start } = scan
+  const { cache, groupOf, items, lastGroups, lastItems, messages, reusable, start } = scan
   for (let i = from; i < messages.length; i++) {
     const message = messages[i]!
     const group = groupOf[i]
@@ -212,9 +209,52 @@ const reuse = (scan: Scan, from: number): number => {
     }
     if (item === undefined) return i
     items.push(item)
-    messageOf.set(item, message)
   }
   return messages.length
+}
+
+/**
+ * `Candidates.messageOf` read through the items' indexes (design 110): message `i`'s item
+ * says `i` in its metadata (`MessageIndex`), and is `items[i]`; a map of a thousand entries a
+ * call was most of the reuse scan's time. The same answers, entries and order as that map.
+ */
+class ItemMessages implements ReadonlyMap<ContextItem.ContextItem, Prompt.Message> {
+  readonly #items: ReadonlyArray<ContextItem.ContextItem>
+  readonly #messages: ReadonlyArray<Prompt.Message>
+  constructor(items: ReadonlyArray<ContextItem.ContextItem>, messages: ReadonlyArray<Prompt.Message>) {
+    this.#items = items
+    this.#messages = messages
+  }
+  get size(): number {
+    return this.#messages.length
+  }
+  get(item: ContextItem.ContextItem): Prompt.Message | undefined {
+    const index = messageIndexOf(item)
+    return index !== undefined && index < this.#messages.length && this.#items[index] === item
+      ? this.#messages[index]
+      : undefined
+  }
+  has(item: ContextItem.ContextItem): boolean {
+    return this.get(item) !== undefined
+  }
+  forEach(
+    callback: (value: Prompt.Message, key: ContextItem.ContextItem, map: ReadonlyMap<ContextItem.ContextItem, Prompt.Message>) => void,
+    thisArg?: unknown
+  ): void {
+    for (let i = 0; i < this.#messages.length; i++) callback.call(thisArg, this.#messages[i]!, this.#items[i]!, this)
+  }
+  *entries(): MapIterator<[ContextItem.ContextItem, Prompt.Message]> {
+    for (let i = 0; i < this.#messages.length; i++) yield [this.#items[i]!, this.#messages[i]!]
+  }
+  *keys(): MapIterator<ContextItem.ContextItem> {
+    for (let i = 0; i < this.#messages.length; i++) yield this.#items[i]!
+  }
+  *values(): MapIterator<Prompt.Message> {
+    for (let i = 0; i < this.#messages.length; i++) yield this.#messages[i]!
+  }
+  [Symbol.iterator](): MapIterator<[ContextItem.ContextItem, Prompt.Message]> {
+    return this.entries()
+  }
 }
 
 /** The item of message `i`. */

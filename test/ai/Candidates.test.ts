@@ -60,6 +60,37 @@ describe("Candidates", () => {
       }
     }))
 
+  it.effect("messageOf answers as a map from each message's item to its message, documents and strangers unknown", () =>
+    Effect.gen(function*() {
+      const history = Sessions.historyAt(Sessions.generate("tool-heavy", 10, 3), 10)
+      // A document that claims a message's index in its metadata is still no message's item.
+      const document = new ContextItem.ContextItem({ content: "doc", tokens: 3, metadata: { messageIndex: 1 } })
+      const stranger = new ContextItem.ContextItem({ content: "x", tokens: 1, metadata: { messageIndex: 0 } })
+      const candidates = yield* Candidates.toCandidates(Prompt.fromMessages(history), { documents: [document] }).pipe(
+        Effect.provide(counter)
+      )
+      const { items, messageOf, messages } = candidates
+      const expected = new Map(messages.map((message, i) => [items[i]!, message] as const))
+      assert.strictEqual(messageOf.size, expected.size)
+      assert.deepStrictEqual([...messageOf], [...expected])
+      assert.deepStrictEqual([...messageOf.keys()], [...expected.keys()])
+      assert.deepStrictEqual([...messageOf.values()], [...expected.values()])
+      assert.deepStrictEqual([...new Map(messageOf)], [...expected])
+      for (const [item, message] of expected) {
+        assert.strictEqual(messageOf.get(item), message)
+        assert.isTrue(messageOf.has(item))
+      }
+      assert.strictEqual(messageOf.get(document), undefined)
+      assert.strictEqual(messageOf.get(stranger), undefined)
+      assert.isFalse(messageOf.has(document))
+      const seen: Array<number> = []
+      messageOf.forEach((message, item) => {
+        assert.strictEqual(expected.get(item), message)
+        seen.push(messages.indexOf(message))
+      })
+      assert.deepStrictEqual(seen, messages.map((_, i) => i))
+    }))
+
   it.effect("an annotated message goes through the schema, and gets the same item when the annotation changes nothing", () =>
     Effect.gen(function*() {
       const history = Sessions.historyAt(Sessions.generate("mixed", 10, 7), 10)
