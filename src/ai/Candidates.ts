@@ -26,6 +26,7 @@ import { Prompt } from "effect/ai"
 import * as ContextItem from "../ContextItem.ts"
 import * as ContextKind from "../ContextKind.ts"
 import { describeThrown } from "../internal/describeThrown.ts"
+import { trusted } from "../internal/fastDecode.ts"
 import { continues } from "./internal/continues.ts"
 import type { ItemCache } from "./ItemCache.ts"
 import { messageIndexKey, messageIndexOf } from "./MessageIndex.ts"
@@ -145,41 +146,116 @@ export const toCandidates = (
     const last = lastItems !== undefined && lastItems.start === start && continues(messages, lastItems.messages)
       ? lastItems
       : undefined
-    const reusable = last?.messages.length ?? 0
-    const lastItemsOf = last?.items ?? []
-    const lastGroupsOf = last?.groups ?? []
-    const items: Array<ContextItem.ContextItem> = []
-    const messageOf = new Map<ContextItem.ContextItem, Prompt.Message>()
-    for (let i = 0; i < messages.length; i++) {
+    const scan: Scan = {
+      messages,
+      groupOf,
+      start,
+      cache,
+      reusable: last?.messages.length ?? 0,
+      lastItems: last?.items ?? [],
+      lastGroups: last?.groups ?? [],
+      items: []
+    }
+    const { items } = scan
+    // The items known already are found by a plain loop (V8 optimises it better than one in
+    // this generator); it stops at each message whose item must be made, in order.
+    for (let i = reuse(scan, 0); i < messages.length; i = reuse(scan, i + 1)) {
       const message = messages[i]!
-      const group = groupOf[i]
-      let item: ContextItem.ContextItem
-      if (i < reusable && lastGroupsOf[i] === group) {
-        // The last call's item for this message object at this index, from the same start.
-        item = lastItemsOf[i]!
-      } else {
-        const cached = cache?.get(message)
-        // A message object seen before at this index, in this group, and from the same start.
-        if (
-          cached !== undefined && messageIndexOf(cached) === i && cached.group === group &&
-          cached.timestamp?.epochMilliseconds === start + i
-        ) {
-          item = cached
-        } else {
-          item = yield* makeItem(counter, message, i, group, start, options?.annotate)
-          cache?.set(message, item)
-        }
-      }
+      const item = yield* makeItem(counter, message, i, groupOf[i], start, options?.annotate)
+      cache?.set(message, item)
       items.push(item)
-      messageOf.set(item, message)
     }
     for (const document of documents) items.push(document)
     // A snapshot, as for the groups: the caller's array may change before the next call.
     if (options?.itemCache !== undefined) {
       options.itemCache.lastItems = { messages: messages.slice(), items, groups: groupOf, start }
     }
-    return { items, messageOf, messages, groups: groupOf }
+    return { items, messageOf: new ItemMessages(items, messages), messages, groups: groupOf }
   })
+
+/** What {@link reuse} reads and fills: the call's messages, what is known of them, the items so far. */
+interface Scan {
+  readonly messages: ReadonlyArray<Prompt.Message>
+  readonly groupOf: ReadonlyArray<string | undefined>
+  readonly start: number
+  readonly cache: WeakMap<Prompt.Message, ContextItem.ContextItem> | undefined
+  /** The last call's items stand for messages `0..reusable` (the same objects, the same start). */
+  readonly reusable: number
+  readonly lastItems: ReadonlyArray<ContextItem.ContextItem>
+  readonly lastGroups: ReadonlyArray<string | undefined>
+  readonly items: Array<ContextItem.ContextItem>
+}
+
+/**
+ * Adds the items known for messages `from, from + 1, …` — the last call's item for the same
+ * message object at the same index in the same group, else one in the cache made for this
+ * object at this index, in this group, from this start — and returns the index of the first
+ * message whose item must be made (the messages' length when none).
+ */
+const reuse = (scan: Scan, from: number): number => {
+  const { cache, groupOf, items, lastGroups, lastItems, messages, reusable, start } = scan
+  for (let i = from; i < messages.length; i++) {
+    const message = messages[i]!
+    const group = groupOf[i]
+    let item: ContextItem.ContextItem | undefined
+    if (i < reusable && lastGroups[i] === group) {
+      item = lastItems[i]!
+    } else {
+      const cached = cache?.get(message)
+      if (
+        cached !== undefined && messageIndexOf(cached) === i && cached.group === group &&
+        cached.timestamp?.epochMilliseconds === start + i
+      ) item = cached
+    }
+    if (item === undefined) return i
+    items.push(item)
+  }
+  return messages.length
+}
+
+/**
+ * `Candidates.messageOf` read through the items' indexes (design 110): message `i`'s item
+ * says `i` in its metadata (`MessageIndex`), and is `items[i]`; a map of a thousand entries a
+ * call was most of the reuse scan's time. The same answers, entries and order as that map.
+ */
+class ItemMessages implements ReadonlyMap<ContextItem.ContextItem, Prompt.Message> {
+  readonly #items: ReadonlyArray<ContextItem.ContextItem>
+  readonly #messages: ReadonlyArray<Prompt.Message>
+  constructor(items: ReadonlyArray<ContextItem.ContextItem>, messages: ReadonlyArray<Prompt.Message>) {
+    this.#items = items
+    this.#messages = messages
+  }
+  get size(): number {
+    return this.#messages.length
+  }
+  get(item: ContextItem.ContextItem): Prompt.Message | undefined {
+    const index = messageIndexOf(item)
+    return index !== undefined && index < this.#messages.length && this.#items[index] === item
+      ? this.#messages[index]
+      : undefined
+  }
+  has(item: ContextItem.ContextItem): boolean {
+    return this.get(item) !== undefined
+  }
+  forEach(
+    callback: (value: Prompt.Message, key: ContextItem.ContextItem, map: ReadonlyMap<ContextItem.ContextItem, Prompt.Message>) => void,
+    thisArg?: unknown
+  ): void {
+    for (let i = 0; i < this.#messages.length; i++) callback.call(thisArg, this.#messages[i]!, this.#items[i]!, this)
+  }
+  *entries(): MapIterator<[ContextItem.ContextItem, Prompt.Message]> {
+    for (let i = 0; i < this.#messages.length; i++) yield [this.#items[i]!, this.#messages[i]!]
+  }
+  *keys(): MapIterator<ContextItem.ContextItem> {
+    for (let i = 0; i < this.#messages.length; i++) yield this.#items[i]!
+  }
+  *values(): MapIterator<Prompt.Message> {
+    for (let i = 0; i < this.#messages.length; i++) yield this.#messages[i]!
+  }
+  [Symbol.iterator](): MapIterator<[ContextItem.ContextItem, Prompt.Message]> {
+    return this.entries()
+  }
+}
 
 /** The item of message `i`. */
 const makeItem = (
@@ -208,10 +284,15 @@ const makeItem = (
         problem: `must be a valid instant: startMillis (${start}) + ${i} is not`
       })
     }
+    const content = yield* renderEffect(message)
+    if (annotation === undefined) {
+      const made = builtItem(content, tokens, message, timestamp.value, group, i)
+      if (made !== undefined) return made
+    }
     const priority = annotation?.priority
     const hint = annotation?.futureRelevanceHint
     return yield* ContextItem.make({
-      content: yield* renderEffect(message),
+      content,
       tokens,
       kind: annotation?.kind ?? kindOf(message),
       source: "Chat",
@@ -228,6 +309,36 @@ const makeItem = (
       )
     )
   })
+
+/**
+ * The item of a message nobody annotated, made without the schema's parser (design 110): every
+ * field is the library's own — the rendered text, a count already checked to be a safe
+ * integer, a default kind and source, a checked instant, a group id from `ToolGroups` — so the
+ * checks left are the two the library does not guarantee by construction (a non-empty content,
+ * a non-empty group), made here. `undefined` when either fails, and the schema then words the
+ * error as before.
+ */
+const builtItem = (
+  content: string,
+  tokens: number,
+  message: Prompt.Message,
+  timestamp: DateTime.Utc,
+  group: string | undefined,
+  i: number
+): ContextItem.ContextItem | undefined => {
+  if (content.length === 0 || group?.length === 0) return undefined
+  return trusted(ContextItem.ContextItem, {
+    content,
+    tokens,
+    kind: kindOf(message),
+    source: "Chat",
+    pinned: message.role === "system",
+    tags: [],
+    metadata: { role: message.role, [messageIndexKey]: i },
+    timestamp,
+    group
+  })
+}
 
 /**
  * The tokens of message `index` by the counter. A counter function that throws

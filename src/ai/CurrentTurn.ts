@@ -152,7 +152,9 @@ export const current = (turn: Turn): Array<number> => {
     if (group !== undefined && turn.conversation[i]) reached.add(group)
   }
   const members: Array<number> = []
-  for (let i = 0; i < messages.length; i++) {
+  // No group reached from the turn: nothing before the user message belongs to it, and the
+  // thousand messages before it need not be read (an agent's call without a tool exchange).
+  for (let i = reached.size === 0 ? user : 0; i < messages.length; i++) {
     if (!turn.conversation[i]) continue
     const group = groups[i]
     if (i >= user || (group !== undefined && reached.has(group))) members.push(i)
