@@ -19,7 +19,7 @@ import { Effect } from "effect"
 import type { AiError } from "effect/ai"
 import { Prompt } from "effect/ai"
 import type * as ContextItem from "../ContextItem.ts"
-import { countAt, editMessages, type MessageEdit } from "./internal/editMessages.ts"
+import { countAt, editMessages, type ItemMemo, type MessageEdit } from "./internal/editMessages.ts"
 import type * as PromptWindow from "./PromptWindow.ts"
 import { TokenCounter } from "./TokenCounter.ts"
 
@@ -171,7 +171,8 @@ const stubOf = (
 export const apply = (
   candidates: PromptWindow.Candidates,
   indices: ReadonlyArray<number>,
-  memo: Memo
+  memo: Memo,
+  itemMemo?: ItemMemo
 ): Effect.Effect<PromptWindow.Candidates, AiError.AiError | PromptWindow.CandidateError, TokenCounter> =>
   Effect.gen(function*() {
     if (indices.length === 0) return candidates
@@ -181,7 +182,7 @@ export const apply = (
       if (made !== undefined) edits.push(made)
     }
     const tokens = new Map(edits.map((e) => [e.edit, e.tokens]))
-    return yield* editMessages(candidates, edits.map((e) => e.edit), (edit) => tokens.get(edit))
+    return yield* editMessages(candidates, edits.map((e) => e.edit), (edit) => tokens.get(edit), itemMemo)
   })
 
 /**

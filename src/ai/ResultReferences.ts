@@ -21,7 +21,7 @@ import type { AiError } from "effect/ai"
 import { Prompt } from "effect/ai"
 import type * as ContextItem from "../ContextItem.ts"
 import * as Shorten from "./Shorten.ts"
-import { countAt, editMessages, type MessageEdit } from "./internal/editMessages.ts"
+import { countAt, editMessages, type ItemMemo, type MessageEdit } from "./internal/editMessages.ts"
 import * as Masking from "./Masking.ts"
 import type * as PromptWindow from "./PromptWindow.ts"
 import { TokenCounter } from "./TokenCounter.ts"
@@ -147,10 +147,35 @@ const whole = (candidates: PromptWindow.Candidates, i: number): boolean => {
 }
 
 /**
+ * The first message of a window's pool holding each result content, read up to position `read`
+ * of the pool: what an appending call carries over to the next (docs/design.md item 108), whose
+ * pool is this one with the appended messages after it. Only {@link decide} changes it.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface PoolIndex {
+  readonly firstWith: Map<string, number>
+  read: number
+}
+
+/**
+ * An empty {@link PoolIndex}.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const makePoolIndex = (): PoolIndex => ({ firstWith: new Map(), read: 0 })
+
+/**
  * The pairs `[index, target]` of the messages among `fresh` (ascending) that repeat a result
  * of a whole message before them (rule R1): `target` is the first message, among `pool` (the
  * whole messages in the window, ascending) and the `fresh` ones before it, holding a result
  * identical to one of the message's. A message that refers becomes no target itself.
+ *
+ * `index` (since 0.3.0): the pool's results read by an earlier call over a pool that starts
+ * with this one's first `index.read` messages, the same whole messages; only the rest is read,
+ * and the index is left covering the whole pool (the fresh messages are not kept in it).
  *
  * @since 0.3.0
  * @category references
@@ -158,16 +183,42 @@ const whole = (candidates: PromptWindow.Candidates, i: number): boolean => {
 export const decide = (
   candidates: PromptWindow.Candidates,
   pool: ReadonlyArray<number>,
-  fresh: ReadonlyArray<number>
+  fresh: ReadonlyArray<number>,
+  index: PoolIndex = makePoolIndex()
+): Array<readonly [number, number]> =>
+  decideAt(candidates, pool.length, (k) => pool[k], fresh, index)
+
+/**
+ * {@link decide} over a pool given by position (`poolAt(k)`: the message at position `k`, or
+ * `undefined` for an entry that is no message): the stable window reads its previous window's
+ * entries without listing their messages first.
+ *
+ * @since 0.3.0
+ * @category references
+ */
+export const decideAt = (
+  candidates: PromptWindow.Candidates,
+  poolLength: number,
+  poolAt: (k: number) => number | undefined,
+  fresh: ReadonlyArray<number>,
+  index: PoolIndex
 ): Array<readonly [number, number]> => {
-  const firstWith = new Map<string, number>()
-  const add = (i: number) => {
+  const firstWith = index.firstWith
+  const added: Array<string> = []
+  const add = (i: number, temporary: boolean) => {
     for (const part of resultsOf(candidates.messages[i])) {
       const key = contentOf(part)
-      if (!firstWith.has(key)) firstWith.set(key, i)
+      if (!firstWith.has(key)) {
+        firstWith.set(key, i)
+        if (temporary) added.push(key)
+      }
     }
   }
-  for (const i of pool) if (whole(candidates, i)) add(i)
+  for (let k = index.read; k < poolLength; k++) {
+    const i = poolAt(k)
+    if (i !== undefined && whole(candidates, i)) add(i, false)
+  }
+  index.read = Math.max(index.read, poolLength)
   const pairs: Array<readonly [number, number]> = []
   for (const i of fresh) {
     const results = resultsOf(candidates.messages[i])
@@ -180,9 +231,11 @@ export const decide = (
         break
       }
     }
-    if (target === undefined) add(i)
+    if (target === undefined) add(i, true)
     else pairs.push([i, target])
   }
+  // The fresh messages are the next pool's last ones: read again, in its order, by the next call.
+  for (const key of added) firstWith.delete(key)
   return pairs
 }
 
@@ -249,7 +302,8 @@ export const makeMemo = (): Memo => new WeakMap()
 export const apply = (
   candidates: PromptWindow.Candidates,
   pairs: ReadonlyArray<readonly [number, number]>,
-  memo: Memo = makeMemo()
+  memo: Memo = makeMemo(),
+  itemMemo?: ItemMemo
 ): Effect.Effect<
   { readonly candidates: PromptWindow.Candidates; readonly pairs: ReadonlyArray<readonly [number, number]> },
   AiError.AiError | PromptWindow.CandidateError,
@@ -281,7 +335,7 @@ export const apply = (
       tokens.set(made.edit, made.tokens)
       kept.push([index, target])
     }
-    return { candidates: yield* editMessages(candidates, edits, (edit) => tokens.get(edit)), pairs: kept }
+    return { candidates: yield* editMessages(candidates, edits, (edit) => tokens.get(edit), itemMemo), pairs: kept }
   })
 
 /**

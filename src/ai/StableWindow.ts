@@ -38,7 +38,9 @@ import * as ConversationKey from "./ConversationKey.ts"
 import { appendChange, appendPlan } from "./internal/appendPlan.ts"
 import * as Hash from "./internal/hash.ts"
 import { makePrefixDigests } from "./internal/prefixDigests.ts"
-import { appendedResult, keepRelativeOrder, makeReportEntries } from "./internal/stableResults.ts"
+import { extendRuns, makeCarries, sameItems } from "./internal/appendCarry.ts"
+import { makeItemMemo } from "./internal/editMessages.ts"
+import { type AppendReport, appendedResult, keepRelativeOrder, makeReportEntries } from "./internal/stableResults.ts"
 import { usable } from "./internal/storedState.ts"
 import { entriesOf, type Extras, messageOfEntry, tokensOfEntry } from "./internal/windowEntries.ts"
 import * as PromptWindow from "./PromptWindow.ts"
@@ -368,9 +370,12 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
   }
   const itemCache = options.itemCache ?? PromptWindow.makeItemCache()
   const reportEntries = makeReportEntries()
-  const { digestsOf, hashOf } = makePrefixDigests()
+  const { digestsOf, hashOf, prepare } = makePrefixDigests()
   const maskMemo = Masking.makeMemo()
   const referenceMemo = ResultReferences.makeMemo()
+  const itemMemo = makeItemMemo()
+  // Design 108: what each conversation's last call carries over to its next append.
+  const carries = makeCarries()
   const masking = options.maskToolResults === true
   const referencing = options.toolResultReferences !== false
   const rule = options.cacheRule ?? CacheModel.Anthropic5m
@@ -393,6 +398,9 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
       const made = yield* PromptWindow.toCandidates(prompt, { ...options, itemCache })
       const messages = made.messages
       const n = messages.length
+      // Design 103: a huge message is hashed in pieces, with yields, before the key and the
+      // digests read its hash.
+      yield* prepare(messages)
       const keyOf = options.conversationKey
       const key = call?.key ?? (yield* ConversationKey.ConversationKey) ??
         (keyOf === undefined
@@ -416,7 +424,12 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
       const digests = digestsOf(messages)
       // Read now: the array is the layer's, and a later call may extend it.
       const historyDigest = digests[n]!
-      const previous = usable(found, { settings, now, ttlMillis, n, digests, documents: documents.length })
+      const carried = carries.get(key)
+      const previous = usable(found, { settings, now, ttlMillis, n, digests, documents: documents.length }, carried)
+      // The carry continues only the state it was made for (usable then gave its entries back).
+      const carry = carried !== undefined && previous._tag === "Usable" && previous.entries === carried.entries
+        ? carried
+        : undefined
       // C7: the counts corrected by the provider's last report, while the state is this layer's.
       const calibration = found._tag === "Found" && found.state.fingerprint === settings &&
           now - found.state.updatedAtMillis <= ttlMillis
@@ -433,15 +446,19 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
         keepTokens
       }))
       let candidates = yield* PromptWindow.applyShortenings(made, kept)
+      // R1 over the previous window's results: read by the last call up to where it read them.
+      const poolIndex = carry?.pool ?? ResultReferences.makePoolIndex()
       // X3, R1–R2: the state's stubs and references made again; references for the new messages.
       let edited = yield* ToolResultEdits.atCall(candidates, {
         masked: state?.masked ?? [],
         pairs: state?.references ?? [],
-        pool: (previousEntries ?? []).flatMap((entry) => (entry._tag === "Message" ? [entry.index] : [])),
+        pool: previousEntries ?? [],
+        poolIndex,
         seen: state?.historyLength ?? 0,
         references: referencing,
         memo: maskMemo,
-        referenceMemo
+        referenceMemo,
+        itemMemo
       })
       candidates = edited.candidates
       // K2: a newest user message that does not fit the call's whole target fails the call,
@@ -449,6 +466,8 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
       yield* PromptWindow.checkTurn(candidates, budget.targetTokens)
       let shortenings = kept
       const oldSummary = state?.summary === undefined ? undefined : summaryOf(state.summary)
+      // The carry's tokens and report hold for this call's items only when they are the same objects.
+      const itemsCarry = carry !== undefined && sameItems(carry, candidates.items, oldSummary?.item) ? carry : undefined
       let summary = oldSummary
       const extras = (): Extras => ({ candidates, documents, summary })
       const tokensBefore = (entry: WindowEntry.WindowEntry): number =>
@@ -462,13 +481,23 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
       // S3: append while it fits.
       const append = previousEntries === undefined || state === undefined
         ? undefined
-        : appendPlan(candidates, previousEntries, state.historyLength, tokensBefore, budget.targetTokens)
+        : appendPlan(
+          candidates,
+          previousEntries,
+          state.historyLength,
+          tokensBefore,
+          budget.targetTokens,
+          itemsCarry?.windowTokens
+        )
       let summaryOutcome: WindowSummary.Outcome | undefined
+      let appendReport: AppendReport | undefined
       if (append !== undefined && state !== undefined && previousEntries !== undefined) {
         action = "append"
         entries = append.entries
         appended = append.addedTokens
-        fitted = appendedResult(extras(), previousEntries, entries, budget.targetTokens, reportEntries)
+        const made = appendedResult(extras(), previousEntries, entries, budget.targetTokens, reportEntries, itemsCarry?.report)
+        fitted = made.fitted
+        appendReport = made.report
       } else {
         // K6, with the cut at the low watermark (what a compaction cuts to) so that the calls
         // after it can append.
@@ -603,7 +632,10 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
         revision: (basedOn ?? 0) + 1,
         historyLength: n,
         historyDigest,
-        window: WindowState.runsOf(entries),
+        // An append's runs continue the stored ones (its entries start with theirs, decoded from them).
+        window: action === "append" && state !== undefined && previousEntries !== undefined
+          ? extendRuns(state.window, WindowState.runsOf(entries.slice(previousEntries.length)))
+          : WindowState.runsOf(entries),
         windowTokens,
         toolTokens,
         calls: (state?.calls ?? 0) + 1,
@@ -615,12 +647,17 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
         ...(shortenedInWindow.length === 0 ? {} : {
           shortened: shortenedInWindow.map((sh) => [sh.index, sh.keepTokens] as const)
         }),
-        ...ToolResultEdits.inState(edited, entries),
+        // A carried append's masks and references are all in its window: the state's were, and the
+        // appended messages are (design 108).
+        ...(action === "append" && carry !== undefined
+          ? ToolResultEdits.inState(edited, undefined)
+          : ToolResultEdits.inState(edited, entries)),
         ...(calibration === undefined ? {} : { calibration })
       })
       const countedTokens = toolTokens + windowTokens + overhead
-      // A snapshot: the digests array is extended in place by later calls.
-      const history = digests.slice(0, n + 1)
+      // The digests array is extended in place by later calls that continue this history, never
+      // changed below n + 1 (a history that does not continue it gets an array of its own).
+      const history = digests
       const lineage: WindowStore.Lineage = {
         stored: found._tag === "Found"
           ? WindowStore.versionOfState(found.state)
@@ -628,8 +665,20 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
           ? found.version
           : undefined,
         base: found._tag === "Found" ? found.state : undefined,
-        digestAt: (length) => history[length]
+        digestAt: (length) => (length <= n ? history[length] : undefined)
       }
+      carries.set(key, {
+        state: next,
+        entries,
+        items: candidates.items,
+        summaryItem: summary?.item,
+        windowTokens: action === "append" && append !== undefined
+          ? append.previousTokens + append.addedTokens
+          : entries.reduce((sum, entry) => sum + tokensAfter(entry), 0),
+        report: appendReport,
+        // The next call's pool is this window: it starts with this call's pool only after an append.
+        pool: action === "append" && referencing ? poolIndex : undefined
+      })
       return { key, budget, ratio, countedTokens, fitted, change, prediction, next, basedOn, lineage }
     }).pipe(Effect.withSpan("cupel.stable_window.fit"))
 

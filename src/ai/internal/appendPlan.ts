@@ -39,31 +39,34 @@ export const appendChange = (plan: AppendPlan, previousLength: number): WindowCh
  * The previous window with the new messages appended, when that fits `target` and no new
  * message belongs to a group whose earlier members are not the previous window's last entries
  * (rule S3); otherwise `undefined`. The new messages are ordered as the conversation placer
- * orders them: each group drawn up to its first member.
+ * orders them: each group drawn up to its first member. `previousTokens`: the previous window's
+ * tokens by these candidates, when known (an append's carry, docs/design.md item 108).
  */
 export const appendPlan = (
   candidates: Candidates,
   previous: ReadonlyArray<WindowEntry.WindowEntry>,
   seen: number,
   tokensOf: (entry: WindowEntry.WindowEntry) => number,
-  target: number
+  target: number,
+  previousTokens?: number | undefined
 ): AppendPlan | undefined => {
   const n = candidates.messages.length
+  // Only the groups of the new messages matter: their first members, and their members sent
+  // before. One pass, and none when no new message is in a group.
   const firstOf = new Map<string, number>()
   const oldMembers = new Set<number>()
-  for (let i = 0; i < n; i++) {
-    const group = candidates.groups[i]
-    if (group !== undefined && !firstOf.has(group)) firstOf.set(group, i)
-  }
-  const groupsWithNew = new Set<string>()
   for (let j = seen; j < n; j++) {
     const group = candidates.groups[j]
-    if (group !== undefined) groupsWithNew.add(group)
+    if (group !== undefined && !firstOf.has(group)) firstOf.set(group, j)
   }
-  if (groupsWithNew.size > 0) {
+  if (firstOf.size > 0) {
     for (let i = 0; i < seen; i++) {
       const group = candidates.groups[i]
-      if (group !== undefined && groupsWithNew.has(group)) oldMembers.add(i)
+      if (group === undefined) continue
+      const first = firstOf.get(group)
+      if (first === undefined) continue
+      if (first > i) firstOf.set(group, i)
+      oldMembers.add(i)
     }
   }
   if (oldMembers.size > 0) {
@@ -72,8 +75,10 @@ export const appendPlan = (
     const tail = previous.slice(previous.length - oldMembers.size)
     if (!tail.every((entry) => entry._tag === "Message" && oldMembers.has(entry.index))) return undefined
   }
+  // The previous window's tokens, when the call carries them (design 108), else summed.
   let windowTokens = 0
-  for (const entry of previous) windowTokens += tokensOf(entry)
+  if (previousTokens !== undefined) windowTokens = previousTokens
+  else for (const entry of previous) windowTokens += tokensOf(entry)
   const added: Array<number> = []
   let addedTokens = 0
   for (let j = seen; j < n; j++) {

@@ -48,13 +48,25 @@ export const countAt = (
   )
 
 /**
+ * The items an edit made, by edit object (one per stable window, beside its masking and reference
+ * memos, whose edits are the same objects call after call): the same edit of the same item gives
+ * the same item object at every call, so the window's report entries (`stableResults`) and what
+ * an append carries (`appendCarry`) see the same items, and no item is validated again.
+ */
+export type ItemMemo = WeakMap<MessageEdit, { readonly from: ContextItem.ContextItem; readonly tokens: number; readonly replaced: ContextItem.ContextItem }>
+
+/** An empty {@link ItemMemo}. */
+export const makeItemMemo = (): ItemMemo => new WeakMap()
+
+/**
  * The candidates with the edits applied (the same candidates without any). `tokensOf` gives an
  * edited message's tokens when they are known already (a memo), else it is counted.
  */
 export const editMessages = (
   candidates: PromptWindow.Candidates,
   edits: ReadonlyArray<MessageEdit>,
-  tokensOf: (edit: MessageEdit) => number | undefined = () => undefined
+  tokensOf: (edit: MessageEdit) => number | undefined = () => undefined,
+  itemMemo?: ItemMemo
 ): Effect.Effect<PromptWindow.Candidates, AiError.AiError | PromptWindow.CandidateError, TokenCounter> =>
   Effect.gen(function*() {
     if (edits.length === 0) return candidates
@@ -66,13 +78,17 @@ export const editMessages = (
       const item = items[edit.index]
       if (item === undefined) continue
       const tokens = tokensOf(edit) ?? (yield* countAt(counter, edit.message, edit.index))
-      const replaced = new ContextItem.ContextItem({
-        ...item,
-        content: PromptWindow.render(edit.message),
-        tokens,
-        originalTokens: item.originalTokens ?? item.tokens,
-        metadata: { ...item.metadata, ...edit.metadata }
-      })
+      const known = itemMemo?.get(edit)
+      const replaced = known !== undefined && known.from === item && known.tokens === tokens
+        ? known.replaced
+        : new ContextItem.ContextItem({
+          ...item,
+          content: PromptWindow.render(edit.message),
+          tokens,
+          originalTokens: item.originalTokens ?? item.tokens,
+          metadata: { ...item.metadata, ...edit.metadata }
+        })
+      if (itemMemo !== undefined && known?.replaced !== replaced) itemMemo.set(edit, { from: item, tokens, replaced })
       items[edit.index] = replaced
       messages[edit.index] = edit.message
       messageOf.delete(item)

@@ -43,14 +43,22 @@ export const makePrefixDigests = (): PrefixDigests => {
     }
     return h
   }
-  const prepare = (messages: ReadonlyArray<Prompt.Message>): Effect.Effect<void> =>
-    Effect.gen(function*() {
-      for (const message of messages) {
+  const prepare = (messages: ReadonlyArray<Prompt.Message>): Effect.Effect<void> => {
+    // The history the digests last read was hashed whole: only the messages after it are new
+    // (a comparison of objects, not a look-up per message).
+    const from = continuing(lastDigests.messages, messages) ? lastDigests.messages.length : 0
+    let fresh = false
+    for (let k = from; k < messages.length && !fresh; k++) fresh = !hashes.has(messages[k]!)
+    if (!fresh) return Effect.void
+    return Effect.gen(function*() {
+      for (let k = from; k < messages.length; k++) {
+        const message = messages[k]!
         if (hashes.has(message)) continue
         const text = yield* renderEffect(message)
         hashes.set(message, yield* Hash.hashStringEffect(`${message.role}\n${text}`))
       }
     })
+  }
   return { hashOf, digestsOf: (messages) => prefixDigests(messages, hashOf, digestMemo, lastDigests), prepare }
 }
 
@@ -68,7 +76,7 @@ const prefixDigests = (
 ): Array<string> => {
   let from = 0
   let digests: Array<string>
-  if (last.messages.length <= messages.length && last.messages.every((m, i) => messages[i] === m)) {
+  if (continuing(last.messages, messages)) {
     from = last.messages.length
     digests = last.digests
   } else digests = [Hash.start]
@@ -92,3 +100,10 @@ const prefixDigests = (
   return digests
 }
 
+
+/** Whether `messages` starts with the message objects of `last`. */
+const continuing = (last: ReadonlyArray<Prompt.Message>, messages: ReadonlyArray<Prompt.Message>): boolean => {
+  if (last.length > messages.length) return false
+  for (let i = 0; i < last.length; i++) if (messages[i] !== last[i]) return false
+  return true
+}

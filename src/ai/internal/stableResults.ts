@@ -18,19 +18,49 @@ import * as WindowEntry from "../WindowEntry.ts"
 import * as WindowState from "../WindowState.ts"
 import { entryOfItem, type Extras, itemOfEntry } from "./windowEntries.ts"
 
+/** An appending call's report entries, as the next append carries them (docs/design.md item 108). */
+export interface AppendReport {
+  /** The window's entries, each as kept: the next append's first included entries. */
+  readonly kept: ReadonlyArray<IncludedItem>
+  /** The excluded entries: the next append's, unchanged (an append excludes nothing new). */
+  readonly excluded: ReadonlyArray<ExcludedItem>
+}
+
 /**
  * The result of an appending call (`ResultEdit.fromSelection`): the window as the entries say,
  * each item `Kept` (appended or not), every other candidate excluded as `Filtered` by the
  * stable window (or `Summarized`, when the summary covers it), no stage run.
+ *
+ * `carried`: the previous append's report over `previous`, when the call continues it (the same
+ * items, summary and documents; design 108): its kept entries are this window's first ones and
+ * its excluded entries this call's, so only the appended entries are made.
  */
 export const appendedResult = (
   extras: Extras,
   previous: ReadonlyArray<WindowEntry.WindowEntry>,
   entries: ReadonlyArray<WindowEntry.WindowEntry>,
   targetTokens: number,
-  reports: ReportEntries
-): Fitted => {
+  reports: ReportEntries,
+  carried?: AppendReport | undefined
+): { readonly fitted: Fitted; readonly report: AppendReport } => {
   const { candidates, documents, summary } = extras
+  const messageOf = summary === undefined
+    ? candidates.messageOf
+    : new Map(candidates.messageOf).set(summary.item, summary.message)
+  const done = (included: ReadonlyArray<IncludedItem>, excluded: ReadonlyArray<ExcludedItem>, kept: ReadonlyArray<IncludedItem>) => {
+    const result = ResultEdit.fromSelection({ included, excluded, targetTokens })
+    return { fitted: { prompt: toPrompt(result.window, { ...candidates, messageOf }), result }, report: { kept, excluded } }
+  }
+  if (carried !== undefined && carried.kept.length === previous.length) {
+    const appended: Array<IncludedItem> = []
+    const keptNew: Array<IncludedItem> = []
+    for (let k = previous.length; k < entries.length; k++) {
+      const item = itemOfEntry(entries[k]!, extras)
+      appended.push(reports.included(item, false))
+      keptNew.push(reports.included(item, true))
+    }
+    return done(carried.kept.concat(appended), carried.excluded, carried.kept.concat(keptNew))
+  }
   const n = candidates.messages.length
   // Marks by entry: messages at 0…n − 1, documents after them, the summary last.
   const sent = new Uint8Array(n + documents.length + 1)
@@ -38,11 +68,14 @@ export const appendedResult = (
     entry._tag === "Message" ? entry.index : entry._tag === "Document" ? n + entry.index : n + documents.length
   for (const entry of previous) sent[at(entry)] = 1
   const included = new Array<IncludedItem>(entries.length)
+  const kept = new Array<IncludedItem>(entries.length)
   for (let k = 0; k < entries.length; k++) {
     const entry = entries[k]!
     const item = itemOfEntry(entry, extras)
     const wasSent = sent[at(entry)] === 1
-    included[k] = reports.included(item, wasSent)
+    const made = reports.included(item, wasSent)
+    included[k] = made
+    kept[k] = wasSent ? made : reports.included(item, true)
     sent[at(entry)] = 2
   }
   const covered = summary === undefined ? undefined : new Uint8Array(n)
@@ -61,11 +94,7 @@ export const appendedResult = (
   for (let d = 0; d < documents.length; d++) {
     if (sent[n + d] !== 2) excluded.push(reports.excluded(documents[d]!))
   }
-  const result = ResultEdit.fromSelection({ included, excluded, targetTokens })
-  const messageOf = summary === undefined
-    ? candidates.messageOf
-    : new Map(candidates.messageOf).set(summary.item, summary.message)
-  return { prompt: toPrompt(result.window, { ...candidates, messageOf }), result }
+  return done(included, excluded, kept)
 }
 
 /**

@@ -6,16 +6,21 @@
  */
 import type * as WindowChange from "../WindowChange.ts"
 import * as WindowEntry from "../WindowEntry.ts"
+import { sameWindowState } from "./appendCarry.ts"
 import * as WindowState from "../WindowState.ts"
 import type * as WindowStore from "../WindowStore.ts"
 
 /** A stored state usable by this call, with its window's entries, or why it is not. */
 export type Previous =
-  | { readonly _tag: "Usable"; readonly state: WindowState.WindowState; readonly entries: Array<WindowEntry.WindowEntry> }
+  | { readonly _tag: "Usable"; readonly state: WindowState.WindowState; readonly entries: ReadonlyArray<WindowEntry.WindowEntry> }
   | { readonly _tag: "Unusable"; readonly reason: WindowChange.FreshReason }
 
 
-/** Whether a stored state may be continued (rule S3), and why not. */
+/**
+ * Whether a stored state may be continued (rule S3), and why not. `known`: the state this
+ * window planned last for the conversation and its entries (design 108), used when the stored
+ * state is that one.
+ */
 export const usable = (found: WindowStore.ReadResult, call: {
   readonly settings: string
   readonly now: number
@@ -23,6 +28,9 @@ export const usable = (found: WindowStore.ReadResult, call: {
   readonly n: number
   readonly digests: ReadonlyArray<string>
   readonly documents: number
+}, known?: {
+  readonly state: WindowState.WindowState
+  readonly entries: ReadonlyArray<WindowEntry.WindowEntry>
 }): Previous => {
   switch (found._tag) {
     case "Missing":
@@ -40,6 +48,9 @@ export const usable = (found: WindowStore.ReadResult, call: {
   if (state.historyLength > call.n || call.digests[state.historyLength] !== state.historyDigest) {
     return { _tag: "Unusable", reason: "history-changed" }
   }
+  // The state this window planned, whose entries it keeps (an append's carry, design 108): checked
+  // when it was made, not decoded again.
+  if (known !== undefined && sameWindowState(known.state, state)) return { _tag: "Usable", state, entries: known.entries }
   const entries = WindowState.entriesOf(state.window)
   const seen = new WindowEntry.EntrySet()
   for (const entry of entries) {

@@ -13,6 +13,8 @@ import { messageIndexOf } from "../MessageIndex.ts"
 import type * as PromptWindow from "../PromptWindow.ts"
 import * as ResultReferences from "../ResultReferences.ts"
 import type { TokenCounter } from "../TokenCounter.ts"
+import type * as WindowEntry from "../WindowEntry.ts"
+import type { ItemMemo } from "./editMessages.ts"
 
 type Pairs = ReadonlyArray<readonly [number, number]>
 type Failure = AiError.AiError | PromptWindow.CandidateError
@@ -36,20 +38,34 @@ export const atCall = (
   options: {
     readonly masked: ReadonlyArray<number>
     readonly pairs: Pairs
-    readonly pool: ReadonlyArray<number>
+    /** The previous window's entries: its messages are the pool. */
+    readonly pool: ReadonlyArray<WindowEntry.WindowEntry>
+    /** The pool's results read by the previous call, when it carries them (design 108). */
+    readonly poolIndex?: ResultReferences.PoolIndex | undefined
     readonly seen: number
     readonly references: boolean
     readonly memo: Masking.Memo
     readonly referenceMemo: ResultReferences.Memo
+    readonly itemMemo?: ItemMemo | undefined
   }
 ): Effect.Effect<Edited, Failure, TokenCounter> =>
   Effect.gen(function*() {
-    const base = yield* Masking.apply(candidates, options.masked, options.memo)
+    const base = yield* Masking.apply(candidates, options.masked, options.memo, options.itemMemo)
     if (!options.references) return { candidates: base, base, masked: options.masked, pairs: [] }
     const fresh: Array<number> = []
     for (let i = options.seen; i < base.messages.length; i++) fresh.push(i)
-    const decided = ResultReferences.decide(base, options.pool, fresh)
-    const made = yield* ResultReferences.apply(base, [...options.pairs, ...decided], options.referenceMemo)
+    const pool = options.pool
+    const decided = ResultReferences.decideAt(
+      base,
+      pool.length,
+      (k) => {
+        const entry = pool[k]!
+        return entry._tag === "Message" ? entry.index : undefined
+      },
+      fresh,
+      options.poolIndex ?? ResultReferences.makePoolIndex()
+    )
+    const made = yield* ResultReferences.apply(base, [...options.pairs, ...decided], options.referenceMemo, options.itemMemo)
     return { candidates: made.candidates, base, masked: options.masked, pairs: made.pairs }
   })
 
@@ -124,16 +140,21 @@ export const repair = <E, R>(
 /**
  * The state's record of the edits (X3, R2): the masked messages and the references, of the
  * window's messages only (a message out of the window is sent in none of the next calls until
- * a compaction, which decides again).
+ * a compaction, which decides again). `entries` `undefined`: all of them are in the window (an
+ * append that continues its carry, docs/design.md item 108).
  */
 export const inState = (
   edited: Edited,
-  entries: ReadonlyArray<{ readonly _tag: string; readonly index?: number }>
+  entries: ReadonlyArray<{ readonly _tag: string; readonly index?: number }> | undefined
 ): { readonly masked?: ReadonlyArray<number>; readonly references?: ReadonlyArray<readonly [number, number]> } => {
-  const inWindow = new Set<number>()
-  for (const entry of entries) if (entry._tag === "Message" && entry.index !== undefined) inWindow.add(entry.index)
-  const masked = edited.masked.filter((i) => inWindow.has(i))
-  const references = edited.pairs.filter(([index]) => inWindow.has(index))
+  let masked = edited.masked
+  let references = edited.pairs
+  if (entries !== undefined && (masked.length > 0 || references.length > 0)) {
+    const inWindow = new Set<number>()
+    for (const entry of entries) if (entry._tag === "Message" && entry.index !== undefined) inWindow.add(entry.index)
+    masked = masked.filter((i) => inWindow.has(i))
+    references = references.filter(([index]) => inWindow.has(index))
+  }
   return {
     ...(masked.length === 0 ? {} : { masked }),
     ...(references.length === 0 ? {} : { references })
