@@ -1,6 +1,6 @@
 /**
  * Masking: a compaction strategy of the stable window (docs/ai.md, "Masking old tool results",
- * rules X1–X5). At a compaction, the tool results older than the stretch the window keeps whole
+ * rules X1–X7). At a compaction, the tool results older than the stretch the window keeps whole
  * are replaced by a short stub — the call's tool name, its call id, the tokens the result took
  * and that it was cleared — instead of being dropped or summarised. The tool call stays, and so
  * does its result part (a stub): no call is orphaned, and the model can call the tool again.
@@ -12,6 +12,13 @@
  *
  * An item sent as a stub carries {@link maskedKey} in its metadata ({@link Masked}: each
  * result's call id, tool name and tokens) and its original tokens in `originalTokens`.
+ *
+ * Images (rules X6–X7): an image in a user message (a computer-use agent's screenshot, sent by
+ * the user because the chat API takes images only from the user) is masked as a tool result is,
+ * its file part replaced by a text stub naming the tool call whose result the message follows,
+ * its media type and tokens (a tool result's images, in its `modelOutput`, go with its stub
+ * already). A compaction masks the images of the window it keeps, outside the current turn, and
+ * leaves the room they took to the calls to come.
  *
  * @since 0.3.0
  */
@@ -53,6 +60,8 @@ export interface MaskedResult {
  */
 export interface Masked {
   readonly results: ReadonlyArray<MaskedResult>
+  /** The images of a user message masked (rule X6); none for a tool message. */
+  readonly images?: ReadonlyArray<MaskedImage> | undefined
   readonly originalTokens: number
 }
 
@@ -91,10 +100,15 @@ export const maskedOf = (item: ContextItem.ContextItem): Masked | undefined => {
     return undefined
   }
   const { results, originalTokens } = value
+  const images = "images" in value && Array.isArray(value.images) ? value.images.filter(isMaskedImage) : []
   return Array.isArray(results) && typeof originalTokens === "number"
-    ? { results: results.filter(isMaskedResult), originalTokens }
+    ? { results: results.filter(isMaskedResult), ...(images.length === 0 ? {} : { images }), originalTokens }
     : undefined
 }
+
+const isMaskedImage = (value: unknown): value is MaskedImage =>
+  typeof value === "object" && value !== null && "mediaType" in value && "tokens" in value &&
+  typeof value.mediaType === "string" && typeof value.tokens === "number"
 
 const isMaskedResult = (value: unknown): value is MaskedResult =>
   typeof value === "object" && value !== null && "id" in value && "name" in value && "tokens" in value &&
@@ -109,6 +123,68 @@ const stubPart = (part: Prompt.ToolResultPart, tokens: number): Prompt.ToolResul
 /** Whether a message can be masked: a tool message with at least one tool result. */
 const maskable = (message: Prompt.Message | undefined): message is Prompt.ToolMessage =>
   message !== undefined && message.role === "tool" && message.content.some((p) => p.type === "tool-result")
+
+/** An image part: what rule X6 masks in a user message. */
+const isImage = (part: Prompt.UserMessagePart): part is Prompt.FilePart =>
+  part.type === "file" && part.mediaType.startsWith("image/")
+
+/**
+ * Whether a user message holds an image (rule X6): a tool's image sent by the user (a
+ * computer-use agent's screenshot, for a chat API that takes images only from the user).
+ */
+const withImage = (message: Prompt.Message | undefined): message is Prompt.UserMessage =>
+  message !== undefined && message.role === "user" && message.content.some(isImage)
+
+/**
+ * The text an image is sent as once masked (rule X6): the tool call whose result the message
+ * follows, when it does, its media type and tokens.
+ *
+ * @since 0.3.0
+ * @category rendering
+ */
+export const imageStubText = (image: MaskedImage): string =>
+  `[cleared: ${image.call === undefined ? "an image" : `the image of ${image.call.name} (call ${image.call.id})`} (${image.mediaType}, ${image.tokens} tokens) was removed to save context${
+    image.call === undefined ? "" : "; call the tool again to see it"
+  }]`
+
+const imageStubPattern =
+  /^\[cleared: (?:an image|the image of (.+) \(call (.+)\)) \((.+), (\d+) tokens\) was removed to save context(?:; call the tool again to see it)?\]$/
+
+/**
+ * One image a user message's stub stands for (rule X6): its media type, its tokens (a user
+ * message holding it alone, by the window's counter) and the tool call whose result the message
+ * follows, if any.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface MaskedImage {
+  readonly mediaType: string
+  readonly tokens: number
+  readonly call?: { readonly id: string; readonly name: string } | undefined
+}
+
+/**
+ * The image a text part's stub stands for, or `undefined` when the part is no image stub.
+ *
+ * @since 0.3.0
+ * @category rendering
+ */
+export const readImageStub = (part: Prompt.Part): MaskedImage | undefined => {
+  if (part.type !== "text") return undefined
+  const match = imageStubPattern.exec(part.text)
+  if (match === null) return undefined
+  const call = match[1] === undefined || match[2] === undefined ? undefined : { name: match[1], id: match[2] }
+  return { mediaType: match[3]!, tokens: Number(match[4]), ...(call === undefined ? {} : { call }) }
+}
+
+/** The tool call whose result message `index` follows (the last result of the tool message before it). */
+const callBefore = (messages: ReadonlyArray<Prompt.Message>, index: number): { readonly id: string; readonly name: string } | undefined => {
+  const before = messages[index - 1]
+  if (before === undefined || before.role !== "tool") return undefined
+  const result = before.content.findLast((p) => p.type === "tool-result")
+  return result === undefined || result.type !== "tool-result" ? undefined : { id: result.id, name: result.name }
+}
 
 /**
  * A memo of the stubs made, per masker: a masked message is sent as its stub at every call until
@@ -136,10 +212,35 @@ const stubOf = (
   Effect.gen(function*() {
     const message = candidates.messages[index]
     const item = candidates.items[index]
-    if (!maskable(message) || item === undefined || item.metadata[maskedKey] !== undefined) return undefined
+    if (item === undefined || item.metadata[maskedKey] !== undefined) return undefined
+    if (!maskable(message) && !withImage(message)) return undefined
     const known = memo.get(message)
     if (known !== undefined && known.edit.index === index) return known
     const counter = yield* TokenCounter
+    if (message.role === "user") {
+      const call = callBefore(candidates.messages, index)
+      const images: Array<MaskedImage> = []
+      const content: Array<Prompt.UserMessagePart> = []
+      for (const part of message.content) {
+        if (!isImage(part)) {
+          content.push(part)
+          continue
+        }
+        const tokens = yield* countAt(counter, Prompt.userMessage({ content: [part] }), index)
+        const image: MaskedImage = { mediaType: part.mediaType, tokens, ...(call === undefined ? {} : { call }) }
+        images.push(image)
+        content.push(Prompt.textPart({ text: imageStubText(image) }))
+      }
+      const stub: Prompt.UserMessage = { ...message, content }
+      const edit: MessageEdit = {
+        index,
+        message: stub,
+        metadata: { [maskedKey]: { results: [], images, originalTokens: item.tokens } }
+      }
+      const made = { edit, tokens: yield* countAt(counter, stub, index) }
+      memo.set(message, made)
+      return made
+    }
     const results: Array<MaskedResult> = []
     const content: Array<Prompt.ToolMessagePart> = []
     for (const part of message.content) {
@@ -183,6 +284,49 @@ export const apply = (
     }
     const tokens = new Map(edits.map((e) => [e.edit, e.tokens]))
     return yield* editMessages(candidates, edits.map((e) => e.edit), (edit) => tokens.get(edit), itemMemo)
+  })
+
+/**
+ * Rule X7: the messages among `window` (indices) that hold an image, outside `keep` (the current
+ * turn), not pinned and not masked already.
+ *
+ * @since 0.3.0
+ * @category masking
+ */
+export const imagesIn = (
+  candidates: PromptWindow.Candidates,
+  window: Iterable<number>,
+  options: { readonly keep: ReadonlySet<number>; readonly masked: ReadonlyArray<number> }
+): Array<number> => {
+  const masked = new Set(options.masked)
+  const out: Array<number> = []
+  for (const i of window) {
+    const item = candidates.items[i]
+    if (item === undefined || item.pinned || masked.has(i) || options.keep.has(i)) continue
+    if (withImage(candidates.messages[i])) out.push(i)
+  }
+  return out.sort((a, b) => a - b)
+}
+
+/**
+ * Rule X7: the tokens masking messages `indices` would save (each message's tokens less its
+ * stub's, when the stub is smaller).
+ *
+ * @since 0.3.0
+ * @category masking
+ */
+export const imageSavings = (
+  candidates: PromptWindow.Candidates,
+  indices: ReadonlyArray<number>,
+  memo: Memo
+): Effect.Effect<number, AiError.AiError | PromptWindow.CandidateError, TokenCounter> =>
+  Effect.gen(function*() {
+    let saved = 0
+    for (const i of indices) {
+      const made = yield* stubOf(candidates, i, memo)
+      if (made !== undefined) saved += Math.max(0, candidates.items[i]!.tokens - made.tokens)
+    }
+    return saved
   })
 
 /**

@@ -545,7 +545,24 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
             ? 0
             : options.summaryTokens ?? Math.floor(defaultSummaryShare * budget.targetTokens)
           const low = Math.max(Math.floor(watermark * budget.targetTokens) - reserve, need)
-          const lowBudget = new Budget({ ...budget, targetTokens: Math.min(budget.targetTokens, low) })
+          let lowBudget = new Budget({ ...budget, targetTokens: Math.min(budget.targetTokens, low) })
+          const fitTo = (to: ContextBudget) => (c: PromptWindow.Candidates) =>
+            Effect.map(
+              PromptWindow.fitCandidates(c, to, options),
+              (run) => previousEntries === undefined ? run : keepRelativeOrder(run, c, documents, previousEntries)
+            )
+          // X7: the images of the window this cut keeps are masked (X2), and the room they free
+          // is left to the calls to come: the low target less what they save.
+          if (masking) {
+            const room = yield* ToolResultEdits.imageRoom(candidates, yield* fitTo(lowBudget)(candidates), {
+              keep: new Set(must.kept.keys()),
+              masked: edited.masked,
+              memo: maskMemo
+            })
+            if (room > 0) {
+              lowBudget = new Budget({ ...budget, targetTokens: Math.max(lowBudget.targetTokens - room, Math.min(need, lowBudget.targetTokens)) })
+            }
+          }
           // X2: mask first, down to the low watermark; what still does not fit is left out or summarised.
           if (masking) {
             edited = yield* ToolResultEdits.atCompaction({ ...edited, candidates }, {
@@ -555,13 +572,8 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
             })
             candidates = edited.candidates
           }
-          const fitLow = (c: PromptWindow.Candidates) =>
-            Effect.map(
-              PromptWindow.fitCandidates(c, lowBudget, options),
-              (run) => previousEntries === undefined ? run : keepRelativeOrder(run, c, documents, previousEntries)
-            )
           // R4: a reference whose target the compaction left out is sent whole again.
-          const repaired = yield* ToolResultEdits.repair(yield* fitLow(candidates), { ...edited, candidates }, fitLow)
+          const repaired = yield* ToolResultEdits.repair(yield* fitTo(lowBudget)(candidates), { ...edited, candidates }, fitTo(lowBudget))
           fitted = repaired.fitted
           edited = repaired.edited
           candidates = edited.candidates

@@ -1,16 +1,18 @@
 /**
- * Masking old tool results (docs/ai.md, "Masking old tool results", rules X1–X5), through
+ * Masking old tool results (docs/ai.md, "Masking old tool results", rules X1–X7), through
  * `StableWindow` directly: each test is named after the rule it checks.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { Prompt } from "effect/ai"
 import * as AiSdk from "../../src/adapters/AiSdk.ts"
 import * as Masking from "../../src/ai/Masking.ts"
 import * as SessionOptions from "../../src/ai/SessionOptions.ts"
 import * as PromptWindow from "../../src/ai/PromptWindow.ts"
 import * as StableWindow from "../../src/ai/StableWindow.ts"
+import * as TokenCounter from "../../src/ai/TokenCounter.ts"
 import * as Summarizer from "../../src/ai/Summarizer.ts"
+import { png } from "../support/mediaFixtures.ts"
 import { budget, countOf, layers } from "../support/stableFixtures.ts"
 
 const system = (content: string) => Prompt.systemMessage({ content })
@@ -182,4 +184,81 @@ describe("masking old tool results", () => {
     }
     assert.include(error instanceof Error ? error.message : "", "maskToolResults")
   })
+})
+
+/** Each image part counts 1,000 tokens besides the rendered text: images weigh as they do in a provider's bill. */
+const imageCount = (m: Prompt.Message) =>
+  countOf(m) + (m.role === "user" ? m.content.filter((p) => p.type === "file" && p.mediaType.startsWith("image/")).length * 1_000 : 0)
+const imageLayers = Layer.mergeAll(layers, TokenCounter.make(imageCount))
+
+/** A computer-use agent: each step a `screenshot` call, its result, and the image in a user message (rule X6). */
+const screenshots = (steps: number): Array<Prompt.Message> => {
+  const out: Array<Prompt.Message> = [system("be brief"), user("use the computer")]
+  for (let k = 0; k < steps; k++) {
+    out.push(
+      call(`s${k}`, "screenshot"),
+      result(`s${k}`, `taken ${words(20, `w${k}_`)}`, "screenshot"),
+      Prompt.userMessage({
+        content: [Prompt.textPart({ text: `Screenshot from s${k}:` }), Prompt.filePart({ mediaType: "image/png", data: png(64, 48, { pixels: false }) })]
+      })
+    )
+  }
+  return out
+}
+
+const imageStubsOf = (prompt: Prompt.Prompt) =>
+  prompt.content.flatMap((m, at) => (m.role === "user" ? m.content.flatMap((p) => {
+    const stub = Masking.readImageStub(p)
+    return stub === undefined ? [] : [{ stub, at, message: m }]
+  }) : []))
+
+describe("masking images", () => {
+  it.effect("X6 an image in a user message is masked to a stub naming the call it follows, its media type and tokens; its text stays", () =>
+    Effect.gen(function*() {
+      const window = yield* StableWindow.make({ maskToolResults: true, lowWatermark: 0.6 })
+      const plans = yield* replay(window, Array.from({ length: 16 }, (_, k) => screenshots(k + 1)), 6_000)
+      const compacted = plans.find((p) => p.change.action === "compact")
+      assert.isDefined(compacted)
+      const sent = compacted!.fitted.prompt.content
+      const stubs = imageStubsOf(compacted!.fitted.prompt)
+      assert.isAbove(stubs.length, 0)
+      for (const { at, message, stub } of stubs) {
+        const before = sent[at - 1]!
+        assert.isTrue(before.role === "tool" && before.content.some((p) => p.type === "tool-result" && p.id === stub.call?.id))
+        assert.strictEqual(stub.call?.name, "screenshot")
+        assert.strictEqual(stub.mediaType, "image/png")
+        assert.strictEqual(stub.tokens, imageCount(Prompt.userMessage({ content: [Prompt.filePart({ mediaType: "image/png", data: png(64, 48, { pixels: false }) })] })))
+        assert.strictEqual(message.content[0]!.type === "text" ? message.content[0]!.text : "", `Screenshot from ${stub.call?.id}:`)
+        assert.isFalse(message.content.some((p) => p.type === "file"))
+      }
+      const item = compacted!.fitted.result.report.included.map((e) => Masking.maskedOf(e.item)).find((m) => m?.images !== undefined)
+      assert.strictEqual(item?.images?.[0]?.mediaType, "image/png")
+      assert.deepStrictEqual(Masking.readImageStub(Prompt.textPart({ text: Masking.imageStubText({ mediaType: "image/jpeg", tokens: 7 }) })), {
+        mediaType: "image/jpeg",
+        tokens: 7
+      })
+      for (const plan of plans) assert.deepStrictEqual(PromptWindow.orphans(plan.fitted.prompt), [])
+    }).pipe(Effect.provide(imageLayers)))
+
+  it.effect("X7 a compaction masks the images of the window it keeps, outside the current turn, and leaves their room to the calls to come", () =>
+    Effect.gen(function*() {
+      const histories = Array.from({ length: 40 }, (_, k) => screenshots(k + 1))
+      const masking = yield* StableWindow.make({ maskToolResults: true, lowWatermark: 0.6 })
+      const dropping = yield* StableWindow.make({ lowWatermark: 0.6 })
+      const masked = yield* replay(masking, histories, 6_000)
+      const dropped = yield* replay(dropping, histories, 6_000)
+      const k = masked.findIndex((p) => p.change.action === "compact")
+      assert.isAtLeast(k, 0)
+      const plan = masked[k]!
+      // The newest image (the current turn) is sent whole, every other one as a stub.
+      const images = plan.fitted.prompt.content.filter((m) => m.role === "user" && m.content.some((p) => p.type === "file"))
+      assert.deepStrictEqual(images, [histories[k]!.at(-1)])
+      // Dropping fills the low watermark; masking sends less, by about what its images took.
+      assert.isAbove(dropped[k]!.fitted.result.totalTokens, 0.6 * 6_000 - 1_100)
+      assert.isBelow(plan.fitted.result.totalTokens, 0.6 * 6_000 - 1_000)
+      // Then the calls append: fewer compactions over the same calls.
+      const compactions = (plans: ReadonlyArray<StableWindow.Plan>) => plans.filter((p) => p.change.action === "compact").length
+      assert.isBelow(compactions(masked), compactions(dropped))
+      for (const p of masked) assert.deepStrictEqual(PromptWindow.orphans(p.fitted.prompt), [])
+    }).pipe(Effect.provide(imageLayers)))
 })

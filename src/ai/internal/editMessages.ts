@@ -15,7 +15,7 @@ import { thrownBy, TokenCounter } from "../TokenCounter.ts"
 /** One edit: message `index` sent as `message`, its item marked with `metadata`. */
 export interface MessageEdit {
   readonly index: number
-  readonly message: Prompt.ToolMessage
+  readonly message: Prompt.ToolMessage | Prompt.UserMessage
   readonly metadata: Readonly<Record<string, unknown>>
 }
 

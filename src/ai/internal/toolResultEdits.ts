@@ -98,6 +98,24 @@ export const atCompaction = (
   })
 
 /**
+ * X7: what a compaction with masking on cuts its low target by: the tokens the images of the
+ * window a cut to that target keeps (`fitted`, fitted before this compaction's masks) would
+ * save once masked, outside `keep` (the current turn). That room is left to the calls to come.
+ */
+export const imageRoom = (
+  candidates: PromptWindow.Candidates,
+  fitted: PromptWindow.Fitted,
+  options: { readonly keep: ReadonlySet<number>; readonly masked: ReadonlyArray<number>; readonly memo: Masking.Memo }
+): Effect.Effect<number, Failure, TokenCounter> => {
+  const inWindow: Array<number> = []
+  for (const item of fitted.result.window) {
+    const index = messageIndexOf(item)
+    if (index !== undefined) inWindow.push(index)
+  }
+  return Masking.imageSavings(candidates, Masking.imagesIn(candidates, inWindow, options), options.memo)
+}
+
+/**
  * R4: while the fitted window holds a reference whose target it does not hold whole, those
  * references are undone (the message sent whole again) and the window fitted again; after three
  * rounds, every reference of the window is undone. Gives the last fit, its candidates and the
