@@ -15,7 +15,8 @@
  * shortening's every candidate costs the pieces at its edges, not its length.
  *
  * The fiber yields between pieces, so that the event loop is never held for longer than one
- * piece takes (a few milliseconds). A stretch with no such place (a base64 blob) is one piece.
+ * piece takes (a few milliseconds). A stretch with no space to cut at (a base64 blob) is cut
+ * between a letter and a digit (no pre-token holds both); one with neither is one piece.
  *
  * @internal
  */
@@ -52,22 +53,50 @@ const hashBefore = (text: string, at: number): number => {
   return (h ^ (h >>> 15)) >>> 0
 }
 
+const isDigit = (c: number): boolean => c >= 48 && c <= 57
+
+/**
+ * Whether a pre-token always ends right before `at` between a letter and an ASCII digit (either
+ * way round): no pattern of o200k or cl100k holds both (a letter's pre-token takes letters and
+ * marks and one leading character that is neither a letter nor a digit; a number's takes
+ * digits only), so a text with no spaces (a base64 blob, a minified line) can be cut too.
+ */
+const isLetterDigit = (text: string, at: number): boolean => {
+  const before = text.charCodeAt(at - 1)
+  const next = text.charCodeAt(at)
+  return (isDigit(next) && isLetter(text, at - 1)) || (isDigit(before) && isLetter(text, at))
+}
+
+/** The first place after a space that is a cut (see the module's header), or -1 within `limit`. */
+const spaceCut = (text: string, start: number, limit: number): number => {
+  for (let i = text.indexOf(" ", start + minPiece); i >= 0 && i < limit; i = text.indexOf(" ", i + 1)) {
+    if (!isBoundary(text, i)) continue
+    if (i - start >= maxPiece || (hashBefore(text, i) & mask) === 0) return i
+  }
+  return -1
+}
+
+/** The first place between a letter and a digit from `from` within `limit`, or -1. */
+const letterDigitCut = (text: string, from: number, limit: number): number => {
+  for (let i = from; i < limit; i++) if (isLetterDigit(text, i)) return i
+  return -1
+}
+
 /**
  * The text cut at pre-token boundaries into pieces (see the module's header), one at a time:
- * the scan for the next cut is itself a piece's work.
+ * the scan for the next cut is itself a piece's work. A stretch of {@link maxPiece} with no
+ * space to cut at is cut at its first place between a letter and a digit after that length
+ * (a place fixed by the length, not the content: such texts are rare and share less); a
+ * stretch with neither (one word of megabytes) is one piece.
  */
 export function* pieces(text: string): Generator<string> {
   let start = 0
   while (text.length - start > maxPiece) {
-    let cut = -1
-    // Places after a space only (a line break's places are not needed to cut): found natively.
-    for (let i = text.indexOf(" ", start + minPiece); i >= 0; i = text.indexOf(" ", i + 1)) {
-      if (!isBoundary(text, i)) continue
-      if (i - start >= maxPiece || (hashBefore(text, i) & mask) === 0) {
-        cut = i
-        break
-      }
-    }
+    const limit = Math.min(text.length, start + 2 * maxPiece)
+    let cut = spaceCut(text, start, limit)
+    if (cut < 0) cut = letterDigitCut(text, start + maxPiece, limit)
+    if (cut < 0) cut = spaceCut(text, start, text.length)
+    if (cut < 0) cut = letterDigitCut(text, start + maxPiece, text.length)
     if (cut < 0) break
     yield text.slice(start, cut)
     start = cut
