@@ -368,7 +368,7 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
   }
   const itemCache = options.itemCache ?? PromptWindow.makeItemCache()
   const reportEntries = makeReportEntries()
-  const { digestsOf, hashOf } = makePrefixDigests()
+  const { digestsOf, hashOf, prepare } = makePrefixDigests()
   const maskMemo = Masking.makeMemo()
   const referenceMemo = ResultReferences.makeMemo()
   const masking = options.maskToolResults === true
@@ -393,6 +393,8 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
       const made = yield* PromptWindow.toCandidates(prompt, { ...options, itemCache })
       const messages = made.messages
       const n = messages.length
+      // A long message (a 5 MB result) hashed in pieces now, not in one stretch by `hashOf`.
+      yield* prepare(messages)
       const keyOf = options.conversationKey
       const key = call?.key ?? (yield* ConversationKey.ConversationKey) ??
         (keyOf === undefined
