@@ -9,9 +9,9 @@
  * counts V8's helper threads (concurrent marking, parallel scavenging, sweeping), which run
  * beside the event loop and do not hold it. The main thread's own garbage-collection pauses do
  * hold it, and are counted. Linux accounts a thread's time read by itself at the scheduler's
- * tick (4 ms here, `CONFIG_HZ=250`): a stall is measured within one tick. Every run is held
- * to the target (the largest of the runs, not the best of them): with the thread's time there is
- * no other process's noise to forgive.
+ * tick (4 ms here, `CONFIG_HZ=250`): a stall is measured within one tick. With the thread's
+ * time there is no other process's noise to forgive, so the tests hold every run to the target
+ * where the code holds it, and say so where they take the best of several runs instead.
  *
  * Why a 1 ms timer: when a call yields often, the loop is never idle, and the CPU time between
  * two ticks is the timer's interval plus the stretch that ran past it; a short interval makes
