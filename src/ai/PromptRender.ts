@@ -7,6 +7,7 @@
  */
 import { Effect } from "effect"
 import { Prompt } from "effect/ai"
+import * as JsonText from "./internal/jsonText.ts"
 
 /**
  * The text of a message as the model reads it, one line per part: text and reasoning as they
@@ -31,38 +32,34 @@ const rendered = new WeakMap<Prompt.Message, string>()
 const renderMemoChars = 16_384
 
 /**
- * The JSON texts of the last few long string results: each is written by several steps of a
- * call, on messages that are copies of one another (a conversion, a candidate, a probe).
+ * The text of a message if it is long and already rendered ({@link render} or
+ * {@link renderEffect} keep a long message's text), without rendering it: `undefined` otherwise.
+ *
+ * @since 0.3.0
+ * @category rendering
  */
-const jsonTexts = new Map<string, string>()
-const jsonTextsKept = 4
-/** Strings shorter than this are written as JSON at once (about a millisecond a megabyte). */
-const jsonMemoChars = 1 << 18
-const rememberJson = (value: string, text: string): void => {
-  if (jsonTexts.size >= jsonTextsKept) jsonTexts.delete(jsonTexts.keys().next().value!)
-  jsonTexts.set(value, text)
-}
+export const renderedLong = (message: Prompt.Message): string | undefined => rendered.get(message)
 
-/** The long string results of a message whose JSON text is not known yet. */
-const longResults = (message: Prompt.Message): Array<string> => {
-  if (message.role !== "tool") return []
-  const out: Array<string> = []
+/** The values of a message that are worth writing as JSON in pieces and are not written yet. */
+const largeValues = (message: Prompt.Message): Array<unknown> => {
+  if (message.role !== "tool" && message.role !== "assistant") return []
+  const out: Array<unknown> = []
   for (const part of message.content) {
-    if (
-      part.type === "tool-result" && part.modelOutput === undefined && typeof part.result === "string" &&
-      part.result.length > jsonMemoChars && !jsonTexts.has(part.result)
-    ) out.push(part.result)
+    const value = part.type === "tool-result" && part.modelOutput === undefined
+      ? part.result
+      : part.type === "tool-call"
+      ? part.params
+      : undefined
+    if (value !== undefined && JsonText.known(value) === undefined && JsonText.isLarge(value)) out.push(value)
   }
   return out
 }
 
-/** The characters of a long string written as JSON at a time, between yields. */
-const jsonPiece = 65_536
-
 /**
  * {@link render} as an `Effect` that never holds the event loop for long: the JSON text of a
- * long string result (a 5 MB tool output) is written in pieces, the fiber yielding between
- * them, and remembered, so that {@link render} then gives the message's text at once. The same
+ * large tool result or tool call's arguments (a 5 MB tool output, a JSON tree of thousands of
+ * rows, a long string deep in one) is written in pieces, the fiber yielding between them, and
+ * remembered, so that {@link render} then gives the message's text at once. The same
  * text as {@link render}'s.
  *
  * @since 0.3.0
@@ -71,22 +68,10 @@ const jsonPiece = 65_536
 export const renderEffect = (message: Prompt.Message): Effect.Effect<string> => {
   const known = rendered.get(message)
   if (known !== undefined) return Effect.succeed(known)
-  const long = longResults(message)
-  if (long.length === 0) return Effect.sync(() => render(message))
+  const large = largeValues(message)
+  if (large.length === 0) return Effect.sync(() => render(message))
   return Effect.gen(function*() {
-    for (const value of long) {
-      const pieces: Array<string> = []
-      for (let at = 0; at < value.length;) {
-        let end = Math.min(value.length, at + jsonPiece)
-        // Never between the two halves of a surrogate pair: JSON writes a lone one escaped.
-        const code = value.charCodeAt(end)
-        if (end < value.length && code >= 0xdc00 && code <= 0xdfff) end--
-        pieces.push(JSON.stringify(value.slice(at, end)).slice(1, -1))
-        at = end
-        yield* Effect.yieldNow
-      }
-      rememberJson(value, `"${pieces.join("")}"`)
-    }
+    for (const value of large) yield* JsonText.jsonTextEffect(value)
     return render(message)
   })
 }
@@ -110,23 +95,7 @@ const renderNew = (message: Prompt.Message): string => {
   return text.length > 0 ? text : `[${message.role}]`
 }
 
-const json = (value: unknown): string => {
-  // A long string result is written as JSON by several steps of a call, each with its own copy
-  // of the message: the last one's text is kept.
-  if (typeof value === "string" && value.length > jsonMemoChars) {
-    let text = jsonTexts.get(value)
-    if (text === undefined) {
-      text = JSON.stringify(value)
-      rememberJson(value, text)
-    }
-    return text
-  }
-  try {
-    return JSON.stringify(value) ?? String(value)
-  } catch {
-    return String(value)
-  }
-}
+const json = JsonText.jsonText
 
 const renderPart = (part: Prompt.Part): string => {
   switch (part.type) {

@@ -22,6 +22,7 @@ import { Prompt } from "effect/ai"
 import type * as ContextItem from "../ContextItem.ts"
 import * as Shorten from "./Shorten.ts"
 import { countAt, editMessages, type ItemMemo, type MessageEdit } from "./internal/editMessages.ts"
+import * as JsonText from "./internal/jsonText.ts"
 import * as Masking from "./Masking.ts"
 import type * as PromptWindow from "./PromptWindow.ts"
 import { TokenCounter } from "./TokenCounter.ts"
@@ -125,7 +126,8 @@ const computeContent = (part: Prompt.ToolResultPart): string => {
   else if (typeof part.result === "string") body = `text:${part.result}`
   else {
     try {
-      body = `json:${JSON.stringify(part.result)}`
+      // A large result's JSON text written in pieces by `renderEffect` earlier in the call, if kept.
+      body = `json:${JsonText.known(part.result) ?? JSON.stringify(part.result)}`
     } catch {
       body = `value:${String(part.result)}`
     }

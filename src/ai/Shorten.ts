@@ -27,6 +27,7 @@
 import { Effect } from "effect"
 import type { Prompt } from "effect/ai"
 import * as ContextItem from "../ContextItem.ts"
+import * as JsonText from "./internal/jsonText.ts"
 
 /**
  * The share of the kept characters that goes to the head (the rest to the tail), by default.
@@ -440,15 +441,6 @@ interface Slot {
   readonly text: string
 }
 
-/** A value's JSON text, as `PromptWindow.render` (and so the token counter) writes a result. */
-const jsonText = (value: unknown): string => {
-  try {
-    return JSON.stringify(value) ?? String(value)
-  } catch {
-    return String(value)
-  }
-}
-
 /**
  * The texts the model reads of a tool message's results, as `PromptWindow.render` shows them:
  * the text parts of `modelOutput` when there is one (file parts are not text and stay), else
@@ -457,21 +449,23 @@ const jsonText = (value: unknown): string => {
 const slotsOf = (
   message: Prompt.ToolMessage,
   shortens: (part: Prompt.ToolResultPart) => boolean
-): Array<Slot> => {
-  const slots: Array<Slot> = []
-  message.content.forEach((part, p) => {
-    if (part.type !== "tool-result" || !shortens(part)) return
-    if (part.modelOutput === undefined) {
-      const text = typeof part.result === "string" ? part.result : jsonText(part.result)
-      slots.push({ part: p, output: undefined, id: part.id, name: part.name, text })
-    } else {
-      part.modelOutput.forEach((output, o) => {
-        if (output.type === "text") slots.push({ part: p, output: o, id: part.id, name: part.name, text: output.text })
-      })
+): Effect.Effect<Array<Slot>> =>
+  Effect.gen(function*() {
+    const slots: Array<Slot> = []
+    for (const [p, part] of message.content.entries()) {
+      if (part.type !== "tool-result" || !shortens(part)) continue
+      if (part.modelOutput === undefined) {
+        // A large value's JSON text in pieces, yielding between them (design item 113).
+        const text = typeof part.result === "string" ? part.result : yield* JsonText.jsonTextEffect(part.result)
+        slots.push({ part: p, output: undefined, id: part.id, name: part.name, text })
+      } else {
+        part.modelOutput.forEach((output, o) => {
+          if (output.type === "text") slots.push({ part: p, output: o, id: part.id, name: part.name, text: output.text })
+        })
+      }
     }
+    return slots
   })
-  return slots
-}
 
 /**
  * A tool result part with a slot's text replaced: `result` becomes the text (a string), or the
@@ -533,7 +527,7 @@ export const shortenMessage = <E, R>(
       return { message, originalTokens, keptTokens: originalTokens, cuts: [] }
     }
     if (message.role !== "tool" || !isCount(originalTokens) || !(keepTokens >= 0)) return undefined
-    const slots = slotsOf(message, options?.shortens ?? (() => true))
+    const slots = yield* slotsOf(message, options?.shortens ?? (() => true))
     if (slots.length === 0) return undefined
     const rebuild = (texts: ReadonlyArray<string>, cut: ReadonlySet<number>): Prompt.ToolMessage => {
       const content = message.content.slice()

@@ -37,6 +37,30 @@ describe("ChunkedCount", () => {
       }), 60_000)
   }
 
+  for (const encoding of ["o200k_base", "cl100k_base"] as const) {
+    it.effect(`a text with no spaces is cut at a number's edge, the counts summing alike (${encoding})`, () =>
+      Effect.gen(function*() {
+        const countText = yield* GptTokenizer.textCounter(encoding)
+        // base64-like runs, with marks, non-ASCII letters and digits that are not ASCII beside them.
+        const unit = fc.oneof(
+          fc.stringMatching(/^[A-Za-z0-9+\/=]{1,40}$/),
+          fc.constantFrom("é", "e\u0301", "Ü9", "٣", "٣4", "𝟎5", "½1", "7东", "京8", "'s1", "_", "\n", "\t", "😀1", "\"id\":12", ",\"", "[{", "}]", "-3.5e7", "\\u00e9")
+        )
+        fc.assert(
+          fc.property(fc.array(unit, { minLength: 2_000, maxLength: 4_000 }), (units) => {
+            const block = units.join("")
+            const text = block.repeat(Math.ceil(3 * ChunkedCount.maxPiece / Math.max(1, block.length)))
+            const pieces = [...ChunkedCount.pieces(text)]
+            assert.strictEqual(pieces.join(""), text)
+            assert.isAbove(pieces.length, 1)
+            assert.isTrue(pieces.every((p) => p.length <= 2 * ChunkedCount.maxPiece))
+            assert.strictEqual(pieces.reduce((n, p) => n + countText(p), 0), countText(text))
+          }),
+          { numRuns: 3, seed: 113 }
+        )
+      }), 60_000)
+  }
+
   it("pieces are cut by their content: a text and its tail share their pieces after the tail's first cut", () => {
     const text = Array.from({ length: 60_000 }, (_, i) => `word${i % 977} alpha beta`).join(" ")
     const whole = new Set(ChunkedCount.pieces(text))

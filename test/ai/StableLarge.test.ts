@@ -4,9 +4,14 @@
  * same hash as `Hash.hashString`), and the summary ledger reads a long text in pieces of lines
  * (`SummaryLedger.extractEffect`, the same facts as `extract`), yielding between them.
  *
- * The stall is measured as `test/plain/TrimLarge.test.ts` does: the most process CPU time
- * between two ticks of a 5 ms timer, held to twice the 50 ms target on this shared machine (the
- * same margin as TrimLarge's; the GC's helper threads count in the process's CPU time).
+ * The stall is measured as `test/plain/TrimLarge.test.ts` does (`test/support/stall.ts`,
+ * docs/design.md item 113): the most CPU time of the main thread between two ticks of a 1 ms
+ * timer — neither another process's time nor V8's helper threads': the per-call fit
+ * (`PromptWindow.fit`) held to the 50 ms target itself, the stable window's `fit` + `commit`
+ * (the better of two runs) still to twice it (24–48 ms measured; design item 114) — it is the
+ * effect/ai layer's and the AI SDK middleware's core in stable mode; both with a 5 MB log-like
+ * result. (A 5 MB JSON tree through the stable window still stalls 44–103 ms: design item 114,
+ * not held here.)
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
@@ -15,6 +20,7 @@ import { KeyValueStore } from "effect/persistence"
 import * as fc from "fast-check"
 import * as GptTokenizer from "../../src/ai/GptTokenizer.ts"
 import * as Hash from "../../src/ai/internal/hash.ts"
+import * as PromptWindow from "../../src/ai/PromptWindow.ts"
 import * as StableWindow from "../../src/ai/StableWindow.ts"
 import * as SummaryLedger from "../../src/ai/SummaryLedger.ts"
 import { ContextBudget, FirstFitSlice, OverflowNotifier, RecencyScorer } from "../../src/index.ts"
@@ -22,7 +28,7 @@ import * as SectionedPlacer from "../../src/placers/SectionedPlacer.ts"
 import * as Sessions from "../support/sessions.ts"
 import { measured } from "../support/stall.ts"
 
-const targets = { stallMs: 50, stallMargin: 2 }
+const targets = { stallMs: 50, stableMargin: 2 }
 
 /** A log-like text of `n` characters with facts in it: words, paths, errors, line breaks. */
 const bigText = (n: number, seed = 1): string => {
@@ -73,7 +79,7 @@ describe("the stable window: huge results, a free event loop", () => {
     )
   })
 
-  it("a stable window's fit and commit with one 5 MB tool result: no long event-loop stall (50 ms target)", async () => {
+  it("a stable window's fit and commit, and the per-call fit, with one 5 MB tool result: no long event-loop stall (50 ms target; the per-call fit held to it)", async () => {
     const layers = Layer.mergeAll(
       RecencyScorer.layer,
       FirstFitSlice.layer,
@@ -82,31 +88,47 @@ describe("the stable window: huge results, a free event loop", () => {
       KeyValueStore.layerMemory,
       GptTokenizer.layer
     )
-    const history = (content: string) => [
+    const history = (result: unknown) => [
       Prompt.systemMessage({ content: "you are an agent" }),
       Prompt.userMessage({ content: [Prompt.textPart({ text: "read the build log" })] }),
       Prompt.assistantMessage({ content: [Prompt.toolCallPart({ id: "c1", name: "read", params: { path: "build.log" }, providerExecuted: false })] }),
-      Prompt.toolMessage({ content: [Prompt.toolResultPart({ id: "c1", name: "read", isFailure: false, result: content, providerExecuted: false })] })
+      Prompt.toolMessage({ content: [Prompt.toolResultPart({ id: "c1", name: "read", isFailure: false, result, providerExecuted: false })] })
     ]
     const budget = new ContextBudget.ContextBudget({ maxTokens: 128_000, targetTokens: 120_000 })
-    const call = (content: string) =>
+    const stable = (result: unknown) =>
       Effect.gen(function*() {
         const window = yield* StableWindow.make({})
-        const plan = yield* window.fit(Prompt.fromMessages(history(content)), budget, {})
+        const plan = yield* window.fit(Prompt.fromMessages(history(result)), budget, {})
         yield* window.commit(plan)
-        return plan
+        return plan.countedTokens
       }).pipe(Effect.provide(layers))
+    const perCall = (result: unknown) =>
+      PromptWindow.fit(Prompt.fromMessages(history(result)), budget).pipe(
+        // The one result shortened to fit (rule K6): 0 then, past any target otherwise.
+        Effect.map((fitted) => (fitted.shortened?.length === 1 ? 0 : Infinity)),
+        Effect.provide(layers)
+      )
     // The tokenizer loaded and warmed first: its loading is not the call's.
-    await Effect.runPromise(call("warm up"))
-    const runs: Array<{ cpu: number; stall: number; wallStall: number }> = []
-    for (const seed of [1, 2]) {
-      const content = bigText(5_000_000, seed)
-      const { value, ...run } = await measured(() => Effect.runPromise(call(content)))
-      runs.push(run)
-      assert.isAtMost(value.countedTokens, 120_000)
+    await Effect.runPromise(stable("warm up"))
+    const runs: Array<{ name: string; cpu: number; stall: number; processStall: number; wallStall: number }> = []
+    const cases: ReadonlyArray<readonly [string, (result: unknown) => Effect.Effect<number, unknown>, () => unknown]> = [
+      ["stable, log text seed 1", stable, () => bigText(5_000_000, 1)],
+      ["stable, log text seed 2", stable, () => bigText(5_000_000, 2)],
+      ["per-call, log text", perCall, () => bigText(5_000_000, 3)]
+    ]
+    for (const [name, call, result] of cases) {
+      const input = result()
+      const { value, ...run } = await measured(() => Effect.runPromise(call(input)))
+      runs.push({ name, ...run })
+      assert.isAtMost(value, 120_000)
     }
-    console.log(`stable window 5 MB fit+commit: ${runs.map((r) => `cpu ${r.cpu.toFixed(0)} ms, stall ${r.stall.toFixed(1)} ms cpu (${r.wallStall.toFixed(0)} ms wall)`).join("; ")}`)
-    const best = Math.min(...runs.map((r) => r.stall))
-    assert.isAtMost(best, targets.stallMs * targets.stallMargin)
-  }, 120_000)
+    const row = (r: (typeof runs)[number]) =>
+      `${r.name}: cpu ${r.cpu.toFixed(0)} ms, stall ${r.stall.toFixed(1)} ms main-thread CPU (${r.processStall.toFixed(1)} process CPU, ${r.wallStall.toFixed(0)} ms wall)`
+    console.log(`5 MB fits: ${runs.map(row).join("; ")}`)
+    // The stable window: the better of its two runs, to twice the target as before (its stall is
+    // 40–48 ms at this load: the whole text's copies, design item 114); the per-call fit: its run,
+    // to the target itself.
+    assert.isAtMost(Math.min(...runs.filter((r) => r.name.startsWith("stable")).map((r) => r.stall)), targets.stallMs * targets.stableMargin, runs.map(row).join("; "))
+    for (const r of runs.filter((r) => r.name.startsWith("per-call"))) assert.isAtMost(r.stall, targets.stallMs, row(r))
+  }, 300_000)
 })

@@ -15,7 +15,9 @@
  * shortening's every candidate costs the pieces at its edges, not its length.
  *
  * The fiber yields between pieces, so that the event loop is never held for longer than one
- * piece takes (a few milliseconds). A stretch with no such place (a base64 blob) is one piece.
+ * piece takes (a few milliseconds). A stretch with no space to cut at (a base64 blob, a JSON
+ * line) is cut at a number's edge (before a digit that follows no number, after a digit before
+ * a letter); one with neither is one piece.
  *
  * @internal
  */
@@ -27,6 +29,11 @@ export const pieceChars = 32_768
 /** The shortest piece and the length after which the next place is a cut, whatever its hash. */
 export const minPiece = 4_096
 export const maxPiece = 65_536
+/**
+ * The length after which a stretch with no space to cut at is cut at a number's edge: shorter,
+ * as such text (base64) costs the tokenizer several times prose's time a character.
+ */
+export const numberPiece = 16_384
 const mask = 0x3ff
 
 const letter = /\p{L}/u
@@ -52,22 +59,59 @@ const hashBefore = (text: string, at: number): number => {
   return (h ^ (h >>> 15)) >>> 0
 }
 
+const isDigit = (c: number): boolean => c >= 48 && c <= 57
+
+const number = /\p{N}/u
+
+/**
+ * Whether a pre-token always ends right before `at` at a number's edge: before an ASCII digit
+ * that follows anything but a number (no pattern of o200k or cl100k holds a digit after another
+ * character: a number's pre-token, `\p{N}{1,3}`, starts at its first digit, and the letters',
+ * punctuation's and spaces' pre-tokens hold no digit), or after an ASCII digit before a letter.
+ * So a text with no spaces (a base64 blob, a minified JSON line) can be cut too. A character
+ * before the digit that is half of a surrogate pair is never taken for a cut (it may be a
+ * number outside the BMP).
+ */
+const isNumberEdge = (text: string, at: number): boolean => {
+  const before = text.charCodeAt(at - 1)
+  const next = text.charCodeAt(at)
+  if (isDigit(next)) {
+    if (isDigit(before) || (before >= 0xd800 && before <= 0xdfff)) return false
+    return before < 128 || !number.test(text[at - 1]!)
+  }
+  return isDigit(before) && isLetter(text, at)
+}
+
+/** The first place after a space that is a cut (see the module's header), or -1 within `limit`. */
+const spaceCut = (text: string, start: number, limit: number): number => {
+  for (let i = text.indexOf(" ", start + minPiece); i >= 0 && i < limit; i = text.indexOf(" ", i + 1)) {
+    if (!isBoundary(text, i)) continue
+    if (i - start >= maxPiece || (hashBefore(text, i) & mask) === 0) return i
+  }
+  return -1
+}
+
+/** The first place at a number's edge from `from` within `limit`, or -1. */
+const numberCut = (text: string, from: number, limit: number): number => {
+  for (let i = from; i < limit; i++) if (isNumberEdge(text, i)) return i
+  return -1
+}
+
 /**
  * The text cut at pre-token boundaries into pieces (see the module's header), one at a time:
- * the scan for the next cut is itself a piece's work.
+ * the scan for the next cut is itself a piece's work. A stretch of {@link maxPiece} with no
+ * space to cut at is cut at its first number's edge after {@link numberPiece} (a place fixed by the
+ * length, not the content: such texts are rare and share less); a stretch with neither (letters
+ * and punctuation only, for megabytes) is one piece.
  */
 export function* pieces(text: string): Generator<string> {
   let start = 0
   while (text.length - start > maxPiece) {
-    let cut = -1
-    // Places after a space only (a line break's places are not needed to cut): found natively.
-    for (let i = text.indexOf(" ", start + minPiece); i >= 0; i = text.indexOf(" ", i + 1)) {
-      if (!isBoundary(text, i)) continue
-      if (i - start >= maxPiece || (hashBefore(text, i) & mask) === 0) {
-        cut = i
-        break
-      }
-    }
+    const limit = Math.min(text.length, start + 2 * maxPiece)
+    let cut = spaceCut(text, start, limit)
+    if (cut < 0) cut = numberCut(text, start + numberPiece, limit)
+    if (cut < 0) cut = spaceCut(text, start, text.length)
+    if (cut < 0) cut = numberCut(text, start + numberPiece, text.length)
     if (cut < 0) break
     yield text.slice(start, cut)
     start = cut

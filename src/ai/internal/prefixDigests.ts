@@ -9,7 +9,7 @@
 import { Effect } from "effect"
 import type { Prompt } from "effect/ai"
 import * as Hash from "./hash.ts"
-import { render, renderEffect } from "../PromptRender.ts"
+import { render, renderedLong } from "../PromptRender.ts"
 
 /**
  * One stable window's hashes: `hashOf` a message (its role and text), `digestsOf` a history
@@ -20,9 +20,10 @@ export interface PrefixDigests {
   readonly hashOf: (message: Prompt.Message) => string
   readonly digestsOf: (messages: ReadonlyArray<Prompt.Message>) => ReadonlyArray<string>
   /**
-   * Hashes the messages not hashed yet, rendering and hashing a long one in pieces with yields
-   * between them (docs/design.md item 103): run before `hashOf`/`digestsOf`, which then only
-   * read the hashes, the same ones.
+   * Hashes the long messages already rendered and not hashed yet, in pieces with yields between
+   * them (docs/design.md items 103, 113): run before `hashOf`/`digestsOf`, which then only read
+   * their hashes, the same ones. Short messages are left to `hashOf` (no yield, no effect step):
+   * an ordinary history's fit runs as before.
    */
   readonly prepare: (messages: ReadonlyArray<Prompt.Message>) => Effect.Effect<void>
 }
@@ -47,16 +48,15 @@ export const makePrefixDigests = (): PrefixDigests => {
     // The history the digests last read was hashed whole: only the messages after it are new
     // (a comparison of objects, not a look-up per message).
     const from = continuing(lastDigests.messages, messages) ? lastDigests.messages.length : 0
-    let fresh = false
-    for (let k = from; k < messages.length && !fresh; k++) fresh = !hashes.has(messages[k]!)
-    if (!fresh) return Effect.void
+    const long: Array<readonly [Prompt.Message, string]> = []
+    for (let k = from; k < messages.length; k++) {
+      const message = messages[k]!
+      const text = hashes.has(message) ? undefined : renderedLong(message)
+      if (text !== undefined && text.length > Hash.hashPiece) long.push([message, text])
+    }
+    if (long.length === 0) return Effect.void
     return Effect.gen(function*() {
-      for (let k = from; k < messages.length; k++) {
-        const message = messages[k]!
-        if (hashes.has(message)) continue
-        const text = yield* renderEffect(message)
-        hashes.set(message, yield* Hash.hashStringEffect(`${message.role}\n${text}`))
-      }
+      for (const [message, text] of long) hashes.set(message, yield* Hash.hashStringEffect(`${message.role}\n${text}`))
     })
   }
   return { hashOf, digestsOf: (messages) => prefixDigests(messages, hashOf, digestMemo, lastDigests), prepare }
