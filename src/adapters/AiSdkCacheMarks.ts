@@ -443,14 +443,11 @@ type StepPart = { readonly type: string; readonly providerOptions?: ProviderOpti
 const withParts = <M extends StepMessage>(message: M, f: <P extends StepPart>(part: P, index: number) => P): M => {
   if (typeof message.content === "string") return message
   // Most messages carry no mark: they are found unchanged without a copy (design item 106).
+  // The parts before the first that changes are known unchanged: `f` is not asked again for them.
   const parts: ReadonlyArray<StepPart> = message.content
-  if (!parts.some((part, i) => f(part, i) !== part)) return message
-  let changed = false
-  const g = <P extends StepPart>(part: P, i: number): P => {
-    const next = f(part, i)
-    changed ||= next !== part
-    return next
-  }
+  const first = parts.findIndex((part, i) => f(part, i) !== part)
+  if (first < 0) return message
+  const g = <P extends StepPart>(part: P, i: number): P => i < first ? part : f(part, i)
   const next: StepMessage = message.role === "system"
     ? message
     : message.role === "user"
@@ -458,7 +455,7 @@ const withParts = <M extends StepMessage>(message: M, f: <P extends StepPart>(pa
     : message.role === "assistant"
     ? { ...message, content: typeof message.content === "string" ? message.content : message.content.map(g) }
     : { ...message, content: message.content.map(g) }
-  return changed && next.role === message.role ? { ...message, content: next.content } : message
+  return next.role === message.role ? { ...message, content: next.content } : message
 }
 
 /** A part without the library's mark, or with one of lifetime `ttl`. */
