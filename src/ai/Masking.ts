@@ -217,6 +217,13 @@ const stubOf = (
     const known = memo.get(message)
     if (known !== undefined && known.edit.index === index) return known
     const counter = yield* TokenCounter
+    // The stub's edit, counted, kept in the memo: a masked message is sent as it at every call.
+    const remember = (stub: MessageEdit["message"], masked: Masked) =>
+      Effect.map(countAt(counter, stub, index), (tokens) => {
+        const made = { edit: { index, message: stub, metadata: { [maskedKey]: masked } } satisfies MessageEdit, tokens }
+        memo.set(message, made)
+        return made
+      })
     if (message.role === "user") {
       const call = callBefore(candidates.messages, index)
       const images: Array<MaskedImage> = []
@@ -231,15 +238,7 @@ const stubOf = (
         images.push(image)
         content.push(Prompt.textPart({ text: imageStubText(image) }))
       }
-      const stub: Prompt.UserMessage = { ...message, content }
-      const edit: MessageEdit = {
-        index,
-        message: stub,
-        metadata: { [maskedKey]: { results: [], images, originalTokens: item.tokens } }
-      }
-      const made = { edit, tokens: yield* countAt(counter, stub, index) }
-      memo.set(message, made)
-      return made
+      return yield* remember({ ...message, content }, { results: [], images, originalTokens: item.tokens })
     }
     const results: Array<MaskedResult> = []
     const content: Array<Prompt.ToolMessagePart> = []
@@ -254,12 +253,7 @@ const stubOf = (
       results.push({ id: part.id, name: part.name, tokens: alone })
       content.push(stubPart(part, alone))
     }
-    const stub: Prompt.ToolMessage = { ...message, content }
-    const edit: MessageEdit = { index, message: stub, metadata: { [maskedKey]: { results, originalTokens: item.tokens } } }
-    const tokens = yield* countAt(counter, stub, index)
-    const made = { edit, tokens }
-    memo.set(message, made)
-    return made
+    return yield* remember({ ...message, content }, { results, originalTokens: item.tokens })
   })
 
 /**
