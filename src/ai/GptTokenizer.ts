@@ -128,10 +128,13 @@ const layerCounter = (
         return n
       }
       const counted = new WeakMap<Prompt.Message, number>()
+      // Every text is its role's framing plus its count as plain text: the chat encoder's count,
+      // without the chat encoder's generator, which made an array of every token a short message
+      // has (docs/design.md item 120: half of what an agent loop's `trim` step allocated).
       const exact = (message: Prompt.Message): Effect.Effect<number> =>
         Effect.flatMap(renderEffect(message), (text) =>
           text.length <= ChunkedCount.pieceChars
-            ? Effect.sync(() => Math.max(0, encodeChat([{ role: message.role, content: text }]).length - requestOverhead))
+            ? Effect.sync(() => framingOf(message.role) + countText(text))
             : Effect.map(ChunkedCount.count(text, countText, countPiece), (n) => framingOf(message.role) + n))
       const count = (message: Prompt.Message): Effect.Effect<number, AiError.AiError> => {
         const known = counted.get(message)

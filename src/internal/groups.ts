@@ -315,13 +315,19 @@ const expandResult = (
   totalCandidates: number,
   totalTokensConsidered: number
 ): PipelineResult => {
+  // No unit: the entries are the members' own, and only the totals change (most calls of an
+  // agent without tool groups; copying a thousand entries a call was a tenth of a trim's time).
+  if (members.size === 0) {
+    return { ...result, report: { ...result.report, totalCandidates, totalTokensConsidered } } satisfies PipelineResult
+  }
   const rename = renamer(units, members, result.report.excluded)
   const reportIncluded = result.report.included
   const included: Array<IncludedItem> = []
   for (let k = 0; k < reportIncluded.length; k++) {
     const entry = reportIncluded[k]!
     const list = members.get(entry.item)
-    if (list === undefined) included.push({ item: entry.item, score: entry.score, reason: entry.reason })
+    // An entry of no unit is the member's own: kept as it is (entries are immutable).
+    if (list === undefined) included.push(entry)
     else for (let m = 0; m < list.length; m++) included.push({ item: list[m]!, score: entry.score, reason: entry.reason })
   }
   const reportExcluded = result.report.excluded
@@ -330,7 +336,7 @@ const expandResult = (
     const entry = reportExcluded[k]!
     const reason = members.size === 0 ? entry.reason : rename(entry)
     const list = members.get(entry.item)
-    if (list === undefined) excluded.push({ item: entry.item, score: entry.score, reason })
+    if (list === undefined) excluded.push(reason === entry.reason ? entry : { item: entry.item, score: entry.score, reason })
     else for (let m = 0; m < list.length; m++) excluded.push({ item: list[m]!, score: entry.score, reason })
   }
   const resultWindow = result.window
