@@ -170,6 +170,7 @@ const program = Effect.gen(function*() {
     }
     progress("the front doors' time per call at 1,000 messages")
     doors.push(...yield* Effect.promise(() => DoorsBench.timeDoors(long, { contextWindow: settings.contextWindow, outputReserve })))
+    doors.push(...yield* Effect.promise(() => DoorsBench.floors(long, {})))
     // The peers and the middleware, call by call on the same histories (counts known for the
     // transcribed trimMessages; the middleware counts with its own counter, as a user's does).
     const count = SessionBench.countFrom(yield* SessionBench.countsOf(long))

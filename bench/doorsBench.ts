@@ -72,9 +72,10 @@ export interface DoorTiming {
   /**
    * Whether every message's count was known before the timed call (a counter given the
    * session's counts, warmed outside the clock: the target's rows), or the door's default
-   * counter counted the newest step's messages in the call (information).
+   * counter counted the newest step's messages in the call (information); `none (the floor)`
+   * for the rows of {@link floors}, which count nothing (information).
    */
-  readonly counts: "known before the call" | "counted in the call"
+  readonly counts: "known before the call" | "counted in the call" | "none (the floor)"
   /** The messages of the first timed call's history. */
   readonly messages: number
   readonly samples: number
@@ -160,7 +161,7 @@ const time = async (
     maxMs: Math.max(...times),
     cpuMedianMs: median(cpu),
     targetMs,
-    verdict: name.counts === "counted in the call" ? "information" : medianMs <= targetMs ? "met" : "missed"
+    verdict: name.counts !== "known before the call" ? "information" : medianMs <= targetMs ? "met" : "missed"
   }
 }
 
@@ -448,4 +449,81 @@ export const timeDoors = async (
     }
   }
   return out
+}
+
+/**
+ * Whether two JSON values are equal: every node of both read (arrays element by element, objects
+ * key by key in order, strings by their characters when they are not the same string).
+ */
+const deepEqual = (a: unknown, b: unknown): boolean => {
+  if (a === b) return true
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false
+    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false
+    return true
+  }
+  if (Array.isArray(b)) return false
+  const ka = Object.keys(a)
+  const kb = Object.keys(b)
+  if (ka.length !== kb.length) return false
+  for (let i = 0; i < ka.length; i++) {
+    const key = ka[i]!
+    if (key !== kb[i] || !deepEqual(Reflect.get(a, key), Reflect.get(b, key))) return false
+  }
+  return true
+}
+
+/**
+ * The floor of an exact door on fresh copies (information; docs/design.md item 121): at each
+ * call, no door at all — only the fresh copy of the history compared, node by node and
+ * character by character, with the previous call's copy over their common length. Any door
+ * that knows a fresh copy's messages for what they are (rather than by which objects they are)
+ * reads at least this much; what a door costs beyond it is its own. Rows for the middleware's
+ * provider prompt and `trim`'s chat messages, on the session the doors are timed on.
+ */
+export const floors = async (
+  session: Session,
+  options: { readonly messages?: number | undefined; readonly samples?: number | undefined; readonly warmup?: number | undefined }
+): Promise<Array<DoorTiming>> => {
+  const messages = options.messages ?? 1000
+  const samples = options.samples ?? 40
+  const warmup = options.warmup ?? 10
+  const histories = historiesOf(session)
+  const chat = historiesOf(chatProjection(session))
+  const reading = <A>(all: ReadonlyArray<A>, hs: ReadonlyArray<ReadonlyArray<unknown>>): Door => {
+    let previous: ReadonlyArray<A> = []
+    return (k) => {
+      const copy = fresh(all.slice(0, hs[k]!.length))
+      return async () => {
+        const n = Math.min(previous.length, copy.length)
+        for (let i = 0; i < n; i++) {
+          if (!deepEqual(previous[i], copy[i])) throw new Error(`message ${i} differs from the previous call's`)
+        }
+        previous = copy
+      }
+    }
+  }
+  const provider: ReadonlyArray<AiSdkPrompt.ProviderMessage> = SessionFormats.toProviderPrompt(lastOf(histories))
+  const openAI = SessionFormats.toOpenAIChat(lastOf(chat))
+  return [
+    await time(
+      { door: "floor: reading a fresh provider prompt (the middleware's input), no door", mode: undefined, history: "fresh copies", counts: "none (the floor)" },
+      histories,
+      reading(provider, histories),
+      messages,
+      samples,
+      warmup,
+      undefined
+    ),
+    await time(
+      { door: "floor: reading fresh chat messages (trim's input), no door", mode: undefined, history: "fresh copies", counts: "none (the floor)" },
+      chat,
+      reading(openAI, chat),
+      messages,
+      samples,
+      warmup,
+      undefined
+    )
+  ]
 }

@@ -19,6 +19,7 @@
  * @since 0.3.0
  */
 import { Prompt } from "effect/ai"
+import * as Masking from "../ai/Masking.ts"
 import * as MediaTokens from "../ai/MediaTokens.ts"
 import type { LanguageModelMiddleware, ModelMessage } from "ai"
 import * as ContentMemo from "../internal/contentMemo.ts"
@@ -408,12 +409,50 @@ export const makeMessageMemo = (limit = 50_000): MessageMemo => ({
   limit
 })
 
+/**
+ * A user message's parts with the ones a masked copy replaced (an image, by its stub) replaced
+ * by the copy's text, the others the caller's own (rule X6, docs/design.md item 121): one part a
+ * part, in order, as {@link toMessage} and {@link toModelMessage} convert a user message's parts;
+ * `undefined` when the parts do not line up (the copy is then sent as {@link fromMessage} makes it).
+ */
+const maskedParts = <P>(
+  parts: ReadonlyArray<P>,
+  source: Prompt.Message,
+  edited: Prompt.Message
+): Array<P | { readonly type: "text"; readonly text: string }> | undefined => {
+  if (source.role !== "user" || edited.role !== "user") return undefined
+  if (parts.length !== source.content.length || edited.content.length !== source.content.length) return undefined
+  const out: Array<P | { readonly type: "text"; readonly text: string }> = []
+  for (let i = 0; i < parts.length; i++) {
+    const part = edited.content[i]!
+    if (part === source.content[i]) out.push(parts[i]!)
+    else if (part.type === "text") out.push({ type: "text", text: part.text })
+    else return undefined
+  }
+  return out
+}
+
+/** A masked copy of a provider user message, as the caller's message with its images' stubs. */
+const maskedProvider = (original: ProviderMessage, source: Prompt.Message, edited: Prompt.Message): ProviderMessage | undefined => {
+  if (original.role !== "user") return undefined
+  const content = maskedParts(original.content, source, edited)
+  return content === undefined ? undefined : { ...original, content }
+}
+
+/** A masked copy of a `ModelMessage` user message, as the caller's message with its images' stubs. */
+const maskedModel = (original: ModelMessage, source: Prompt.Message, edited: Prompt.Message): ModelMessage | undefined => {
+  if (original.role !== "user" || typeof original.content === "string") return undefined
+  const content = maskedParts(original.content, source, edited)
+  return content === undefined ? undefined : { ...original, content }
+}
+
 const convertWith = <M>(
   messages: ReadonlyArray<M>,
   to: (message: M) => Prompt.MessageEncoded,
   from: (message: Prompt.Message) => M,
   links: ReadonlyMap<number, ReadonlyArray<MadeUpRequest>> | undefined,
-  memo: MessageMemo | undefined
+  memo: MessageMemo | undefined,
+  masked: (original: M, source: Prompt.Message, edited: Prompt.Message) => M | undefined
 ): { readonly prompt: Prompt.Prompt; readonly back: (prompt: Prompt.Prompt) => Array<M> } => {
   const encodedOf = (message: M, i: number) => withRequests(to(message), links?.get(i))
   let made: ReadonlyArray<Prompt.Message>
@@ -439,9 +478,15 @@ const convertWith = <M>(
     const original = messages[i]
     if (original !== undefined) originals.set(message, original)
   })
+  // A masked copy of one of the caller's messages: the caller's message, its images' stubs in.
+  const maskedOf = (message: Prompt.Message): M | undefined => {
+    const source = Masking.sourceOf(message)
+    const original = source === undefined ? undefined : originals.get(source)
+    return original === undefined || source === undefined ? undefined : masked(original, source, message)
+  }
   return {
     prompt,
-    back: (fitted) => fitted.content.map((message) => originals.get(message) ?? from(message))
+    back: (fitted) => fitted.content.map((message) => originals.get(message) ?? maskedOf(message) ?? from(message))
   }
 }
 
@@ -453,7 +498,7 @@ const convertWith = <M>(
  * @category conversions
  */
 export const convert = (provider: ProviderPrompt, memo?: MessageMemo): Converted =>
-  convertWith(provider, toMessage, fromMessage, approvalLinks(provider), memo)
+  convertWith(provider, toMessage, fromMessage, approvalLinks(provider), memo, maskedProvider)
 
 type ModelAssistantPart = Exclude<Extract<ModelMessage, { role: "assistant" }>["content"], string>[number]
 type ModelToolPart = Extract<ModelMessage, { role: "tool" }>["content"][number]
@@ -569,4 +614,4 @@ export const convertModelMessages = (
   messages: ReadonlyArray<ModelMessage>,
   memo?: MessageMemo
 ): { readonly prompt: Prompt.Prompt; readonly back: (prompt: Prompt.Prompt) => Array<ModelMessage> } =>
-  convertWith(messages, toModelMessage, fromModelMessage, undefined, memo)
+  convertWith(messages, toModelMessage, fromModelMessage, undefined, memo, maskedModel)

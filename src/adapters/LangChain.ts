@@ -87,7 +87,9 @@ export interface SummaryRequest {
  *   returns is awaited, one that throws or rejects is logged;
  * - `telemetry`, `tracer`, `verbosity` — where the `cupel.window` span of each call and the
  *   pipeline's spans go, as `AiSdk.middleware`'s;
- * - the strategies and the stable window's options, as `AiSdk.middleware`'s;
+ * - the strategies and the stable window's options, as `AiSdk.middleware`'s (`maskToolResults`,
+ *   `toolResultReferences` among them: docs/ai.md, "Masking old tool results" and "Repeats by
+ *   reference");
  * - `promptCache` — the provider's prompt cache (default on; `CachePlan.Options`): Anthropic's
  *   `cache_control` marks for `ChatAnthropic`, OpenAI's `promptCacheKey` for `ChatOpenAI` (the
  *   provider read from the model's `_llmType()`); `false` sends the calls as the agent made them.
@@ -120,6 +122,8 @@ export interface Options extends
     | "storeTimeout"
     | "promptCache"
     | "summaryTokens"
+    | "maskToolResults"
+    | "toolResultReferences"
   >
 {
   readonly counter?: ((text: string) => number) | undefined
@@ -179,7 +183,9 @@ const middlewareOptions: Readonly<Record<string, SessionOptions.Rule>> = {
   ttl: rules.duration,
   storeTimeout: rules.duration,
   maxConversations: rules.positiveInt,
-  promptCache: SessionOptions.stable.promptCache
+  promptCache: SessionOptions.stable.promptCache,
+  maskToolResults: SessionOptions.stable.maskToolResults,
+  toolResultReferences: SessionOptions.stable.toolResultReferences
 }
 
 /** The module name on the `AiError`s this adapter raises. */

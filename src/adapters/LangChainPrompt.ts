@@ -17,6 +17,7 @@
  */
 import type { BaseMessage } from "@langchain/core/messages"
 import { Prompt } from "effect/ai"
+import * as Masking from "../ai/Masking.ts"
 import * as MediaTokens from "../ai/MediaTokens.ts"
 
 /**
@@ -333,6 +334,38 @@ const fieldsOf = (message: BaseMessage): ReadonlyArray<unknown> => [
   "status" in message ? message.status : undefined
 ]
 
+/**
+ * A masked copy of a caller's `HumanMessage` (rule X6: its images replaced by their stubs) as
+ * the caller's message with those blocks replaced by the stubs' text blocks, its other blocks
+ * (a PDF, a text with its `cache_control`) and its id and name as the caller made them
+ * (docs/design.md item 121); `undefined` when the blocks and the parts do not line up.
+ */
+const maskedHuman = (original: BaseMessage, source: Prompt.Message, edited: Prompt.Message, classes: Classes): BaseMessage | undefined => {
+  if (source.role !== "user" || edited.role !== "user" || edited.content.length !== source.content.length) return undefined
+  const blocks = blocksOf(original.content)
+  const content: Array<{ readonly type: string; readonly [key: string]: unknown }> = []
+  // The parts are the text and file blocks, in order (`toMessage`); other blocks stay as they are.
+  let k = 0
+  for (const block of blocks) {
+    if (block["type"] !== "text" && !isFileBlock(block["type"])) {
+      content.push({ type: String(block["type"]), ...block })
+      continue
+    }
+    const part = edited.content[k]
+    if (part === undefined) return undefined
+    if (part === source.content[k]) content.push({ type: String(block["type"]), ...block })
+    else if (part.type === "text") content.push({ type: "text", text: part.text })
+    else return undefined
+    k++
+  }
+  if (k !== edited.content.length) return undefined
+  return new classes.HumanMessage({
+    content,
+    ...(original.id === undefined ? {} : { id: original.id }),
+    ...(original.name === undefined ? {} : { name: original.name })
+  })
+}
+
 const sameFields = (a: ReadonlyArray<unknown>, b: ReadonlyArray<unknown>): boolean =>
   a.length === b.length && a.every((value, i) => value === b[i])
 
@@ -379,6 +412,10 @@ export const convert = <M extends BaseMessage>(messages: ReadonlyArray<M>, memo?
       fitted.content.map((message) => {
         const known = originals.get(message)
         if (known !== undefined) return known
+        const source = Masking.sourceOf(message)
+        const original = source === undefined ? undefined : originals.get(source)
+        const masked = original === undefined || source === undefined ? undefined : maskedHuman(original, source, message, classes)
+        if (masked !== undefined) return masked
         const id = message.role === "tool" ? message.content.find((part) => part.type === "tool-result")?.id : undefined
         return fromMessage(message, classes, id === undefined ? undefined : byCallId.get(id))
       })

@@ -203,6 +203,25 @@ export type Memo = WeakMap<Prompt.Message, { readonly edit: MessageEdit; readonl
  */
 export const makeMemo = (): Memo => new WeakMap()
 
+/**
+ * The message each masked copy stands for (an identity relation, weak both ways in effect: a
+ * copy is only reachable by whoever holds it).
+ */
+const sources = new WeakMap<Prompt.Message, Prompt.Message>()
+
+/**
+ * The message a masked copy stands for, or `undefined` for any other message. A front door that
+ * sends its caller's own message objects reads it to send a masked user message as the caller's
+ * message with its images replaced by their stubs — its other parts (a PDF beside the
+ * screenshot), its provider options and its parts' options as the caller made them — rather
+ * than as a message rebuilt from the `effect/ai` form, which holds no file's data (docs/design.md
+ * item 121).
+ *
+ * @since 0.3.0
+ * @category masking
+ */
+export const sourceOf = (message: Prompt.Message): Prompt.Message | undefined => sources.get(message)
+
 /** The stub of message `index` (counted), or `undefined` when it is no maskable tool message. */
 const stubOf = (
   candidates: PromptWindow.Candidates,
@@ -222,6 +241,7 @@ const stubOf = (
       Effect.map(countAt(counter, stub, index), (tokens) => {
         const made = { edit: { index, message: stub, metadata: { [maskedKey]: masked } } satisfies MessageEdit, tokens }
         memo.set(message, made)
+        sources.set(stub, message)
         return made
       })
     if (message.role === "user") {

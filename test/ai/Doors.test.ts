@@ -44,7 +44,7 @@ import {
   toolTokensOf
 } from "../support/doors.ts"
 import { chatProjection, toModelMessages, toOpenAIChat, toProviderPrompt, withReasoning } from "../support/sessionFormats.ts"
-import { generate, type Session, shapes } from "../support/sessions.ts"
+import { generate, type Session, type Shape, shapes } from "../support/sessions.ts"
 import { textModel } from "../support/textModel.ts"
 
 /** Small windows, so that windows drop and shorten often (and 1,000 is below some system prompts). */
@@ -72,7 +72,7 @@ interface Findings {
   readonly windowsDiffer: Record<string, number>
   readonly examples: Array<string>
   /** How often the calls dropped, shortened and failed: the run must exercise all three. */
-  readonly exercised: { dropped: number; shortened: number; failed: number }
+  readonly exercised: { dropped: number; shortened: number; failed: number; masked: number; images: number; references: number }
 }
 
 /**
@@ -85,7 +85,7 @@ const differential = async (
   make: (seed: number) => { readonly session: Session; readonly settings: Settings }
 ): Promise<Findings> => {
   const [reference, ...others] = names
-  const findings: Findings = { calls: 0, differing: {}, windowsDiffer: {}, examples: [], exercised: { dropped: 0, shortened: 0, failed: 0 } }
+  const findings: Findings = { calls: 0, differing: {}, windowsDiffer: {}, examples: [], exercised: { dropped: 0, shortened: 0, failed: 0, masked: 0, images: 0, references: 0 } }
   for (const seed of seeds) {
     const { session, settings } = make(seed)
     const outcomes = new Map<DoorName, Array<Outcome>>()
@@ -97,6 +97,11 @@ const differential = async (
       else {
         if (o.dropped.length > 0) findings.exercised.dropped++
         if (o.shortened.length > 0) findings.exercised.shortened++
+        for (const text of o.texts ?? []) {
+          if (text.includes("[cleared: the result of")) findings.exercised.masked++
+          if (text.includes("[cleared: the image of") || text.includes("[cleared: an image")) findings.exercised.images++
+          if (text.includes("[identical to the result of call")) findings.exercised.references++
+        }
       }
     }
     for (const name of others) {
@@ -181,6 +186,28 @@ describe("the same session, the same windows, whatever the door", () => {
       range(4_001, 24),
       (seed) => ({ session: sessionOf(seed, 6, true), settings: settingsOf(seed, "per-call", { toolWords: 150 }) })
     )
+    assert.deepStrictEqual(differences(findings), [])
+  })
+
+  it("stable, masking and references on: the layer, the middleware and prepareStep send the same messages, stubs and references alike, read as text (36 sessions: re-reading, screenshots, large results)", async () => {
+    const edited: ReadonlyArray<Shape> = ["rereading", "screenshot", "large-results"]
+    const findings = await differential(
+      ["layer", "middleware", "prepareStep"],
+      range(7_001, 36),
+      (seed) => ({
+        session: generate(edited[seed % edited.length]!, 40, seed),
+        settings: {
+          ...settingsOf(Math.floor(seed / 3), "stable", { maskToolResults: true, texts: true }),
+          // Screenshots (about 1,100 tokens each) need a window that holds several.
+          contextWindow: (edited[seed % edited.length] === "screenshot" ? [12_000, 16_000, 24_000] : [4_000, 6_000, 8_000])[Math.floor(seed / 3) % 3]!
+        }
+      })
+    )
+    // Every rule is met on the way: tool results and images masked to stubs (X1, X6), repeats
+    // sent by reference (R1).
+    assert.isAbove(findings.exercised.masked, 500)
+    assert.isAbove(findings.exercised.images, 100)
+    assert.isAbove(findings.exercised.references, 100)
     assert.deepStrictEqual(differences(findings), [])
   })
 

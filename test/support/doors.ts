@@ -16,7 +16,8 @@
  *   (the latter for a session the chat format can carry: `sessionFormats.chatProjection`).
  *
  * The counter is one deterministic function every door can express: a message costs a quarter
- * of the characters of `PromptWindow.render` of the door's own reading of it, rounded up, plus 4;
+ * of the characters of `PromptWindow.render` of the door's own reading of it, rounded up, plus 4,
+ * plus its images' and PDFs' estimate (`MediaTokens.ofMessage`, OpenAI's rule, the AI SDK doors' default);
  * a request costs nothing more (`trim`'s request overhead with a function is 0, so the others'
  * is set to 0). The replay goes on after a call that fails: the history does not depend on the
  * answers.
@@ -29,6 +30,7 @@ import { AiError, LanguageModel, Prompt, Tool, Toolkit } from "effect/ai"
 import * as AiSdk from "../../src/adapters/AiSdk.ts"
 import * as AiSdkPrompt from "../../src/adapters/AiSdkPrompt.ts"
 import * as GptTokenizer from "../../src/ai/GptTokenizer.ts"
+import * as MediaTokens from "../../src/ai/MediaTokens.ts"
 import * as PromptWindow from "../../src/ai/PromptWindow.ts"
 import * as Shorten from "../../src/ai/Shorten.ts"
 import * as TokenCounter from "../../src/ai/TokenCounter.ts"
@@ -53,6 +55,14 @@ export interface Settings {
    * `prepareStep` and the trims as `toolTokens`, its count with the doors' counter.
    */
   readonly toolWords?: number | undefined
+  /** Stable windows only: the option `maskToolResults` (rules X1–X7), given to every door. */
+  readonly maskToolResults?: boolean | undefined
+  /**
+   * `true`: each window also carries the text of every message sent as the model reads it
+   * (`PromptWindow.render` of the door's sent message read back into `effect/ai`), so that a
+   * stub, a reference or a shortened result must read the same through every door.
+   */
+  readonly texts?: boolean | undefined
 }
 
 /** The tool of {@link Settings.toolWords}. */
@@ -93,6 +103,8 @@ export interface Window {
   readonly shortened: ReadonlyArray<readonly [number, number]>
   readonly tokens: number
   readonly targetTokens: number
+  /** With {@link Settings.texts}: the text of each message sent, in the order sent. */
+  readonly texts?: ReadonlyArray<string> | undefined
 }
 
 /** One call that failed: the tag of its error (`cupelError` behind the layer's `AiError`). */
@@ -117,8 +129,13 @@ const assert: (condition: boolean, message: string) => asserts condition = (cond
 /** Four characters a token, rounded up. */
 export const quarter = (text: string): number => Math.ceil(text.length / 4)
 
-/** What a message costs with the doors' counter. */
-export const messageTokens = (message: Prompt.Message): number => quarter(PromptWindow.render(message)) + 4
+/**
+ * What a message costs with the doors' counter: its text's quarter, 4 for its framing, and its
+ * images and PDFs by OpenAI's rule (`MediaTokens.ofMessage`, 0 for a message with none), as the
+ * AI SDK doors add to their `counter` option's count.
+ */
+export const messageTokens = (message: Prompt.Message): number =>
+  quarter(PromptWindow.render(message)) + 4 + MediaTokens.ofMessage(message, MediaTokens.defaultProvider)
 
 /** The counter of the effect/ai layer. */
 export const layerCounter = TokenCounter.make(messageTokens, 0, "doors")
@@ -154,15 +171,22 @@ const indicesOf = <M>(
   sent: ReadonlyArray<M>,
   history: ReadonlyArray<Prompt.Message>,
   own: (message: M) => number | undefined,
-  callIdOf: (message: M) => string | undefined
+  callIdOf: (message: M) => string | undefined,
+  window?: PipelineResult["window"]
 ): Array<number> => {
   const byCall = new Map<string, number>()
   history.forEach((message, i) => {
     if (message.role !== "tool") return
     for (const part of message.content) if (part.type === "tool-result") byCall.set(part.id, i)
   })
-  return sent.map((message) => {
-    const index = own(message) ?? byCall.get(callIdOf(message) ?? "")
+  // A message a door edited (a user message whose image was masked: a copy of its own) is
+  // read off the window's item at its position, whose `messageIndex` is its session index.
+  const windowIndex = (position: number): number | undefined => {
+    const index = window?.[position]?.metadata["messageIndex"]
+    return typeof index === "number" ? index : undefined
+  }
+  return sent.map((message, position) => {
+    const index = own(message) ?? byCall.get(callIdOf(message) ?? "") ?? windowIndex(position)
     if (index === undefined) {
       throw new Error(`a sent message that stands for no message of the session: ${JSON.stringify(message).slice(0, 300)}`)
     }
@@ -171,7 +195,12 @@ const indicesOf = <M>(
 }
 
 /** A window's figures from the pipeline's result (`messageIndex` is the session index). */
-const figuresOf = (result: PipelineResult, targetTokens: number, sent: ReadonlyArray<number>): Window => {
+const figuresOf = (
+  result: PipelineResult,
+  targetTokens: number,
+  sent: ReadonlyArray<number>,
+  texts?: ReadonlyArray<string> | undefined
+): Window => {
   const indexOfItem = (metadata: Readonly<Record<string, unknown>>) => {
     const index = metadata["messageIndex"]
     return typeof index === "number" ? index : -1
@@ -189,7 +218,8 @@ const figuresOf = (result: PipelineResult, targetTokens: number, sent: ReadonlyA
     dropped: result.report.excluded.map((e) => indexOfItem(e.item.metadata)).sort((a, b) => a - b),
     shortened: shortened.sort((a, b) => a[0] - b[0]),
     tokens: result.totalTokens,
-    targetTokens
+    targetTokens,
+    ...(texts === undefined ? {} : { texts })
   }
 }
 
@@ -227,7 +257,8 @@ export const layerDoor: Door = (session, settings) =>
       WindowedLanguageModel.layer({
         contextWindow: settings.contextWindow,
         outputReserve: settings.outputReserve,
-        mode: settings.mode
+        mode: settings.mode,
+        ...(settings.maskToolResults === undefined ? {} : { maskToolResults: settings.maskToolResults })
       }).pipe(Layer.provide([
         Layer.succeed(LanguageModel.LanguageModel, model),
         settings.counter === "o200k" ? GptTokenizer.layer : layerCounter
@@ -255,8 +286,9 @@ export const layerDoor: Door = (session, settings) =>
       // rebuild messages, approvals for one, before its provider sees them); the model got it.
       assert(seen.length === before + 1, "the model was called once")
       const byObject = new Map(history.map((m, i) => [m, i]))
-      const sent = indicesOf(report.prompt.content, history, (m) => byObject.get(m), effectCallId)
-      out.push(figuresOf(report.result, report.budget.targetTokens, sent))
+      const sent = indicesOf(report.prompt.content, history, (m) => byObject.get(m), effectCallId, report.result.window)
+      const texts = settings.texts === true ? seen.at(-1)!.content.map(PromptWindow.render) : undefined
+      out.push(figuresOf(report.result, report.budget.targetTokens, sent, texts))
     }
     return out
   })))
@@ -271,6 +303,7 @@ export const middlewareOptions = (settings: Settings) => ({
   contextWindow: settings.contextWindow,
   outputReserve: settings.outputReserve,
   mode: settings.mode,
+  ...(settings.maskToolResults === undefined ? {} : { maskToolResults: settings.maskToolResults }),
   ...(settings.counter === "o200k" ? {} : { counter: quarter, messageOverhead: 4, requestOverhead: 0 })
 })
 
@@ -304,8 +337,9 @@ export const middlewareDoor: Door = async (session, settings) => {
     }
     const report = reports[before]!
     const prompt = provider.doGenerateCalls.at(-1)!.prompt
-    const sent = indicesOf(prompt, history, indexOf, sdkCallId)
-    out.push(figuresOf(report.result, report.budget.targetTokens, sent))
+    const sent = indicesOf(prompt, history, indexOf, sdkCallId, report.result.window)
+    const texts = settings.texts === true ? AiSdkPrompt.convert(prompt).prompt.content.map(PromptWindow.render) : undefined
+    out.push(figuresOf(report.result, report.budget.targetTokens, sent, texts))
   }
   return out
 }
@@ -330,7 +364,8 @@ export const prepareStepDoor: Door = async (session, settings) => {
       continue
     }
     const report = reports[before]!
-    out.push(figuresOf(report.result, report.budget.targetTokens, indicesOf(messages, history, indexOf, sdkCallId)))
+    const texts = settings.texts === true ? AiSdkPrompt.convertModelMessages(messages).prompt.content.map(PromptWindow.render) : undefined
+    out.push(figuresOf(report.result, report.budget.targetTokens, indicesOf(messages, history, indexOf, sdkCallId, report.result.window), texts))
   }
   return out
 }

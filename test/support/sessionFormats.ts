@@ -52,6 +52,53 @@ type ModelAssistantPart = Exclude<Extract<ModelMessage, { role: "assistant" }>["
 const textOfUser = (message: Prompt.UserMessage): string =>
   message.content.map((part) => (part.type === "text" ? part.text : "")).join("")
 
+type ProviderUserPart = Extract<ProviderMessage, { role: "user" }>["content"][number]
+type ModelUserPart = Exclude<Extract<ModelMessage, { role: "user" }>["content"], string>[number]
+
+/** A file part's bytes or text as the SDK formats take them (a URL stays one). */
+const fileData = (part: Prompt.FilePart): Uint8Array | string | URL => part.data
+
+/**
+ * A user message's parts in the provider prompt: text as text, a file (a screenshot, a PDF) as
+ * the SDK's file part with its data tagged (`{ type: "data" }` / `{ type: "url" }`), as
+ * `convertToLanguageModelPrompt` makes it.
+ */
+const providerUserParts = (message: Prompt.UserMessage): Array<ProviderUserPart> =>
+  message.content.map((part): ProviderUserPart => {
+    if (part.type === "text") return { type: "text", text: part.text }
+    const data = fileData(part)
+    return {
+      type: "file",
+      mediaType: part.mediaType,
+      data: data instanceof URL ? { type: "url", url: data } : { type: "data", data },
+      ...(part.fileName === undefined ? {} : { filename: part.fileName })
+    }
+  })
+
+/** A user message's parts as a `ModelMessage`'s: an image as an image part, another file as a file part. */
+const modelUserParts = (message: Prompt.UserMessage): Array<ModelUserPart> =>
+  message.content.map((part): ModelUserPart => {
+    if (part.type === "text") return { type: "text", text: part.text }
+    return part.mediaType.startsWith("image/") && part.fileName === undefined
+      ? { type: "image", image: fileData(part), mediaType: part.mediaType }
+      : { type: "file", data: fileData(part), mediaType: part.mediaType, ...(part.fileName === undefined ? {} : { filename: part.fileName }) }
+  })
+
+/** A user message's part in the chat format: an image as an `image_url` with a data URL. */
+const chatUserPart = (part: Prompt.UserMessagePart) => {
+  if (part.type === "text") return { type: "text" as const, text: part.text }
+  const data = fileData(part)
+  const url = data instanceof URL
+    ? data.href
+    : typeof data === "string"
+    ? `data:${part.mediaType};base64,${data}`
+    : `data:${part.mediaType};base64,${Buffer.from(data).toString("base64")}`
+  return { type: "image_url" as const, image_url: { url } }
+}
+
+/** Whether a user message holds only text (the chat format's string content carries it whole). */
+const textOnly = (message: Prompt.UserMessage): boolean => message.content.every((part) => part.type === "text")
+
 const output = (part: Prompt.ToolResultPart) =>
   typeof part.result === "string"
     ? { type: part.isFailure ? "error-text" as const : "text" as const, value: part.result }
@@ -64,7 +111,11 @@ const providerMessage = (message: Prompt.Message, index: number): ProviderMessag
     case "system":
       return { role: "system", content: message.content, providerOptions }
     case "user":
-      return { role: "user", content: [{ type: "text", text: textOfUser(message) }], providerOptions }
+      return {
+        role: "user",
+        content: textOnly(message) ? [{ type: "text", text: textOfUser(message) }] : providerUserParts(message),
+        providerOptions
+      }
     case "assistant":
       return {
         role: "assistant",
@@ -107,7 +158,11 @@ const modelMessage = (message: Prompt.Message, index: number): ModelMessage => {
     case "system":
       return { role: "system", content: message.content, providerOptions }
     case "user":
-      return { role: "user", content: [{ type: "text", text: textOfUser(message) }], providerOptions }
+      return {
+        role: "user",
+        content: textOnly(message) ? [{ type: "text", text: textOfUser(message) }] : modelUserParts(message),
+        providerOptions
+      }
     case "assistant":
       return {
         role: "assistant",
@@ -150,7 +205,9 @@ const chatMessage = (message: Prompt.Message, sessionIndex: number): IndexedChat
     case "system":
       return { role: "system", content: message.content, sessionIndex }
     case "user":
-      return { role: "user", content: textOfUser(message), sessionIndex }
+      return textOnly(message)
+        ? { role: "user", content: textOfUser(message), sessionIndex }
+        : { role: "user", content: message.content.map(chatUserPart), sessionIndex }
     case "assistant": {
       const texts = message.content.flatMap((part) => (part.type === "text" ? [{ type: "text" as const, text: part.text }] : []))
       const calls = message.content.flatMap((part) =>
