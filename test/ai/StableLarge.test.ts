@@ -28,7 +28,7 @@ import * as SectionedPlacer from "../../src/placers/SectionedPlacer.ts"
 import * as Sessions from "../support/sessions.ts"
 import { measured } from "../support/stall.ts"
 
-const targets = { stallMs: 50, stableMargin: 2 }
+const targets = { stallMs: 50, stableMargin: 1 }
 
 /** A log-like text of `n` characters with facts in it: words, paths, errors, line breaks. */
 const bigText = (n: number, seed = 1): string => {
