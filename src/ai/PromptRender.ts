@@ -40,6 +40,53 @@ const renderMemoChars = 16_384
  */
 export const renderedLong = (message: Prompt.Message): string | undefined => rendered.get(message)
 
+/**
+ * The text of a long message already rendered, in pieces whose concatenation is its text
+ * ({@link renderedLong}'s), or `undefined` when it is not kept (docs/design.md item 117): a
+ * large value's JSON text is a rope of its pieces, which a reader of every character (a hash)
+ * would flatten into one string — for a 5 MB result one copy of 10 MB, one stretch of 30–45 ms.
+ * Reading the pieces makes no such copy.
+ *
+ * @since 0.3.0
+ * @category rendering
+ */
+export const renderedPieces = (message: Prompt.Message): ReadonlyArray<string> | undefined => {
+  if (!rendered.has(message)) return undefined
+  let pieces = renderedInPieces.get(message)
+  if (pieces === undefined) {
+    pieces = piecesOf(message)
+    renderedInPieces.set(message, pieces)
+  }
+  return pieces
+}
+
+const renderedInPieces = new WeakMap<Prompt.Message, ReadonlyArray<string>>()
+
+/** {@link renderNew}'s text in pieces: a large value's JSON text by its kept pieces. */
+const piecesOf = (message: Prompt.Message): ReadonlyArray<string> => {
+  if (message.role === "system") return [renderNew(message)]
+  const out: Array<string> = []
+  let length = 0
+  const push = (...texts: ReadonlyArray<string>) => {
+    for (const text of texts) {
+      out.push(text)
+      length += text.length
+    }
+  }
+  message.content.forEach((part, i) => {
+    if (i > 0) push("\n")
+    const known = part.type === "tool-call"
+      ? JsonText.knownPieces(part.params)
+      : part.type === "tool-result" && part.modelOutput === undefined
+      ? JsonText.knownPieces(part.result)
+      : undefined
+    if (known !== undefined && part.type === "tool-call") push(`${part.name}(`, ...known, `) [call ${part.id}]`)
+    else if (known !== undefined && part.type === "tool-result") push(`${resultHead(part)}: `, ...known)
+    else push(renderPart(part))
+  })
+  return length > 0 ? out : [`[${message.role}]`]
+}
+
 /** The values of a message that are worth writing as JSON in pieces and are not written yet. */
 const largeValues = (message: Prompt.Message): Array<unknown> => {
   if (message.role !== "tool" && message.role !== "assistant") return []
@@ -83,19 +130,38 @@ const renderNew = (message: Prompt.Message): string => {
       text = message.content
       break
     case "user":
-      text = message.content.map(renderPart).join("\n")
+      text = lines(message.content.map(renderPart))
       break
     case "assistant":
-      text = message.content.map(renderPart).join("\n")
+      text = lines(message.content.map(renderPart))
       break
     case "tool":
-      text = message.content.map(renderPart).join("\n")
+      text = lines(message.content.map(renderPart))
       break
   }
   return text.length > 0 ? text : `[${message.role}]`
 }
 
 const json = JsonText.jsonText
+
+/**
+ * The parts' lines joined by line breaks; a long text by concatenation (`+`), which keeps a
+ * large value's rope of pieces a rope (a `join` of several strings copies them all into one:
+ * 36 ms for 10 MB here, docs/design.md item 117).
+ */
+const lines = (parts: ReadonlyArray<string>): string => {
+  if (parts.length <= 1) return parts[0] ?? ""
+  let length = 0
+  for (const part of parts) length += part.length
+  if (length <= renderMemoChars) return parts.join("\n")
+  let text = parts[0]!
+  for (let i = 1; i < parts.length; i++) text = text + "\n" + parts[i]!
+  return text
+}
+
+/** A tool result's line before its output. */
+const resultHead = (part: Prompt.ToolResultPart): string =>
+  `${part.isFailure ? "error" : "result"} of ${part.name} [call ${part.id}]`
 
 const renderPart = (part: Prompt.Part): string => {
   switch (part.type) {
@@ -107,7 +173,7 @@ const renderPart = (part: Prompt.Part): string => {
     case "tool-call":
       return `${part.name}(${json(part.params)}) [call ${part.id}]`
     case "tool-result":
-      return `${part.isFailure ? "error" : "result"} of ${part.name} [call ${part.id}]: ${
+      return `${resultHead(part)}: ${
         part.modelOutput === undefined ? json(part.result) : Prompt.toolModelOutputToText(part.modelOutput)
       }`
     case "tool-approval-request":

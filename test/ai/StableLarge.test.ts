@@ -7,11 +7,12 @@
  * The stall is measured as `test/plain/TrimLarge.test.ts` does (`test/support/stall.ts`,
  * docs/design.md item 113): the most CPU time of the main thread between two ticks of a 1 ms
  * timer — neither another process's time nor V8's helper threads': the per-call fit
- * (`PromptWindow.fit`) held to the 50 ms target itself, the stable window's `fit` + `commit`
- * (the better of two runs) still to twice it (24–48 ms measured; design item 114) — it is the
- * effect/ai layer's and the AI SDK middleware's core in stable mode; both with a 5 MB log-like
- * result. (A 5 MB JSON tree through the stable window still stalls 44–103 ms: design item 114,
- * not held here.)
+ * (`PromptWindow.fit`) and the stable window's `fit` + `commit` (the better of two runs) held
+ * to the 50 ms target itself since design items 117–119 (7–20 ms measured, 15–23 ms beside
+ * another test run; 24–48 ms and twice the target before, item 114) — it is the effect/ai
+ * layer's and the AI SDK middleware's core in stable mode; both with a 5 MB log-like result.
+ * (A 5 MB JSON tree through the stable window still stalls over 100 ms: design items 114 and
+ * 119, not held here.)
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
@@ -28,7 +29,7 @@ import * as SectionedPlacer from "../../src/placers/SectionedPlacer.ts"
 import * as Sessions from "../support/sessions.ts"
 import { measured } from "../support/stall.ts"
 
-const targets = { stallMs: 50, stableMargin: 2 }
+const targets = { stallMs: 50, stableMargin: 1 }
 
 /** A log-like text of `n` characters with facts in it: words, paths, errors, line breaks. */
 const bigText = (n: number, seed = 1): string => {
@@ -125,9 +126,8 @@ describe("the stable window: huge results, a free event loop", () => {
     const row = (r: (typeof runs)[number]) =>
       `${r.name}: cpu ${r.cpu.toFixed(0)} ms, stall ${r.stall.toFixed(1)} ms main-thread CPU (${r.processStall.toFixed(1)} process CPU, ${r.wallStall.toFixed(0)} ms wall)`
     console.log(`5 MB fits: ${runs.map(row).join("; ")}`)
-    // The stable window: the better of its two runs, to twice the target as before (its stall is
-    // 40–48 ms at this load: the whole text's copies, design item 114); the per-call fit: its run,
-    // to the target itself.
+    // The stable window: the better of its two runs, to the target itself (7–20 ms since design
+    // items 117–119: the long text is a rope hashed from its pieces); the per-call fit: its run.
     assert.isAtMost(Math.min(...runs.filter((r) => r.name.startsWith("stable")).map((r) => r.stall)), targets.stallMs * targets.stableMargin, runs.map(row).join("; "))
     for (const r of runs.filter((r) => r.name.startsWith("per-call"))) assert.isAtMost(r.stall, targets.stallMs, row(r))
   }, 300_000)

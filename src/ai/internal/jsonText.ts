@@ -27,16 +27,34 @@ export const smallChars = 1 << 18
 /** The characters written between two yields (about a millisecond of a JSON tree's walk). */
 export const pieceChars = 16_384
 
-const kept = new Map<unknown, string>()
+/**
+ * A text written in pieces: the text itself, made by concatenating the pieces (`+`, which V8
+ * keeps as a rope of them: no copy of the whole is made until a reader flattens it), and the
+ * pieces, for the readers that must read every character (a hash) without flattening it
+ * (docs/design.md item 117).
+ */
+interface Written {
+  readonly text: string
+  readonly pieces: ReadonlyArray<string>
+}
+
+const kept = new Map<unknown, Written>()
 const keptValues = 4
 
-const remember = (value: unknown, text: string): void => {
+const remember = (value: unknown, written: Written): void => {
   if (kept.size >= keptValues) kept.delete(kept.keys().next().value)
-  kept.set(value, text)
+  kept.set(value, written)
 }
 
 /** The text of a value written before, if it is still kept: `JSON.stringify(value)`'s. */
-export const known = (value: unknown): string | undefined => kept.get(value)
+export const known = (value: unknown): string | undefined => kept.get(value)?.text
+
+/**
+ * The pieces of a kept text, in order (their concatenation is {@link known}'s text), or
+ * `undefined`: read these, not the text, to read every character without making the whole text
+ * as one string (a copy of 10 MB is one stretch of 30–45 ms on this machine, design item 117).
+ */
+export const knownPieces = (value: unknown): ReadonlyArray<string> | undefined => kept.get(value)?.pieces
 
 /** Whether the walk of `value` reaches `budget` characters (strings by length, else 8 a node). */
 const large = (value: unknown, budget: { n: number }): boolean => {
@@ -70,7 +88,7 @@ export const isLarge = (value: unknown): boolean =>
 
 /** `JSON.stringify(value) ?? String(value)`, `String(value)` when it throws; a kept text first. */
 export const jsonText = (value: unknown): string => {
-  const text = typeof value === "object" || (typeof value === "string" && value.length > smallChars) ? kept.get(value) : undefined
+  const text = typeof value === "object" || (typeof value === "string" && value.length > smallChars) ? known(value) : undefined
   if (text !== undefined) return text
   let made: string
   try {
@@ -78,7 +96,7 @@ export const jsonText = (value: unknown): string => {
   } catch {
     made = String(value)
   }
-  if (typeof value === "string" ? value.length > smallChars : false) remember(value, made)
+  if (typeof value === "string" ? value.length > smallChars : false) remember(value, { text: made, pieces: [made] })
   return made
 }
 
@@ -91,13 +109,36 @@ interface Out {
   readonly chunks: Array<string>
   readonly parts: Array<string>
   since: number
+  /** The texts joined at the yields since the last chunk, and their length. */
+  readonly pending: Array<string>
+  pendingChars: number
 }
 
-/** The parts written since the last yield joined into a chunk: the writer is about to yield. */
-const flush = (out: Out): void => {
-  if (out.parts.length > 0) out.chunks.push(out.parts.join(""))
+/**
+ * The characters of a chunk of the text kept: large enough that V8 makes each in its
+ * large-object space (over 128 KB), so that a young-generation collection does not copy the
+ * text's 10 MB to the old generation piece by piece (scavenges of 16–73 ms measured with 32 KB
+ * chunks, design item 118); one such join is about a millisecond.
+ */
+export const chunkChars = 1 << 18
+
+/**
+ * The parts written since the last yield joined (the writer is about to yield), and a chunk
+ * made of what was joined since the last one when it is long enough, or at the `end`.
+ */
+const flush = (out: Out, end = false): void => {
+  if (out.parts.length > 0) {
+    const joined = out.parts.join("")
+    out.pending.push(joined)
+    out.pendingChars += joined.length
+  }
   out.parts.length = 0
   out.since = 0
+  if (out.pending.length > 0 && (end || out.pendingChars >= chunkChars)) {
+    out.chunks.push(out.pending.join(""))
+    out.pending.length = 0
+    out.pendingChars = 0
+  }
 }
 
 const push = (out: Out, text: string): boolean => {
@@ -196,10 +237,20 @@ function* property(holder: object, key: string, out: Out, path: Array<object>, s
   }
 }
 
+/**
+ * The pieces' text as one string by concatenation (`+`): V8 keeps it as a rope of the pieces,
+ * with no copy of the whole (a `join` is one: 32–44 ms for 10 MB here, design item 117). Halves
+ * concatenated, so the rope is balanced (its depth the log of the pieces' number).
+ */
+export const concat = (pieces: ReadonlyArray<string>, from = 0, to = pieces.length): string =>
+  to - from <= 1
+    ? (pieces[from] ?? "")
+    : concat(pieces, from, (from + to) >>> 1) + concat(pieces, (from + to) >>> 1, to)
+
 /** The JSON text of `value` in pieces, `undefined` when `JSON.stringify` would throw. */
-const written = (value: unknown, small: number): Effect.Effect<string | undefined> =>
+const written = (value: unknown, small: number): Effect.Effect<Written | undefined> =>
   Effect.gen(function*() {
-    const out: Out = { chunks: [], parts: [], since: 0 }
+    const out: Out = { chunks: [], parts: [], since: 0, pending: [], pendingChars: 0 }
     try {
       const writing = property({ "": value }, "", out, [], small)
       let step = writing.next()
@@ -207,9 +258,12 @@ const written = (value: unknown, small: number): Effect.Effect<string | undefine
         yield* Effect.yieldNow
         step = writing.next()
       }
-      if (!step.value) return String(value)
-      flush(out)
-      return out.chunks.join("")
+      if (!step.value) {
+        const text = String(value)
+        return { text, pieces: [text] }
+      }
+      flush(out, true)
+      return { text: concat(out.chunks), pieces: out.chunks }
     } catch {
       return undefined
     }
@@ -220,7 +274,7 @@ const written = (value: unknown, small: number): Effect.Effect<string | undefine
  * `small` characters are written by `JSON.stringify` at once. {@link jsonText}'s text.
  */
 export const inPieces = (value: unknown, small: number = pieceChars): Effect.Effect<string> =>
-  Effect.map(written(value, small), (text) => text ?? String(value))
+  Effect.map(written(value, small), (made) => made?.text ?? String(value))
 
 /**
  * {@link jsonText}, the same text, written in pieces with a yield to the event loop between
@@ -234,6 +288,6 @@ export const jsonTextEffect = (value: unknown): Effect.Effect<string> => {
   return Effect.map(written(value, pieceChars), (made) => {
     if (made === undefined) return String(value)
     remember(value, made)
-    return made
+    return made.text
   })
 }

@@ -9,7 +9,7 @@
 import { Effect } from "effect"
 import type { Prompt } from "effect/ai"
 import * as Hash from "./hash.ts"
-import { render, renderedLong } from "../PromptRender.ts"
+import { render, renderedLong, renderedPieces } from "../PromptRender.ts"
 
 /**
  * One stable window's hashes: `hashOf` a message (its role and text), `digestsOf` a history
@@ -48,15 +48,19 @@ export const makePrefixDigests = (): PrefixDigests => {
     // The history the digests last read was hashed whole: only the messages after it are new
     // (a comparison of objects, not a look-up per message).
     const from = continuing(lastDigests.messages, messages) ? lastDigests.messages.length : 0
-    const long: Array<readonly [Prompt.Message, string]> = []
+    const long: Array<Prompt.Message> = []
     for (let k = from; k < messages.length; k++) {
       const message = messages[k]!
       const text = hashes.has(message) ? undefined : renderedLong(message)
-      if (text !== undefined && text.length > Hash.hashPiece) long.push([message, text])
+      if (text !== undefined && text.length > Hash.hashPiece) long.push(message)
     }
     if (long.length === 0) return Effect.void
     return Effect.gen(function*() {
-      for (const [message, text] of long) hashes.set(message, yield* Hash.hashStringEffect(`${message.role}\n${text}`))
+      // The text's pieces, not the text (a rope a hash would flatten: design item 117).
+      for (const message of long) {
+        const pieces = renderedPieces(message) ?? [render(message)]
+        hashes.set(message, yield* Hash.hashPiecesEffect([`${message.role}\n`, ...pieces]))
+      }
     })
   }
   return { hashOf, digestsOf: (messages) => prefixDigests(messages, hashOf, digestMemo, lastDigests), prepare }
