@@ -18,7 +18,7 @@
 import { Effect, Layer } from "effect"
 import type { AiError, Prompt } from "effect/ai"
 import { Tokenizer } from "effect/ai"
-import { render, renderEffect } from "./PromptRender.ts"
+import { render, renderEffect, renderedPieces } from "./PromptRender.ts"
 import * as MediaTokens from "./MediaTokens.ts"
 import * as TokenCounter from "./TokenCounter.ts"
 import * as ChunkedCount from "./internal/chunkedCount.ts"
@@ -132,10 +132,22 @@ const layerCounter = (
       // without the chat encoder's generator, which made an array of every token a short message
       // has (docs/design.md item 120: half of what an agent loop's `trim` step allocated).
       const exact = (message: Prompt.Message): Effect.Effect<number> =>
-        Effect.flatMap(renderEffect(message), (text) =>
-          text.length <= ChunkedCount.pieceChars
-            ? Effect.sync(() => framingOf(message.role) + countText(text))
-            : Effect.map(ChunkedCount.count(text, countText, countPiece), (n) => framingOf(message.role) + n))
+        Effect.flatMap(renderEffect(message), (text) => {
+          if (text.length <= ChunkedCount.pieceChars) return Effect.sync(() => framingOf(message.role) + countText(text))
+          // A tool message whose text is huge for another reason than a string result (a JSON
+          // tree's text): its ends counted, scaled to its length (item 122).
+          const sampled = message.role === "tool" && text.length > Huge.hugeChars
+            ? Huge.ends(renderedPieces(message) ?? [text], Huge.sampleChars)
+            : undefined
+          if (sampled === undefined) {
+            return Effect.map(ChunkedCount.count(text, countText, countPiece), (n) => framingOf(message.role) + n)
+          }
+          return Effect.map(
+            Effect.all([ChunkedCount.count(sampled.head, countText, countPiece), ChunkedCount.count(sampled.tail, countText, countPiece)]),
+            ([head, tail]) =>
+              framingOf(message.role) + Math.ceil((head + tail) * sampled.length / (sampled.head.length + sampled.tail.length))
+          )
+        })
       const count = (message: Prompt.Message): Effect.Effect<number, AiError.AiError> => {
         const known = counted.get(message)
         if (known !== undefined) return Effect.succeed(known)

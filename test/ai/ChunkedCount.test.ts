@@ -104,4 +104,48 @@ describe("ChunkedCount", () => {
       clearInterval(timer)
       assert.isAbove(ticks, 0)
     }).pipe(Effect.scoped), 60_000)
+
+  it.live("a tool message huge for another reason (a JSON tree's text) is counted by its text's ends, scaled to its length (item 122)", () =>
+    Effect.gen(function*() {
+      const counter = Context.get(yield* Layer.build(GptTokenizer.layer), TokenCounter)
+      const countText = yield* GptTokenizer.textCounter("o200k_base")
+      const rows = Array.from({ length: 30_000 }, (_, i) => ({ id: i, name: `row ${i}`, value: (i * 7919) % 1000, tags: ["a", i % 2 === 0 ? "b" : "c"] }))
+      const message = Prompt.toolMessage({ content: [Prompt.toolResultPart({ id: "c1", name: "query", isFailure: false, result: rows, providerExecuted: false })] })
+      const estimate = yield* counter.count(message)
+      const text = yield* PromptWindow.renderEffect(message)
+      assert.isAbove(text.length, Huge.hugeChars)
+      // The rule, transcribed: the role's framing, then the ends of the text counted and scaled.
+      const framing = (yield* counter.count(Prompt.toolMessage({ content: [] }))) - countText("[tool]")
+      const ends = Huge.ends([text], Huge.sampleChars)!
+      assert.strictEqual(estimate, framing + Math.ceil((countText(ends.head) + countText(ends.tail)) * text.length / (ends.head.length + ends.tail.length)))
+      // Within 2% of the exact count for rows as alike as these.
+      const truth = framing + countText(text)
+      assert.isBelow(Math.abs(estimate - truth) / truth, 0.02)
+    }).pipe(Effect.scoped), 60_000)
+
+  it("Huge.ends: a text's first and last n characters read from its pieces, whatever the cut, never half a surrogate pair", () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: fc.constantFrom("a", "é", "😀", "1", " ", "东"), minLength: 0, maxLength: 400 }),
+        fc.array(fc.nat(400), { maxLength: 8 }),
+        fc.integer({ min: 1, max: 120 }),
+        (text, cuts, n) => {
+          const at = [...new Set(cuts.map((c) => Math.min(c, text.length)))].sort((a, b) => a - b)
+          const pieces = [0, ...at].map((from, i) => text.slice(from, [...at, text.length][i]))
+          const ends = Huge.ends(pieces, n)
+          if (text.length <= 2 * n) {
+            assert.isUndefined(ends)
+            return
+          }
+          assert.strictEqual(ends!.length, text.length)
+          const head = text.slice(0, n)
+          const tail = text.slice(text.length - n)
+          const lone = (c: number) => c >= 0xd800 && c <= 0xdfff
+          assert.strictEqual(ends!.head, lone(head.charCodeAt(head.length - 1)) && head.charCodeAt(head.length - 1) <= 0xdbff ? head.slice(0, -1) : head)
+          assert.strictEqual(ends!.tail, lone(tail.charCodeAt(0)) && tail.charCodeAt(0) >= 0xdc00 ? tail.slice(1) : tail)
+        }
+      ),
+      { numRuns: 300, seed: 122 }
+    )
+  })
 })

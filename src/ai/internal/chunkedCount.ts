@@ -33,7 +33,7 @@ export const maxPiece = 65_536
  * The length after which a stretch with no space to cut at is cut at a number's edge: shorter,
  * as such text (base64) costs the tokenizer several times prose's time a character.
  */
-export const numberPiece = 16_384
+export const numberPiece = 4_096
 const mask = 0x3ff
 
 const letter = /\p{L}/u
@@ -61,6 +61,15 @@ const hashBefore = (text: string, at: number): number => {
 
 const isDigit = (c: number): boolean => c >= 48 && c <= 57
 
+const space = /\s/u
+
+/** Whether the UTF-16 unit at `at` is whitespace (`\s`, as the encodings' patterns read it). */
+const isSpace = (text: string, at: number): boolean => {
+  const c = text.charCodeAt(at)
+  if (c < 128) return c === 32 || (c >= 9 && c <= 13)
+  return space.test(text[at]!)
+}
+
 const number = /\p{N}/u
 
 /**
@@ -76,7 +85,9 @@ const isNumberEdge = (text: string, at: number): boolean => {
   const before = text.charCodeAt(at - 1)
   const next = text.charCodeAt(at)
   if (isDigit(next)) {
-    if (isDigit(before) || (before >= 0xd800 && before <= 0xdfff)) return false
+    // Not after a space: whitespace that ends a text is one pre-token (`\s+(?!\S)` takes it
+    // whole), while before a digit its last space is a pre-token of its own (design item 122).
+    if (isDigit(before) || (before >= 0xd800 && before <= 0xdfff) || isSpace(text, at - 1)) return false
     return before < 128 || !number.test(text[at - 1]!)
   }
   return isDigit(before) && isLetter(text, at)
@@ -91,9 +102,23 @@ const spaceCut = (text: string, start: number, limit: number): number => {
   return -1
 }
 
-/** The first place at a number's edge from `from` within `limit`, or -1. */
-const numberCut = (text: string, from: number, limit: number): number => {
-  for (let i = from; i < limit; i++) if (isNumberEdge(text, i)) return i
+/** The shortest piece cut at a number's edge. */
+const numberMin = 1_024
+/** A number's edge whose 16 characters before hash to 0 under this mask is a cut (1 in 256). */
+const numberMask = 0xff
+
+/**
+ * The first cut at a number's edge in a piece from `start`, within `limit`, or -1: the first
+ * edge after {@link numberMin} whose 16 characters before hash to a fixed value (a place fixed by
+ * the content, so that two texts that share a stretch — a shortening's candidates, whose tails
+ * start anywhere in the original — are cut alike a kilocharacter or two into it, and share their
+ * pieces' counts from there), else the first edge after {@link numberPiece} (design item 122).
+ */
+const numberCut = (text: string, start: number, limit: number): number => {
+  for (let i = start + numberMin; i < limit; i++) {
+    if (!isNumberEdge(text, i)) continue
+    if (i - start >= numberPiece || (hashBefore(text, i) & numberMask) === 0) return i
+  }
   return -1
 }
 
@@ -106,12 +131,27 @@ const numberCut = (text: string, from: number, limit: number): number => {
  */
 export function* pieces(text: string): Generator<string> {
   let start = 0
-  while (text.length - start > maxPiece) {
+  while (text.length - start > numberPiece) {
+    if (text.length - start <= maxPiece) {
+      // The last stretch: cut only at a number's edge (a stretch with no space costs the
+      // tokenizer up to 1 ms a kilocharacter: 64 Ki of base64 was one stretch of 40-70 ms).
+      const edge = numberCut(text, start, text.length)
+      if (edge < 0) break
+      yield text.slice(start, edge)
+      start = edge
+      continue
+    }
     const limit = Math.min(text.length, start + 2 * maxPiece)
     let cut = spaceCut(text, start, limit)
-    if (cut < 0) cut = numberCut(text, start + numberPiece, limit)
+    // A space cut past `maxPiece` is placed by the length, not the content: a number's edge
+    // before it is as good a place, and keeps a stretch with no space (base64 before a
+    // shortening's marker) from being one piece of up to twice `maxPiece` (design item 122).
+    if (cut < 0 || cut - start >= maxPiece) {
+      const edge = numberCut(text, start, cut < 0 ? limit : cut)
+      if (edge >= 0) cut = edge
+    }
     if (cut < 0) cut = spaceCut(text, start, text.length)
-    if (cut < 0) cut = numberCut(text, start + numberPiece, text.length)
+    if (cut < 0) cut = numberCut(text, start, text.length)
     if (cut < 0) break
     yield text.slice(start, cut)
     start = cut
