@@ -16,8 +16,9 @@
  *
  * The fiber yields between pieces, so that the event loop is never held for longer than one
  * piece takes (a few milliseconds). A stretch with no space to cut at (a base64 blob, a JSON
- * line) is cut at a number's edge (before a digit that follows no number, after a digit before
- * a letter); one with neither is one piece.
+ * line), and a text's last stretch, are cut at a number's edge (before a digit that follows
+ * neither a number nor whitespace, after a digit before a letter), content-defined as well, in
+ * pieces of 1–4 Ki (design item 122); a stretch with neither is one piece.
  *
  * @internal
  */
@@ -30,8 +31,9 @@ export const pieceChars = 32_768
 export const minPiece = 4_096
 export const maxPiece = 65_536
 /**
- * The length after which a stretch with no space to cut at is cut at a number's edge: shorter,
- * as such text (base64) costs the tokenizer several times prose's time a character.
+ * The longest piece cut at a number's edge, when no content-defined edge comes first: shorter
+ * than a space-cut piece, as such text (base64) costs the tokenizer several times prose's time
+ * a character (up to 1 ms a kilocharacter met for the first time).
  */
 export const numberPiece = 4_096
 const mask = 0x3ff
@@ -125,9 +127,9 @@ const numberCut = (text: string, start: number, limit: number): number => {
 /**
  * The text cut at pre-token boundaries into pieces (see the module's header), one at a time:
  * the scan for the next cut is itself a piece's work. A stretch of {@link maxPiece} with no
- * space to cut at is cut at its first number's edge after {@link numberPiece} (a place fixed by the
- * length, not the content: such texts are rare and share less); a stretch with neither (letters
- * and punctuation only, for megabytes) is one piece.
+ * space cut placed by the content is cut at a number's edge ({@link numberCut}), and so is the
+ * text's last stretch once longer than {@link numberPiece}; a stretch with neither (letters and
+ * punctuation only, for megabytes) is one piece.
  */
 export function* pieces(text: string): Generator<string> {
   let start = 0
