@@ -184,11 +184,21 @@ const match = (tape: Tape, p: number, b: unknown): number => {
 const equal = (tape: Tape, b: unknown): boolean => match(tape, 0, b) === tape.length
 
 /**
+ * The most nodes a value's copy may have. A larger value (a tool's JSON result of tens of
+ * thousands of rows) is not memoised: recording it was one stretch of 80–130 ms, and comparing
+ * it at the next call another (docs/design.md item 123); it is converted at every call instead,
+ * which reads none of its nodes.
+ */
+const maxNodes = 65_536
+
+/**
  * Records a value on `tape` (see {@link Tape}), adding the characters of its strings and keys
  * to `weight`; `false` for a value that cannot be memoised: anything but plain objects, arrays,
- * strings, finite numbers, booleans, `null` and `undefined`.
+ * strings, finite numbers, booleans, `null` and `undefined`, or one of more than
+ * {@link maxNodes} nodes.
  */
 const record = (value: unknown, tape: Tape, weight: { n: number }): boolean => {
+  if (tape.length > maxNodes) return false
   switch (typeof value) {
     case "string":
       weight.n += value.length

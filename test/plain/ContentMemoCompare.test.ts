@@ -118,6 +118,21 @@ describe("ContentMemo's comparison (design item 104)", () => {
     )
   })
 
+  it("a value of more than 65,536 nodes is not memoised: made at every call, its content never compared (item 123); one under the bound is", () => {
+    const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ id: i, name: `row ${i}` }))
+    // Five nodes a row (the object, two keys, two values): 10,000 rows under the bound, 20,000 past it.
+    for (const [n, memoised] of [[10_000, true], [20_000, false]] as const) {
+      const memo = ContentMemo.make<object>()
+      const value = { role: "tool", content: [{ type: "tool-result", output: { type: "json", value: rows(n) } }] }
+      let made = 0
+      const first = memo.call().get(value, () => ({ made: ++made }))
+      const again = memo.call().get(value, () => ({ made: ++made }))
+      const copy = memo.call().get(fresh(value), () => ({ made: ++made }))
+      assert.strictEqual(again === first && copy === first, memoised, `${n} rows`)
+      assert.strictEqual(made, memoised ? 1 : 3, `${n} rows`)
+    }
+  })
+
   it("an object of the same content with its keys in another order is a miss (made again), never another content's value", () => {
     const memo = ContentMemo.make<string>()
     assert.strictEqual(memo.call().get({ role: "user", content: "hi" }, () => "first"), "first")

@@ -18,8 +18,8 @@
  * 10 MB string: 8–19 ms measured, 7–17 ms beside another test run; was 40–53 ms); 5 MB of
  * base64 met for the first time since item 122 (0.66–0.70 s CPU and 8–11 ms outside the
  * runner; was 1.2–3.5 s and 74–617 ms: `gpt-tokenizer`'s merge cache, and a shortening's
- * candidates cut apart). Not held yet (items 119, 122): a 5 MB JSON tree (0.9–1.0 s, 85–115 ms
- * stall: the content memo's copy of the tree) or a 5 MB string deep in one.
+ * candidates cut apart). Not held yet (items 119, 122, 123): a 5 MB JSON tree (0.76–0.88 s,
+ * 42–46 ms: no margin) or a 5 MB string deep in one.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { execFile } from "node:child_process"
