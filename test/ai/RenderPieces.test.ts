@@ -19,20 +19,12 @@ import { makePrefixDigests } from "../../src/ai/internal/prefixDigests.ts"
 import type * as OpenAIChat from "../../src/plain/OpenAIChat.ts"
 import * as Trim from "../../src/plain/Trim.ts"
 import * as Sessions from "../support/sessions.ts"
+import { wordText } from "../support/wordText.ts"
 
 /** A log-like text of `n` characters (non-Latin-1 characters in it: two bytes a character). */
-const logText = (n: number, seed: number): string => {
-  const random = Sessions.mulberry32(seed)
-  const words = ["alpha", "beta", "src/a/b.ts", "Error: boom", "12345", "résumé", "—", "\"q\"", "\\", "\n", "😀"]
-  const parts: Array<string> = []
-  let length = 0
-  while (length < n) {
-    const w = words[Math.floor(random() * words.length)]!
-    parts.push(w)
-    length += w.length + 1
-  }
-  return parts.join(" ").slice(0, n)
-}
+const logTextWords = ["alpha", "beta", "src/a/b.ts", "Error: boom", "12345", "résumé", "—", "\"q\"", "\\", "\n", "😀"]
+const logText = (n: number, seed: number): string =>
+  wordText(logTextWords, n, seed)
 
 /** A JSON tree of rows, `rows` of them. */
 const rowsTree = (rows: number, seed: number): unknown => {

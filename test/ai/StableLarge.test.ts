@@ -26,24 +26,15 @@ import * as StableWindow from "../../src/ai/StableWindow.ts"
 import * as SummaryLedger from "../../src/ai/SummaryLedger.ts"
 import { ContextBudget, FirstFitSlice, OverflowNotifier, RecencyScorer } from "../../src/index.ts"
 import * as SectionedPlacer from "../../src/placers/SectionedPlacer.ts"
-import * as Sessions from "../support/sessions.ts"
+import { wordText } from "../support/wordText.ts"
 import { measured } from "../support/stall.ts"
 
 const targets = { stallMs: 50, stableMargin: 1 }
 
 /** A log-like text of `n` characters with facts in it: words, paths, errors, line breaks. */
-const bigText = (n: number, seed = 1): string => {
-  const random = Sessions.mulberry32(seed)
-  const words = ["alpha", "beta", "src/a/b.ts", "Error: boom", "TODO fix", "x_y1", "https://e.io/p", "12345", "résumé", "\n", "\n"]
-  const parts: Array<string> = []
-  let length = 0
-  while (length < n) {
-    const w = words[Math.floor(random() * words.length)]!
-    parts.push(w)
-    length += w.length + 1
-  }
-  return parts.join(" ").slice(0, n)
-}
+const bigTextWords = ["alpha", "beta", "src/a/b.ts", "Error: boom", "TODO fix", "x_y1", "https://e.io/p", "12345", "résumé", "\n", "\n"]
+const bigText = (n: number, seed = 1): string =>
+  wordText(bigTextWords, n, seed)
 
 describe("the stable window: huge results, a free event loop", () => {
   it("Hash.hashStringEffect gives hashString's hash, whole or in pieces", async () => {

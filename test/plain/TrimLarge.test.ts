@@ -29,7 +29,7 @@ import { Prompt } from "effect/ai"
 import type * as OpenAIChat from "../../src/plain/OpenAIChat.ts"
 import * as Trim from "../../src/plain/Trim.ts"
 import { toModelMessages, toOpenAIChat } from "../support/sessionFormats.ts"
-import * as Sessions from "../support/sessions.ts"
+import { wordText } from "../support/wordText.ts"
 import { randomBytes } from "../support/mediaFixtures.ts"
 import { measured } from "../support/stall.ts"
 import type * as TrimLoop from "../support/trimLoop.ts"
@@ -52,18 +52,9 @@ const median = (xs: ReadonlyArray<number>): number => {
 }
 
 /** A log-like text of `n` characters: words, numbers, JSON, line breaks. */
-const bigText = (n: number, seed = 1): string => {
-  const random = Sessions.mulberry32(seed)
-  const words = ["alpha", "beta", "gamma", "delta", "error", "value", "12345", "{\"k\":1}", "ok", "résumé", "—", "\n"]
-  const parts: Array<string> = []
-  let length = 0
-  while (length < n) {
-    const w = words[Math.floor(random() * words.length)]!
-    parts.push(w)
-    length += w.length + 1
-  }
-  return parts.join(" ").slice(0, n)
-}
+const bigTextWords = ["alpha", "beta", "gamma", "delta", "error", "value", "12345", "{\"k\":1}", "ok", "résumé", "—", "\n"]
+const bigText = (n: number, seed = 1): string =>
+  wordText(bigTextWords, n, seed)
 
 const withResult = (content: string): Array<OpenAIChat.Message> => [
   { role: "system", content: "you are an agent" },
