@@ -67,8 +67,12 @@ export interface Hooks {
 export interface DoorTiming {
   readonly door: string
   readonly mode: "stable" | "per-call" | undefined
-  /** The history each call gets: the same message objects as the call before, or fresh copies. */
-  readonly history: "same objects" | "fresh copies"
+  /**
+   * The history each call gets: the same message objects as the call before, fresh copies (JSON
+   * parsed: every string a new one), or the fresh provider prompt the AI SDK builds at each step
+   * (new message and part objects that carry the caller's own strings and values).
+   */
+  readonly history: "same objects" | "fresh copies" | "fresh objects, as the SDK builds them"
   /**
    * Whether every message's count was known before the timed call (a counter given the
    * session's counts, warmed outside the clock: the target's rows), or the door's default
@@ -108,7 +112,10 @@ export const historiesOf = (session: Session): Array<ReadonlyArray<Prompt.Messag
 const lastOf = <A>(histories: ReadonlyArray<ReadonlyArray<A>>): ReadonlyArray<A> => histories[histories.length - 1] ?? []
 
 /** One door's calls: a call made ready from the history of call k (not timed), then run (timed). */
-type Door = (k: number) => () => PromiseLike<unknown>
+type Door = (k: number) => (() => PromiseLike<unknown>) | Promise<() => PromiseLike<unknown>>
+
+/** How the middleware's prompts are made: by the SDK's own conversion, or as JSON copies. */
+type MiddlewarePrompt = "as the SDK builds them" | "JSON copies"
 
 const noUsage = {
   inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
@@ -131,18 +138,20 @@ const time = async (
   messages: number,
   samples: number,
   warmup: number,
-  hooks: Hooks | undefined
+  hooks: Hooks | undefined,
+  /** Whether the row is one of the target's (its counts known too), or information only. */
+  target = true
 ): Promise<DoorTiming> => {
   const first = histories.findIndex((h) => h.length >= messages)
   if (first < 0 || first + samples > histories.length) {
     throw new Error(`the session has fewer than ${messages} messages and ${samples} steps after them`)
   }
-  for (let k = Math.max(0, first - warmup); k < first; k++) await door(k)()
+  for (let k = Math.max(0, first - warmup); k < first; k++) await (await door(k))()
   await hooks?.timed?.(true)
   const times: Array<number> = []
   const cpu: Array<number> = []
   for (let k = first; k < first + samples; k++) {
-    const run = door(k)
+    const run = await door(k)
     const cpuStart = process.cpuUsage()
     const start = performance.now()
     await run()
@@ -161,7 +170,7 @@ const time = async (
     maxMs: Math.max(...times),
     cpuMedianMs: median(cpu),
     targetMs,
-    verdict: name.counts !== "known before the call" ? "information" : medianMs <= targetMs ? "met" : "missed"
+    verdict: !target || name.counts !== "known before the call" ? "information" : medianMs <= targetMs ? "met" : "missed"
   }
 }
 
@@ -233,10 +242,38 @@ const counterOptions = (o200k: O200k, counter: (text: string) => number) => ({
   requestOverhead: o200k.requestOverhead
 })
 
-/** The middleware's calls: fresh provider prompts at every call, as the SDK builds them. */
+/**
+ * A provider prompt as the SDK builds one at each step of its loop: the SDK's
+ * `convertToLanguageModelPrompt` makes a new object for every message and part and carries the
+ * caller's values into them (`text: part.text`, `input: part.input`, the tool result's output
+ * object). (The SDK's function itself is not called: it refuses a history that stops between a
+ * tool call awaiting approval and its result, which the generated sessions hold and the SDK's
+ * loop resolves before it converts.)
+ */
+const sdkBuilt = (messages: ReadonlyArray<AiSdkPrompt.ProviderMessage>): AiSdkPrompt.ProviderPrompt =>
+  messages.map((message): AiSdkPrompt.ProviderMessage => {
+    switch (message.role) {
+      case "system":
+        return { ...message }
+      case "user":
+        return { ...message, content: message.content.map((part) => ({ ...part })) }
+      case "assistant":
+        return { ...message, content: message.content.map((part) => ({ ...part })) }
+      case "tool":
+        return { ...message, content: message.content.map((part) => ({ ...part })) }
+    }
+  })
+
+/**
+ * The middleware's calls: fresh provider prompts at every call, made before the clock starts —
+ * as the SDK builds them ({@link sdkBuilt}), or as JSON copies (a
+ * caller of `doGenerate` that parses its prompt from JSON at every call: every string a new one).
+ * The first are the target's rows; no SDK call sends the second.
+ */
 const middlewareDoor = async (
   histories: ReadonlyArray<ReadonlyArray<Prompt.Message>>,
   mode: "stable" | "per-call",
+  copies: MiddlewarePrompt,
   contextWindow: number,
   outputReserve: number,
   o200k: O200k | undefined
@@ -250,16 +287,18 @@ const middlewareDoor = async (
     })
   // The session's messages in the provider's format (every history is a prefix of the last).
   const provider: ReadonlyArray<AiSdkPrompt.ProviderMessage> = SessionFormats.toProviderPrompt(lastOf(histories))
+  const promptOf = (k: number): AiSdkPrompt.ProviderPrompt =>
+    copies === "JSON copies" ? fresh(provider.slice(0, histories[k]!.length)) : sdkBuilt(provider.slice(0, histories[k]!.length))
   let options: Partial<AiSdk.Options> = {}
   if (o200k !== undefined) {
     const counts = textCounts(o200k)
     // Counts known: a per-call door of its own renders and counts every message of the history.
-    await model({ ...counterOptions(o200k, counts.record), mode: "per-call" }).doGenerate({ prompt: fresh(provider.slice()) })
+    await model({ ...counterOptions(o200k, counts.record), mode: "per-call" }).doGenerate({ prompt: promptOf(histories.length - 1) })
     options = counterOptions(o200k, counts.counter)
   }
   const timed = model(options)
   return (k) => {
-    const prompt = fresh(provider.slice(0, histories[k]!.length))
+    const prompt = promptOf(k)
     return () => timed.doGenerate({ prompt })
   }
 }
@@ -412,8 +451,8 @@ export const timeDoors = async (
   const chat = historiesOf(chatProjection(session))
   const out: Array<DoorTiming> = []
   const o200k = await loadO200k()
-  const run = async (name: Parameters<typeof time>[0], hs: ReadonlyArray<ReadonlyArray<Prompt.Message>>, door: Door) => {
-    out.push(await time(name, hs, door, messages, samples, warmup, options.hooks))
+  const run = async (name: Parameters<typeof time>[0], hs: ReadonlyArray<ReadonlyArray<Prompt.Message>>, door: Door, target = true) => {
+    out.push(await time(name, hs, door, messages, samples, warmup, options.hooks, target))
   }
   const countings = options.counts ?? ["known before the call", "counted in the call"]
   for (const counts of countings) {
@@ -421,9 +460,17 @@ export const timeDoors = async (
     for (const mode of ["stable", "per-call"] as const) {
       if (doors.includes("middleware")) {
         await run(
+          { door: "AI SDK middleware", mode, history: "fresh objects, as the SDK builds them", counts },
+          histories,
+          await middlewareDoor(histories, mode, "as the SDK builds them", contextWindow, outputReserve, known)
+        )
+        // Information: no SDK call sends a prompt of new strings (its conversion carries the
+        // caller's); a caller of `doGenerate` that parses its prompt from JSON would.
+        await run(
           { door: "AI SDK middleware", mode, history: "fresh copies", counts },
           histories,
-          await middlewareDoor(histories, mode, contextWindow, outputReserve, known)
+          await middlewareDoor(histories, mode, "JSON copies", contextWindow, outputReserve, known),
+          false
         )
       }
       if (doors.includes("prepareStep")) {

@@ -733,7 +733,10 @@ export const prepareStep = (options: PrepareStepOptions): (step: Step) => Promis
       conversationKey: cache.conversationKey,
       model: model.modelId,
       compacted: cache.compacted,
-      previousEnd: cache.previousEnd
+      previousEnd: cache.previousEnd,
+      // Made of the step's stripped messages (their originals, masked copies of them, or made
+      // anew): no mark of the library's to strip.
+      stripped: true
     }).messages
     await runtime.runPromise(settle({ fitting, span, prompt }, { outcome: "sent", exit: Exit.void }, onReport))
     // The instructions go as the step's system prompt, as the SDK sends them: given back when

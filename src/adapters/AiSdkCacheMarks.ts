@@ -412,14 +412,39 @@ export const markCall = <C extends Call>(
  */
 type StepMessage = Parameters<typeof toModelMessage>[0]
 
-/** The blocks of a step message as `@ai-sdk/anthropic` sends them: a string is one text block. */
-const stepBlocks = (message: StepMessage): ReadonlyArray<{ readonly mark: CacheBreakpoints.Ttl | undefined }> => {
+/**
+ * Pushes the blocks of a step message as `@ai-sdk/anthropic` sends them (a string is one text
+ * block), each with its caller's mark, onto `blocks`, each owned by message `m`; the message's
+ * tokens (`tokens`, or its content's count) on its last block. No array a message: a step of a
+ * thousand messages plans its marks in one pass.
+ */
+const pushStepBlocks = (
+  message: StepMessage,
+  m: number,
+  tokens: number | undefined,
+  count: ((text: string) => number) | undefined,
+  blocks: Array<CacheBreakpoints.Block>,
+  owner: Array<number>
+): void => {
   const messageMark = callerMark(message.providerOptions)
-  if (typeof message.content === "string") return [{ mark: messageMark }]
+  const whole = () => tokens ?? count?.(JSON.stringify(message.content)) ?? 0
+  if (typeof message.content === "string") {
+    blocks.push({ tokens: whole(), mark: messageMark })
+    owner.push(m)
+    return
+  }
   const parts: ReadonlyArray<{ readonly type: string; readonly text?: unknown; readonly providerOptions?: ProviderOptions | undefined }> =
     message.content
-  const sent = parts.filter((part) => part.type !== "tool-approval-response" && !(part.type === "text" && part.text === ""))
-  return sent.map((part, p) => ({ mark: callerMark(part.providerOptions) ?? (p === sent.length - 1 ? messageMark : undefined) }))
+  const sent = (part: (typeof parts)[number]) => part.type !== "tool-approval-response" && !(part.type === "text" && part.text === "")
+  let last = -1
+  for (let p = parts.length - 1; p >= 0 && last < 0; p--) if (sent(parts[p]!)) last = p
+  for (let p = 0; p <= last; p++) {
+    const part = parts[p]!
+    if (!sent(part)) continue
+    const mark = callerMark(part.providerOptions) ?? (p === last ? messageMark : undefined)
+    blocks.push({ tokens: p === last ? whole() : 0, mark })
+    owner.push(m)
+  }
 }
 
 /**
@@ -470,7 +495,15 @@ const partMarked = <P extends StepPart>(part: P, ttl: CacheBreakpoints.Ttl): P =
  * @since 0.3.0
  * @category models
  */
-export type StepMarkOptions = Omit<MarkOptions, "count"> & { readonly count?: ((text: string) => number) | undefined }
+export type StepMarkOptions = Omit<MarkOptions, "count"> & {
+  readonly count?: ((text: string) => number) | undefined
+  /**
+   * The messages carry none of the library's marks (they are {@link stripModelMessages}'s, or
+   * made from its): they are not read for them again (`prepareStep` strips the step's messages
+   * before it fits them).
+   */
+  readonly stripped?: boolean | undefined
+}
 
 /**
  * A step's messages (the system prompt's first, as `prepareStep` is given its instructions)
@@ -488,7 +521,7 @@ export const markModelMessages = <M extends StepMessage>(
   messages: ReadonlyArray<M>,
   options: StepMarkOptions
 ): { readonly messages: Array<M>; readonly plan: CacheBreakpoints.Plan } => {
-  const clean = stripModelMessages(messages)
+  const clean = options.stripped === true ? messages : stripModelMessages(messages)
   const blocks: Array<CacheBreakpoints.Block> = []
   const owner: Array<number> = []
   const toolTokens = options.tokens?.tools ?? 0
@@ -501,14 +534,7 @@ export const markModelMessages = <M extends StepMessage>(
   let toolsAndSystem: number | undefined = toolTokens > 0 ? blocks.length : undefined
   let leading = true
   clean.forEach((message, m) => {
-    const own = stepBlocks(message)
-    own.forEach((block, b) => {
-      const tokens = options.tokens !== undefined
-        ? (b === own.length - 1 ? options.tokens.messages[m] ?? 0 : 0)
-        : options.count?.(JSON.stringify(message.content)) ?? 0
-      blocks.push({ tokens: options.tokens === undefined && b !== own.length - 1 ? 0 : tokens, mark: block.mark })
-      owner.push(m)
-    })
+    pushStepBlocks(message, m, options.tokens === undefined ? undefined : options.tokens.messages[m] ?? 0, options.count, blocks, owner)
     if (message.role === "system" && leading) toolsAndSystem = blocks.length
     else leading = false
     messageEnds.push(blocks.length)

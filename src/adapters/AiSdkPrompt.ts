@@ -472,21 +472,44 @@ const convertWith = <M>(
     made = out
   }
   const prompt = Prompt.fromMessages(made)
-  const originals = new Map<Prompt.Message, M>()
-  // One effect/ai message per SDK message, in order.
-  prompt.content.forEach((message, i) => {
-    const original = messages[i]
-    if (original !== undefined) originals.set(message, original)
-  })
+  const content = prompt.content
+  // One effect/ai message per SDK message, in order: message `i` of the prompt stands for the
+  // caller's message `i`. A window keeps the prompt's order (it leaves messages out), so each
+  // message is looked for from just after the last one found, by pointer comparisons — at most
+  // twice the prompt's length of them a window; a message not found ahead (one made anew: a
+  // summary, a stub) or past that bound is looked for in a map of the prompt, made then (it was
+  // made at every call: a thousand entries, where an appending window needs none).
+  let positions: Map<Prompt.Message, number> | undefined
+  let next = 0
+  let scans = 0
+  const originalOf = (message: Prompt.Message): M | undefined => {
+    if (positions === undefined) {
+      for (let i = next; i < content.length && scans <= 2 * content.length; i++, scans++) {
+        if (content[i] === message) {
+          next = i + 1
+          return messages[i]
+        }
+      }
+      // Not ahead (a message made anew, or one placed before the last found), or read enough.
+      positions = new Map()
+      for (let i = 0; i < content.length; i++) positions.set(content[i]!, i)
+    }
+    const found = positions.get(message)
+    return found === undefined ? undefined : messages[found]
+  }
   // A masked copy of one of the caller's messages: the caller's message, its images' stubs in.
   const maskedOf = (message: Prompt.Message): M | undefined => {
     const source = Masking.sourceOf(message)
-    const original = source === undefined ? undefined : originals.get(source)
+    const original = source === undefined ? undefined : originalOf(source)
     return original === undefined || source === undefined ? undefined : masked(original, source, message)
   }
   return {
     prompt,
-    back: (fitted) => fitted.content.map((message) => originals.get(message) ?? maskedOf(message) ?? from(message))
+    back: (fitted) => {
+      next = 0
+      scans = 0
+      return fitted.content.map((message) => originalOf(message) ?? maskedOf(message) ?? from(message))
+    }
   }
 }
 

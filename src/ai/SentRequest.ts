@@ -82,7 +82,19 @@ export const messageHash = (message: Prompt.Message, memo: WeakMap<Prompt.Messag
 }
 
 /**
- * The {@link SentRequest} of a prompt sent with `tools` at `atMillis`.
+ * An earlier request's messages beside their hashes (its {@link SentRequest}'s `messages`).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Previous {
+  readonly content: ReadonlyArray<Prompt.Message>
+  readonly messages: ReadonlyArray<string>
+}
+
+/**
+ * The {@link SentRequest} of a prompt sent with `tools` at `atMillis`; `previous`, an earlier
+ * request of the conversation, lends the hashes of the messages it shares by position.
  *
  * @since 0.3.0
  * @category constructors
@@ -91,9 +103,17 @@ export const make = (
   prompt: Prompt.Prompt,
   tools: ReadonlyArray<Tool>,
   atMillis: number,
-  memo: WeakMap<Prompt.Message, string>
+  memo: WeakMap<Prompt.Message, string>,
+  previous?: Previous
 ): SentRequest => {
-  const messages = prompt.content.map((message) => messageHash(message, memo))
+  // A message that is the same object at the same position as in the previous request has the
+  // hash made from it then: an agent's next request is its last one and a step more, so most
+  // hashes are found by a pointer comparison, not a lookup in the memo.
+  const before = previous?.content ?? []
+  const hashes = previous?.messages ?? []
+  const messages = prompt.content.map((message, i) =>
+    i < before.length && before[i] === message && i < hashes.length ? hashes[i]! : messageHash(message, memo)
+  )
   let system = Hash.start
   for (let i = 0; i < prompt.content.length && prompt.content[i]!.role === "system"; i++) {
     system = Hash.chain(system, messages[i]!)

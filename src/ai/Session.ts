@@ -362,6 +362,9 @@ const baseBudget = (options: Options, requestOverhead: number) => {
  */
 const maxPreviousRequests = 1_000
 
+/** The conversations whose last request's messages are kept to lend their hashes (design 124). */
+const maxPreviousContents = 64
+
 /** A session over `windows`: the budget, tool counting, figures and reports they share. */
 const make = Effect.fnUntraced(function*(
   options: Options & { readonly promptCache?: CachePlan.Options | undefined },
@@ -381,6 +384,9 @@ const make = Effect.fnUntraced(function*(
   const misses = window.cacheRule === undefined ? undefined : CacheDescriptors.make(window.cacheRule)
   const promptCache = options.promptCache ?? {}
   const previousRequests = new Map<string, SentRequest.SentRequest>()
+  // The messages of the newest conversations' last requests, which lend their hashes to the
+  // next (design 124): fewer conversations than the hashes, as they hold the messages.
+  const previousContents = new Map<string, ReadonlyArray<Prompt.Message>>()
   const messageHashes = new WeakMap<Prompt.Message, string>()
   const toolHashes = new WeakMap<object, SentRequest.Tool>()
   const toolOf = (tool: SentRequest.ToolFields): SentRequest.Tool => {
@@ -398,8 +404,15 @@ const make = Effect.fnUntraced(function*(
       const tools = call.toolFields !== undefined
         ? call.toolFields.map(toolOf)
         : (call.tools ?? []).map((tool) => toolOf({ name: tool.name, fields: { definition: tool.text } }))
-      const sent = SentRequest.make(prompt, tools, now, messageHashes)
       const previousSent = previousRequests.get(plan.key)
+      const content = previousContents.get(plan.key)
+      const sent = SentRequest.make(
+        prompt,
+        tools,
+        now,
+        messageHashes,
+        previousSent === undefined || content === undefined ? undefined : { content, messages: previousSent.messages }
+      )
       const toolsChanged = previousSent === undefined ? undefined : SentRequest.toolsChange(previousSent.tools, sent.tools)
       return { sent, previousSent, toolsChanged }
     })
@@ -413,6 +426,12 @@ const make = Effect.fnUntraced(function*(
     if (previousRequests.size > maxPreviousRequests) {
       const oldest = previousRequests.keys().next()
       if (oldest.done !== true) previousRequests.delete(oldest.value)
+    }
+    previousContents.delete(key)
+    previousContents.set(key, fitting.prompt.content)
+    if (previousContents.size > maxPreviousContents) {
+      const oldest = previousContents.keys().next()
+      if (oldest.done !== true) previousContents.delete(oldest.value)
     }
   }
 

@@ -20,9 +20,10 @@
  *
  * @since 0.3.0
  */
-import { Context, Duration, Effect, type Layer, Metric, Option, Ref, type Scope, Semaphore } from "effect"
+import { Context, Duration, Effect, type Layer, Metric, Option, Ref, type Schema, type Scope, Semaphore } from "effect"
 import { KeyValueStore } from "effect/persistence"
 import * as connecting from "./internal/connecting.ts"
+import * as StateTexts from "./internal/stateTexts.ts"
 import * as WindowMetrics from "./WindowMetrics.ts"
 import * as WindowState from "./WindowState.ts"
 
@@ -220,6 +221,16 @@ const makeWith = (access: Effect.Effect<Backend, string>, options?: Options): Ef
     // `+OK` to everything) is logged once, not at every call.
     const failing = yield* Ref.make<"read" | "write" | undefined>(undefined)
     const locks = new Map<string, { readonly lock: Semaphore.Semaphore; users: number }>()
+    // Design 124: the text last read or written under a key, and its state.
+    const texts = StateTexts.make()
+    const decode = (key: string, text: string): Effect.Effect<WindowState.WindowState, Schema.SchemaError> => {
+      const known = texts.stateOf(key, text)
+      return known !== undefined
+        ? Effect.succeed(known)
+        : Effect.tap(WindowState.decodeJson(text), (state) => Effect.sync(() => texts.remember(key, text, state)))
+    }
+    const encode = (key: string, state: WindowState.WindowState): Effect.Effect<string> =>
+      Effect.tap(Effect.orDie(WindowState.encodeJson(state)), (text) => Effect.sync(() => texts.remember(key, text, state)))
 
     /** A store operation, bounded in time, its failure as a message. */
     const bounded = <A>(operation: Effect.Effect<A, KeyValueStore.KeyValueStoreError | string>, what: "read" | "write") =>
@@ -250,7 +261,7 @@ const makeWith = (access: Effect.Effect<Backend, string>, options?: Options): Ef
         Effect.flatMap((text): Effect.Effect<ReadResult> =>
           text === undefined
             ? Effect.succeed({ _tag: "Missing" })
-            : WindowState.decodeJson(text).pipe(
+            : decode(key, text).pipe(
               Effect.map((state): ReadResult => ({ _tag: "Found", state })),
               Effect.catch((error) =>
                 Effect.succeed<ReadResult>({ _tag: "Corrupt", message: error.message, version: versionOf(text) })
@@ -284,7 +295,7 @@ const makeWith = (access: Effect.Effect<Backend, string>, options?: Options): Ef
         if (current._tag === "Failed") return "store-failed" as const
         const revision = current._tag === "Found" ? current.state.revision : undefined
         if (revision !== basedOn) return "conflict" as const
-        const text = yield* WindowState.encodeJson(state).pipe(Effect.orDie)
+        const text = yield* encode(key, state)
         return yield* bounded(Effect.flatMap(access, ({ store }) => store.set(key, text)), "write").pipe(
           Effect.as("written" as const),
           Effect.catch(() => Effect.succeed("store-failed" as const))
@@ -317,7 +328,7 @@ const makeWith = (access: Effect.Effect<Backend, string>, options?: Options): Ef
           ? basedOn === undefined ? undefined : `${basedOn}/${state.historyDigest}`
           : lineage.stored
         for (let attempt = 0; attempt < maxAttempts; attempt++) {
-          const text = yield* WindowState.encodeJson(next).pipe(Effect.orDie)
+          const text = yield* encode(key, next)
           const outcome = yield* bounded(cas.compareAndSet(key, expected, text), "write").pipe(
             Effect.catch(() => Effect.succeed(undefined))
           )
@@ -329,7 +340,7 @@ const makeWith = (access: Effect.Effect<Backend, string>, options?: Options): Ef
             expected = undefined
             continue
           }
-          const newer = yield* WindowState.decodeJson(outcome.current).pipe(Effect.option)
+          const newer = yield* decode(key, outcome.current).pipe(Effect.option)
           if (newer._tag === "None") return "conflict" as const
           const moved = WindowState.rebase({ newer: newer.value, mine: state, base: lineage.base, digestAt: lineage.digestAt })
           if (moved === undefined) return "conflict" as const

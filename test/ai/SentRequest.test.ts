@@ -3,6 +3,8 @@
  * named as the report names it (issue 26 item 4).
  */
 import { assert, describe, it } from "@effect/vitest"
+import { Prompt } from "effect/ai"
+import * as fc from "fast-check"
 import * as CallReport from "../../src/ai/CallReport.ts"
 import * as Calibration from "../../src/ai/Calibration.ts"
 import * as SentRequest from "../../src/ai/SentRequest.ts"
@@ -53,4 +55,32 @@ describe("CallReport.reportedOf: odd usage is said, never thrown, and does not c
     assert.isUndefined(r?.odd)
     assert.isTrue(Calibration.calibrates(r, 90))
   })
+})
+
+describe("SentRequest.make with the previous request (docs/design.md item 124)", () => {
+  const message = (k: number): Prompt.Message =>
+    k % 3 === 0
+      ? Prompt.userMessage({ content: [Prompt.textPart({ text: `question ${k}` })] })
+      : Prompt.assistantMessage({ content: [Prompt.textPart({ text: `answer ${k}` })] })
+  it("gives every message the hash it gets alone, whichever messages the previous request shares by position", () =>
+    fc.assert(
+      fc.property(
+        fc.array(fc.nat({ max: 40 }), { maxLength: 30 }),
+        fc.array(fc.nat({ max: 40 }), { maxLength: 30 }),
+        (before, after) => {
+          // A pool of message objects: the same number is the same object; a request may also
+          // hold a fresh object of the same text at any position.
+          const pool = Array.from({ length: 41 }, (_, k) => message(k))
+          const pick = (k: number) => (k % 7 === 6 ? message(k) : pool[k]!)
+          const first = Prompt.fromMessages(before.map(pick))
+          const second = Prompt.fromMessages(after.map(pick))
+          const memo = new WeakMap<Prompt.Message, string>()
+          const previous = SentRequest.make(first, [], 0, memo)
+          const lent = SentRequest.make(second, [], 1, memo, { content: first.content, messages: previous.messages })
+          const alone = SentRequest.make(second, [], 1, new WeakMap())
+          assert.deepStrictEqual(lent, alone)
+        }
+      ),
+      { seed: 124, numRuns: 300 }
+    ))
 })

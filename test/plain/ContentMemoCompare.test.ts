@@ -220,6 +220,29 @@ describe("stripModelMessages (design item 106)", () => {
   })
 })
 
+describe("markModelMessages on messages stripped already (design item 124)", () => {
+  it("`stripped: true` on stripModelMessages' output marks as markModelMessages does on the messages themselves", () => {
+    for (const steps of [3, 10, 25]) {
+      const messages = toModelMessages(Sessions.historyAt(session, steps))
+      // The caller's own mark on one message of four, the library's marks of an earlier step on the rest.
+      const callers = messages.map((message, i) =>
+        i % 4 === 1 ? { ...message, providerOptions: { ...message.providerOptions, anthropic: { cacheControl: { type: "ephemeral" } } } } : message
+      )
+      for (const planner of [CacheBreakpoints.anthropic({ minimumPrefix: 0 }), CacheBreakpoints.anthropic({ minimumPrefix: 4_096 })]) {
+        const earlier = AiSdkCacheMarks.markModelMessages(callers, { planner, tokens: { tools: 0, messages: callers.map(() => 1_500) } }).messages
+        for (const options of [
+          { planner, tokens: { tools: 100, messages: earlier.map((_, i) => 500 + 37 * i) }, previousEnd: Math.floor(earlier.length / 2) },
+          { planner, count: (text: string) => text.length >> 2 }
+        ]) {
+          const expected = AiSdkCacheMarks.markModelMessages(earlier, options)
+          const actual = AiSdkCacheMarks.markModelMessages(AiSdkCacheMarks.stripModelMessages(earlier), { ...options, stripped: true })
+          assert.deepStrictEqual(actual, expected)
+        }
+      }
+    }
+  })
+})
+
 describe("the AI SDK doors ask a caller's counter once a message (design item 106)", () => {
   for (const mode of ["stable", "per-call"] as const) {
     it(`prepareStep (${mode}): a step that appends two messages asks the counter for those two only, on the same objects and on fresh copies`, async () => {
