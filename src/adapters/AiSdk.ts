@@ -743,7 +743,7 @@ export const prepareStep = (options: PrepareStepOptions): (step: Step) => Promis
     // the cache plan marks them (or a mark of the step before is taken off).
     const given: ReadonlyArray<ModelMessage> = system
     const isSystem = fitted.map((message) => given.includes(message))
-    const instructions = prompt.flatMap((message, i) => (isSystem[i] === true && message.role === "system" ? [message] : []))
+    const instructions = prompt.filter((message, i): message is SystemModelMessage => isSystem[i] === true && message.role === "system")
     const out = prompt.filter((_, i) => isSystem[i] !== true)
     const changed = instructions.length !== givenSystem.length || instructions.some((message, i) => message !== givenSystem[i])
     return changed ? { messages: out, instructions } : { messages: out }

@@ -187,13 +187,16 @@ export const plan = (input: Input): Plan => {
   const maxMarks = input.maxMarks ?? 4
   const lookback = input.lookback ?? 20
   const stableTtl = input.stableTtl ?? "5m"
-  const cumulative: Array<number> = []
+  // One pass, no array a block: a request of a thousand messages has a block or two each.
+  const cumulative = new Float64Array(blocks.length)
+  const callerMarks: Array<number> = []
   let total = 0
-  for (const block of blocks) {
+  for (let i = 0; i < blocks.length; i++) {
+    const block = blocks[i]!
     total += Number.isFinite(block.tokens) && block.tokens > 0 ? block.tokens : 0
-    cumulative.push(total)
+    cumulative[i] = total
+    if (block.mark !== undefined) callerMarks.push(i)
   }
-  const callerMarks = blocks.flatMap((b, i) => (b.mark === undefined ? [] : [i]))
   const skipped: Array<Skipped> = []
   const wanted = new Map<Reason, number>()
   if (blocks.length > 0) wanted.set("tail", blocks.length - 1)
@@ -251,10 +254,11 @@ const lifetimes = (
     ...c,
     ttl: c.reason === "tools-and-system" || c.reason === "compacted" ? stableTtl : ("5m" satisfies Ttl)
   }))
-  const all = [
-    ...planned.map((p) => ({ index: p.index, planned: p })),
-    ...blocks.flatMap((b, index) => (b.mark === undefined ? [] : [{ index, caller: b.mark }]))
-  ].sort((a, b) => a.index - b.index)
+  const callers: Array<{ index: number; caller: Ttl }> = []
+  blocks.forEach((b, index) => {
+    if (b.mark !== undefined) callers.push({ index, caller: b.mark })
+  })
+  const all = [...planned.map((p) => ({ index: p.index, planned: p })), ...callers].sort((a, b) => a.index - b.index)
   let later1h = false
   for (let i = all.length - 1; i >= 0; i--) {
     const m = all[i]!

@@ -665,7 +665,10 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
           ? ToolResultEdits.inState(edited, undefined)
           : ToolResultEdits.inState(edited, entries)),
         ...(calibration === undefined ? {} : { calibration })
-      })
+        // Checked when it is written (design 124): a state is encoded, every field checked,
+        // before it is stored; one not written is never read (a carry continues only the state
+        // its store holds). The checks at every call were a second pass over its arrays.
+      }, { disableChecks: true })
       const countedTokens = toolTokens + windowTokens + overhead
       // The digests array is extended in place by later calls that continue this history, never
       // changed below n + 1 (a history that does not continue it gets an array of its own).

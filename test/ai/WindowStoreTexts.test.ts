@@ -136,4 +136,16 @@ describe("WindowStore remembers the text it read or wrote (docs/design.md item 1
         assert.deepStrictEqual({ ...decoded.state }, { ...state })
       }
     })))
+
+  it.effect("every state is checked when it is written: one that breaks a rule is not stored (the stable window makes its states unchecked)", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const { kv, store } = yield* memory
+      const [state] = fc.sample(states, { seed: 5, numRuns: 1 })
+      if (state === undefined) return assert.fail("no state")
+      const broken = new WindowState.WindowState({ ...state, revision: -1 }, { disableChecks: true })
+      const exit = yield* Effect.exit(store.write("k", broken, undefined))
+      assert.isTrue(exit._tag === "Failure")
+      assert.isUndefined(yield* kv.get("k"))
+      assert.strictEqual((yield* store.read("k"))._tag, "Missing")
+    })))
 })
