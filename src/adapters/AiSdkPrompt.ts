@@ -475,22 +475,33 @@ const convertWith = <M>(
   const content = prompt.content
   // One effect/ai message per SDK message, in order: message `i` of the prompt stands for the
   // caller's message `i`. A window keeps the prompt's order (it leaves messages out), so each
-  // message is looked for from just after the last one found, by pointer comparisons — at most
-  // twice the prompt's length of them a window; a message not found ahead (one made anew: a
-  // summary, a stub) or past that bound is looked for in a map of the prompt, made then (it was
-  // made at every call: a thousand entries, where an appending window needs none).
+  // message is looked for from just after the last one found, then before it, by pointer
+  // comparisons — a message made anew (a reference, a stub, a summary) is in neither — up to
+  // sixteen times the prompt's length of them a window (a few microseconds); past that, in a
+  // map of the prompt, made then. The map was made at every call: a thousand entries.
   let positions: Map<Prompt.Message, number> | undefined
   let next = 0
   let scans = 0
   const originalOf = (message: Prompt.Message): M | undefined => {
-    if (positions === undefined) {
-      for (let i = next; i < content.length && scans <= 2 * content.length; i++, scans++) {
+    if (positions === undefined && scans <= 16 * content.length) {
+      for (let i = next; i < content.length; i++) {
         if (content[i] === message) {
+          scans += i + 1 - next
           next = i + 1
           return messages[i]
         }
       }
-      // Not ahead (a message made anew, or one placed before the last found), or read enough.
+      for (let i = 0; i < next; i++) {
+        if (content[i] === message) {
+          scans += content.length
+          next = i + 1
+          return messages[i]
+        }
+      }
+      scans += content.length
+      return undefined
+    }
+    if (positions === undefined) {
       positions = new Map()
       for (let i = 0; i < content.length; i++) positions.set(content[i]!, i)
     }
