@@ -35,6 +35,8 @@ interface Entry<V> {
   /** The call that last read this content, and how many of its values that call took. */
   call: number
   taken: number
+  /** The generation holding it (`-1`: forgotten). */
+  gen: number
 }
 
 /** The lookups of one call: each content's occurrences so far. */
@@ -257,6 +259,10 @@ export const make = <V>(bounds: Bounds = defaultBounds): ContentMemo<V> => {
   let youngCharacters = 0
   let oldEntries = 0
   let calls = 0
+  // Each generation's number, on its entries (`Entry.gen`): the young one's and the old one's.
+  let gens = 1
+  let youngGen = 1
+  let oldGen = 0
   // The entries the latest call found, by position: an agent's next call sends the same
   // messages at the same positions, which are then compared first, without a fingerprint. Only
   // a hint: a content found there is the content, whoever sent it.
@@ -265,11 +271,14 @@ export const make = <V>(bounds: Bounds = defaultBounds): ContentMemo<V> => {
   const admit = (h: number, bucket: Array<Entry<V>>) => {
     young.set(h, bucket)
     for (const entry of bucket) {
+      entry.gen = youngGen
       youngEntries++
       youngCharacters += entry.weight
     }
     if (2 * youngEntries > bounds.entries || 2 * youngCharacters > bounds.characters) {
       old = young
+      oldGen = youngGen
+      youngGen = ++gens
       oldEntries = youngEntries
       young = new Map()
       youngEntries = 0
@@ -292,8 +301,13 @@ export const make = <V>(bounds: Bounds = defaultBounds): ContentMemo<V> => {
   const hinted = (hints: ReadonlyArray<Entry<V> | undefined>, position: number, key: unknown): Entry<V> | undefined => {
     const entry = hints[position]
     if (entry === undefined || !equal(entry.key, key)) return undefined
-    const bucket = bucketOf(entry.h)
-    return bucket !== undefined && bucket.includes(entry) ? entry : undefined
+    // Held in the young generation: found as it is. In the old one: moved to the young one, as
+    // any hit is. Otherwise forgotten (design 124: the entry's generation says where it is,
+    // where a look-up of its bucket and a search of it did).
+    if (entry.gen === youngGen) return entry
+    if (entry.gen !== oldGen) return undefined
+    bucketOf(entry.h)
+    return entry
   }
 
   const call = (): Call<V> => {
@@ -337,7 +351,7 @@ export const make = <V>(bounds: Bounds = defaultBounds): ContentMemo<V> => {
           const tape: Tape = []
           // Not memoisable (binary data, a class instance): made at every call.
           if (!record(key, tape, weight)) return made
-          entry = { key: tape, weight: weight.n, h, values: [], call: id, taken: 0 }
+          entry = { key: tape, weight: weight.n, h, values: [], call: id, taken: 0, gen: youngGen }
           found[position] = entry
           bucket ??= bucketOf(h)
           if (bucket === undefined) {
@@ -348,6 +362,7 @@ export const make = <V>(bounds: Bounds = defaultBounds): ContentMemo<V> => {
             // A pathological run of equal fingerprints stays cheap: its oldest content goes.
             if (bucket.length >= bucketLimit) {
               const dropped = bucket.shift()
+              if (dropped !== undefined) dropped.gen = -1
               if (dropped !== undefined && young.get(h) === bucket) {
                 youngEntries--
                 youngCharacters -= dropped.weight

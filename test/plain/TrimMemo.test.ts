@@ -89,6 +89,34 @@ describe("ContentMemo: a bounded memo keyed by content (design item 83)", () => 
     for (let i = 0; i < 100; i++) call.get({ role: "user", content: `m${i}` }, () => ({}))
     assert.isAtMost(memo.size(), 10)
   })
+
+  it("a content the bounds forgot is made again, even at the position where the last call found it; one aged but held is found", () => {
+    const memo = ContentMemo.make<object>({ entries: 8, characters: 1_000_000 })
+    const a = { role: "user", content: "the content at position 0" }
+    const made: Array<object> = []
+    const make = () => {
+      const value = {}
+      made.push(value)
+      return value
+    }
+    const first = memo.call().get(a, make)
+    // The next call finds it at position 0 (the hint), then holds enough other contents that
+    // the generations turn over twice: the content is forgotten.
+    const second = memo.call()
+    assert.strictEqual(second.get(a, make), first)
+    for (let i = 0; i < 20; i++) second.get({ role: "user", content: `other ${i}` }, make)
+    const third = memo.call().get(a, make)
+    assert.notStrictEqual(third, first)
+    assert.strictEqual(made.at(-1), third)
+    // Aged into the old generation but held: found at its position, and made no more.
+    const fourth = memo.call()
+    assert.strictEqual(fourth.get(a, make), third)
+    for (let i = 0; i < 4; i++) fourth.get({ role: "user", content: `more ${i}` }, make)
+    const count = made.length
+    assert.strictEqual(memo.call().get(a, make), third)
+    assert.strictEqual(made.length, count)
+    assert.isAtMost(memo.size(), 8)
+  })
 })
 
 const session = chatProjection(Sessions.generate("tool-heavy", 60, 25))
