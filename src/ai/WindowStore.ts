@@ -23,6 +23,7 @@
 import { Context, Duration, Effect, type Layer, Metric, Option, Ref, type Schema, type Scope, Semaphore } from "effect"
 import { KeyValueStore } from "effect/persistence"
 import * as connecting from "./internal/connecting.ts"
+import { stateJson } from "./internal/stateJson.ts"
 import * as StateTexts from "./internal/stateTexts.ts"
 import * as WindowMetrics from "./WindowMetrics.ts"
 import * as WindowState from "./WindowState.ts"
@@ -229,8 +230,15 @@ const makeWith = (access: Effect.Effect<Backend, string>, options?: Options): Ef
         ? Effect.succeed(known)
         : Effect.tap(WindowState.decodeJson(text), (state) => Effect.sync(() => texts.remember(key, text, state)))
     }
+    // The schema's text by the fast path when it answers (design 124), by the schema otherwise.
     const encode = (key: string, state: WindowState.WindowState): Effect.Effect<string> =>
-      Effect.tap(Effect.orDie(WindowState.encodeJson(state)), (text) => Effect.sync(() => texts.remember(key, text, state)))
+      Effect.tap(
+        Effect.suspend(() => {
+          const fast = stateJson(state)
+          return fast === undefined ? Effect.orDie(WindowState.encodeJson(state)) : Effect.succeed(fast)
+        }),
+        (text) => Effect.sync(() => texts.remember(key, text, state))
+      )
 
     /** A store operation, bounded in time, its failure as a message. */
     const bounded = <A>(operation: Effect.Effect<A, KeyValueStore.KeyValueStoreError | string>, what: "read" | "write") =>

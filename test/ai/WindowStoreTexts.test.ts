@@ -8,6 +8,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import * as KeyValueStore from "effect/persistence/KeyValueStore"
 import * as fc from "fast-check"
+import { stateJson } from "../../src/ai/internal/stateJson.ts"
 import * as MemoryStore from "../../src/ai/MemoryStore.ts"
 import * as WindowState from "../../src/ai/WindowState.ts"
 import * as WindowStore from "../../src/ai/WindowStore.ts"
@@ -148,4 +149,37 @@ describe("WindowStore remembers the text it read or wrote (docs/design.md item 1
       assert.isUndefined(yield* kv.get("k"))
       assert.strictEqual((yield* store.read("k"))._tag, "Missing")
     })))
+
+  it.effect("the fast path writes the schema's text, key order included, and answers nothing for a state it does not reproduce", () =>
+    Effect.sync(() => {
+      fc.assert(
+        fc.property(states, (state) => {
+          assert.strictEqual(stateJson(state), Effect.runSync(WindowState.encodeJson(state)))
+        }),
+        { seed: 1240, numRuns: 500 }
+      )
+      // States made unchecked that break a rule of each kind: the fast path leaves them to the
+      // schema, whose error is the one raised.
+      const [state] = fc.sample(states, { seed: 9, numRuns: 1 })
+      if (state === undefined) return assert.fail("no state")
+      type Fields = ConstructorParameters<typeof WindowState.WindowState>[0]
+      const broken: ReadonlyArray<Partial<Fields>> = [
+        { revision: -1 },
+        { revision: 1.5 },
+        { windowTokens: Number.MAX_SAFE_INTEGER + 2 },
+        { window: [[1, -2]] },
+        { window: [[0.5, 2]] },
+        { masked: [1, -3] },
+        { references: [[1, 2], [3, -1]] },
+        { shortened: [[0.5, 1]] },
+        { updatedAtMillis: Number.POSITIVE_INFINITY },
+        { calibration: { ratio: 0 } },
+        { summary: { id: "s", text: "t", tokens: 1, covers: [[0, -1]] } }
+      ]
+      for (const change of broken) {
+        const made = new WindowState.WindowState({ ...state, ...change }, { disableChecks: true })
+        assert.isUndefined(stateJson(made), JSON.stringify(change))
+        assert.isTrue(Effect.runSync(Effect.exit(WindowState.encodeJson(made)))._tag === "Failure", JSON.stringify(change))
+      }
+    }))
 })
