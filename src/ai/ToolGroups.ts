@@ -87,9 +87,18 @@ export const groups = (
     }
     return root
   }
+  const read = state.messages.length
+  // Each root's group size, kept from call to call (design 124): the last call's groups hold
+  // for the messages it read unless this call joins one of their groups into another (its
+  // root is then not the smaller) — only then is every message's group found again.
+  const size = state.size ?? []
+  let continued = state.size !== undefined && state.out !== undefined && state.out.length === read
+  // The last call's singletons that this call gives a partner: their group is new.
+  const grown: Array<number> = []
   const memo = cache?.links
-  for (let i = state.messages.length; i < n; i++) {
+  for (let i = read; i < n; i++) {
     parent.push(i)
+    size[i] = 1
     const message = messages[i]!
     let links = memo?.get(message)
     if (links === undefined) {
@@ -102,30 +111,51 @@ export const groups = (
       else {
         const a = find(i)
         const b = find(j)
-        // The smaller index becomes the root, so a group is named after its first message.
-        if (a !== b) parent[Math.max(a, b)] = Math.min(a, b)
+        if (a !== b) {
+          // The smaller index becomes the root, so a group is named after its first message.
+          const root = Math.min(a, b)
+          const joined = Math.max(a, b)
+          if (joined < read) continued = false
+          else if (root < read && size[root] === 1) grown.push(root)
+          size[root] = (size[root] ?? 1) + (size[joined] ?? 1)
+          parent[joined] = root
+        }
       }
     }
   }
-  // A snapshot of the history read, not the caller's array: a caller may append to the array it
-  // passed (a Prompt's content) or edit it in place before the next call.
-  if (cache !== undefined) cache.lastGroups = { ...state, messages: messages.slice() }
-  // Most messages are linked to none: only roots that are shared by two or more make a group.
-  const out = new Array<string | undefined>(n)
-  if (firstWith.size === 0) return out
-  const size = new Uint32Array(n)
-  for (let i = 0; i < n; i++) size[find(i)]!++
   const names = state.names
-  for (let i = 0; i < n; i++) {
-    const root = find(i)
-    if (size[root]! < 2) continue
+  const nameOf = (root: number): string => {
     let name = names.get(root)
     if (name === undefined) {
       name = `${prefix}${root}`
       names.set(root, name)
     }
-    out[i] = name
+    return name
   }
+  let out: Array<string | undefined>
+  if (firstWith.size === 0) out = new Array<string | undefined>(n)
+  else if (continued && state.out !== undefined) {
+    out = state.out.slice()
+    out.length = n
+    for (let i = read; i < n; i++) {
+      const root = find(i)
+      out[i] = size[root]! >= 2 ? nameOf(root) : undefined
+    }
+    for (const root of grown) out[root] = nameOf(root)
+  } else {
+    // Most messages are linked to none: only roots that are shared by two or more make a group.
+    out = new Array<string | undefined>(n)
+    size.length = 0
+    for (let i = 0; i < n; i++) size[i] = 0
+    for (let i = 0; i < n; i++) size[find(i)]!++
+    for (let i = 0; i < n; i++) {
+      const root = find(i)
+      if (size[root]! >= 2) out[i] = nameOf(root)
+    }
+  }
+  // A snapshot of the history read, not the caller's array: a caller may append to the array it
+  // passed (a Prompt's content) or edit it in place before the next call.
+  if (cache !== undefined) cache.lastGroups = { ...state, messages: messages.slice(), size, out: out.slice() }
   return out
 }
 
@@ -143,6 +173,10 @@ export interface GroupsState {
   readonly parent: Array<number>
   readonly firstWith: Map<string, number>
   readonly names: Map<number, string>
+  /** Each root's group size (a message that is no root has a stale one). */
+  readonly size?: Array<number> | undefined
+  /** The groups the last call gave, one per message it read. */
+  readonly out?: ReadonlyArray<string | undefined> | undefined
 }
 
 /**
