@@ -638,6 +638,10 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
       })
       const shortenedInWindow = shortenedIn(shortenings, entries)
       if (shortenedInWindow.length > 0) fitted = { ...fitted, shortened: shortenedInWindow }
+      // Made unchecked, checked when it is written (design 124): a state is encoded, every field
+      // checked, before a store holds it; one never written is never read (a carry continues
+      // only the state its store holds). The checks at every call were a second pass over its
+      // arrays.
       const next = new WindowState.WindowState({
         format: 1,
         fingerprint: settings,
@@ -665,9 +669,6 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
           ? ToolResultEdits.inState(edited, undefined)
           : ToolResultEdits.inState(edited, entries)),
         ...(calibration === undefined ? {} : { calibration })
-        // Checked when it is written (design 124): a state is encoded, every field checked,
-        // before it is stored; one not written is never read (a carry continues only the state
-        // its store holds). The checks at every call were a second pass over its arrays.
       }, { disableChecks: true })
       const countedTokens = toolTokens + windowTokens + overhead
       // The digests array is extended in place by later calls that continue this history, never
