@@ -439,6 +439,8 @@ export const middleware = (options: Options): AgentMiddleware => {
   const promptCache = options.mode === "per-call" ? false : options.promptCache ?? {}
   const load = loader()
   const memo = LangChainPrompt.makeMessageMemo()
+  // The blocks of the last prompt marked, which the next one continues (design 124).
+  const marksMemo = PromptCacheMarks.makeMemo()
 
   const wrapModelCall: NonNullable<AgentMiddleware["wrapModelCall"]> = async (request, handler) => {
     const { classes, toJsonSchema } = await load()
@@ -472,7 +474,7 @@ export const middleware = (options: Options): AgentMiddleware => {
     const planner = promptCache === false || cache === undefined ? undefined : CachePlan.plannerFor(model.provider, promptCache)
     const sent = planner === undefined || cache === undefined || planner.provider !== "anthropic"
       ? fitted
-      : LangChainCacheMarks.apply(fitted, fitting.prompt, PromptCacheMarks.mark(fitting.prompt, { planner, cache, model: model.modelId }).prompt, classes)
+      : LangChainCacheMarks.apply(fitted, fitting.prompt, PromptCacheMarks.mark(fitting.prompt, { planner, cache, model: model.modelId, memo: marksMemo }).prompt, classes)
     const settings = planner === undefined || cache === undefined ? {} : planner.settings(cache.conversationKey)
     const modelSettings = request.modelSettings ?? {}
     const extra = {

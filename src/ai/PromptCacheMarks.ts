@@ -118,6 +118,35 @@ const makeBlocks = (message: Prompt.Message): ReadonlyArray<{ readonly mark: Cac
 }
 
 /**
+ * What {@link mark} keeps of a caller's last prompt (design 124): its messages, their counts and
+ * their blocks, which the next prompt's shared messages take as they are. One a caller (a
+ * layer), so that conversations in turn only cost their own blocks.
+ *
+ * @since 0.3.0
+ * @category marks
+ */
+export interface Memo {
+  last:
+    | {
+      readonly content: ReadonlyArray<Prompt.Message>
+      readonly tokens: ReadonlyArray<number>
+      readonly toolTokens: number
+      readonly blocks: ReadonlyArray<CacheBreakpoints.Block>
+      readonly owner: ReadonlyArray<number>
+      readonly messageEnds: ReadonlyArray<number>
+    }
+    | undefined
+}
+
+/**
+ * An empty {@link Memo}.
+ *
+ * @since 0.3.0
+ * @category marks
+ */
+export const makeMemo = (): Memo => ({ last: undefined })
+
+/**
  * A prompt with a cache plan's marks: the library's earlier marks stripped, the window planned
  * by `planner` with the session's `cache` boundaries and counts, each mark placed on the
  * message it ends (`options.anthropic.cacheControl`), tagged as the library's. Returns the
@@ -132,25 +161,39 @@ export const mark = (
     readonly planner: CacheBreakpoints.Planner
     readonly cache: CachePlan.CachePlan
     readonly model?: string | undefined
+    /** The blocks of the caller's last prompt, continued by this one ({@link makeMemo}). */
+    readonly memo?: Memo | undefined
   }
 ): { readonly prompt: Prompt.Prompt; readonly plan: CacheBreakpoints.Plan } => {
-  const { cache } = options
+  const { cache, memo } = options
   const clean = strip(prompt)
-  const blocks: Array<CacheBreakpoints.Block> = []
-  const owner: Array<number> = []
-  if (cache.toolTokens > 0) {
+  const content = clean.content
+  const tokens = cache.messageTokens
+  // The blocks of the messages this prompt shares with the last one — the same objects at the
+  // same positions, counted the same, after the same tool definitions — are the last one's.
+  const last = memo?.last
+  let shared = 0
+  if (last !== undefined && last.toolTokens === cache.toolTokens) {
+    const n = Math.min(content.length, last.content.length)
+    while (shared < n && content[shared] === last.content[shared] && tokens[shared] === last.tokens[shared]) shared++
+  }
+  const kept = last === undefined || shared === 0 ? 0 : last.messageEnds[shared - 1]!
+  const blocks: Array<CacheBreakpoints.Block> = last === undefined || shared === 0 ? [] : last.blocks.slice(0, kept)
+  const owner: Array<number> = last === undefined || shared === 0 ? [] : last.owner.slice(0, kept)
+  const messageEnds: Array<number> = last === undefined || shared === 0 ? [] : last.messageEnds.slice(0, shared)
+  if (shared === 0 && cache.toolTokens > 0) {
     blocks.push({ tokens: cache.toolTokens })
     owner.push(-1)
   }
-  const messageEnds: Array<number> = []
-  clean.content.forEach((message, m) => {
-    const own = blocksOfMessage(message)
+  for (let m = shared; m < content.length; m++) {
+    const own = blocksOfMessage(content[m]!)
     own.forEach((block, b) => {
-      blocks.push({ tokens: b === own.length - 1 ? cache.messageTokens[m] ?? 0 : 0, mark: block.mark })
+      blocks.push({ tokens: b === own.length - 1 ? tokens[m] ?? 0 : 0, mark: block.mark })
       owner.push(m)
     })
     messageEnds.push(blocks.length)
-  })
+  }
+  if (memo !== undefined) memo.last = { content, tokens, toolTokens: cache.toolTokens, blocks, owner, messageEnds }
   const inMessages = (n: number | undefined) => (n === undefined || n < 1 ? undefined : messageEnds[n - 1])
   const toolsAndSystem = cache.systemEnd > 0 ? messageEnds[cache.systemEnd - 1] : cache.toolTokens > 0 ? 1 : undefined
   const plan = options.planner.plan({
@@ -159,11 +202,11 @@ export const mark = (
     model: options.model
   })
   if (plan.marks.length === 0) return { prompt: clean, plan }
-  const content = [...clean.content]
+  const out = [...content]
   for (const m of plan.marks) {
     const at = owner[m.index]
-    const message = at === undefined || at < 0 ? undefined : content[at]
-    if (at !== undefined && message !== undefined) content[at] = withOptions(message, marked(message.options, m.ttl))
+    const message = at === undefined || at < 0 ? undefined : out[at]
+    if (at !== undefined && message !== undefined) out[at] = withOptions(message, marked(message.options, m.ttl))
   }
-  return { prompt: Prompt.fromMessages(content), plan }
+  return { prompt: Prompt.fromMessages(out), plan }
 }

@@ -512,6 +512,8 @@ export const layerFromSession: Layer.Layer<
   // The model that last answered (its response metadata's id): `LanguageModel` does not name
   // its provider, the answer's model id does. Until a model has answered, no planner is known.
   let answeredBy: string | undefined
+  // The blocks of the layer's last prompt, which its next one continues (design 124).
+  const marksMemo = PromptCacheMarks.makeMemo()
   const plannerOf = (options: CachePlan.CachePlan["options"]) =>
     CachePlan.plannerFor(CachePlan.providerOfModel(answeredBy), options)
   const fit = (prompt: Prompt.RawInput, method: CallReport["method"], toolkit: unknown) => {
@@ -525,7 +527,8 @@ export const layerFromSession: Layer.Layer<
           : PromptCacheMarks.mark(fitting.prompt, {
             planner: plannerOf(fitting.cache.options),
             cache: fitting.cache,
-            model: answeredBy
+            model: answeredBy,
+            memo: marksMemo
           }).prompt,
         answered: (answer) => session.commit(fitting, Report.reportedOf(answer.usage?.inputTokens, answer.model)),
         // The session takes the finish part's usage when the call is settled.
