@@ -598,7 +598,7 @@ const sliceExcludedRun = (input: SliceRunInput): Array<ExcludedItem> => {
     : ExclusionReason.pinnedOverride(input.firstPinned.content)
   const roomWithoutPinned = input.budget.targetTokens - input.budget.outputReserve
   const { availableTokens, effectiveTarget, reasons } = input
-  const shared = new BudgetExceededReasons(availableTokens)
+  const shared = budgetExceededReasons(availableTokens)
   const run = new Array<ExcludedItem>(sliceExcluded)
   for (let k = 0, e = 0; k < sorted.length; k++) {
     if (selected[k] === 1) continue
@@ -623,7 +623,7 @@ const countSelected = (selected: Uint8Array): number => {
 /** `BudgetExceeded` reasons with one `availableTokens`, one object per small token count. */
 class BudgetExceededReasons {
   private readonly byTokens: Array<ExclusionReason.BudgetExceeded | undefined> = []
-  private readonly availableTokens: number
+  readonly availableTokens: number
   constructor(availableTokens: number) {
     this.availableTokens = availableTokens
   }
@@ -636,6 +636,19 @@ class BudgetExceededReasons {
     }
     return reason
   }
+}
+
+/**
+ * The reasons of the latest `availableTokens`, kept from call to call (docs/design.md item 126):
+ * an agent's calls have one budget, and the same reason objects let the entries made from them
+ * be the same too (`internal/groups.ts`'s member entries). Immutable data, no conversation's.
+ */
+let latestReasons: BudgetExceededReasons | undefined
+const budgetExceededReasons = (availableTokens: number): BudgetExceededReasons => {
+  if (latestReasons === undefined || !Object.is(latestReasons.availableTokens, availableTokens)) {
+    latestReasons = new BudgetExceededReasons(availableTokens)
+  }
+  return latestReasons
 }
 
 /** Whether no entry scores higher than the one before it. */

@@ -441,4 +441,42 @@ describe("Groups — properties", () => {
       { numRuns: 200 }
     )
   })
+
+  // docs/design.md item 126: a member's entry, and a BudgetExceeded reason, are kept from call to
+  // call; a warm call must give what a first call on new item objects (no entry kept) gives.
+  it("a member's report entry kept from an earlier call equals the one a first call makes", async () => {
+    const variants = await Effect.runPromise(strategyLayers)
+    const scorers = [RecencyScorer.make(), PriorityScorer.make()] as const
+    await fc.assert(
+      fc.asyncProperty(
+        arbRows,
+        fc.array(fc.tuple(arbBudget, fc.integer({ min: 0, max: 1 }), fc.integer({ min: 0, max: 2 }), fc.boolean()), { minLength: 2, maxLength: 6 }),
+        async (rows, calls) => {
+          const items = rows.map((r) => toItem(r, r.group))
+          for (const [b, scorer, variant, deduplication] of calls) {
+            const [, slicer, placer] = variants[variant]!
+            const layers = Layer.mergeAll(Scorer.layer(scorers[scorer]!), slicer, placer, OverflowNotifier.layerNoop)
+            const go = (xs: ReadonlyArray<ContextItem.ContextItem>) =>
+              Effect.runPromise(
+                Effect.result(Pipeline.run(xs, b, { overflowStrategy: "Truncate", deduplication }).pipe(Effect.provide(layers)))
+              )
+            const warm = await go(items)
+            const copies = rows.map((r) => toItem(r, r.group))
+            const first = await go(copies)
+            assert.strictEqual(warm._tag, first._tag)
+            if (warm._tag !== "Success" || first._tag !== "Success") continue
+            const at = (list: ReadonlyArray<ContextItem.ContextItem>) => (i: ContextItem.ContextItem) => list.indexOf(i)
+            const entries = (list: ReadonlyArray<ContextItem.ContextItem>, r: typeof warm.success) => ({
+              window: r.window.map(at(list)),
+              included: r.report.included.map((e) => [list.indexOf(e.item), Object.is(e.score, -0) ? "-0" : e.score, e.reason]),
+              excluded: r.report.excluded.map((e) => [list.indexOf(e.item), Object.is(e.score, -0) ? "-0" : e.score, e.reason]),
+              totals: [r.totalTokens, r.tokensOverBudget, r.report.totalCandidates, r.report.totalTokensConsidered]
+            })
+            assert.deepStrictEqual(entries(items, warm.success), entries(copies, first.success))
+          }
+        }
+      ),
+      { numRuns: 300 }
+    )
+  })
 })

@@ -209,15 +209,24 @@ const counterOf = <M>(
   return Effect.suspend(() => {
     const counts = new Map<Prompt.Message, number>()
     // The message each tool result answers in, by call id: a shortened copy is counted as the
-    // caller's message it stands for.
-    const toolIndex = new Map<string, number>()
+    // caller's message it stands for. Made at the first such copy (docs/design.md item 125):
+    // most calls shorten nothing, and the index was half a thousand keys a call.
+    let toolIndex: Map<string, number> | undefined
+    const toolIndexOf = (): Map<string, number> => {
+      if (toolIndex !== undefined) return toolIndex
+      const index = new Map<string, number>()
+      for (let i = 0; i < prompt.length; i++) {
+        const converted = prompt[i]!
+        if (converted.role !== "tool") continue
+        for (const part of converted.content) if (part.type === "tool-result") index.set(part.id, i)
+      }
+      toolIndex = index
+      return index
+    }
     // One plain loop: a thousand messages are a thousand calls of the function, not a thousand effects.
     for (let i = 0; i < messages.length; i++) {
       const message = messages[i]!
       const converted = prompt[i]!
-      if (converted.role === "tool") {
-        for (const part of converted.content) if (part.type === "tool-result") toolIndex.set(part.id, i)
-      }
       let n: number
       try {
         n = count(message, i)
@@ -233,7 +242,7 @@ const counterOf = <M>(
       const known = counts.get(message)
       if (known !== undefined) return known
       const id = message.role === "tool" ? message.content.find((part) => part.type === "tool-result")?.id : undefined
-      const index = id === undefined ? undefined : toolIndex.get(id)
+      const index = id === undefined ? undefined : toolIndexOf().get(id)
       const original = index === undefined ? undefined : messages[index]
       const copy = original === undefined ? undefined : shortenedCopy(original, message)
       // Only the fit's shortened tool messages are new objects; anything else is a bug here,

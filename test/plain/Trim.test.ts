@@ -214,4 +214,39 @@ describe("plain/Trim: the session core's rules, as every door has them (issue 25
     assert.strictEqual(report.shortened[0]!.keptTokens, count(messages[3]!))
     assert.strictEqual(messages.reduce((sum, m) => sum + count(m), 0), report.tokens)
   })
+
+  // docs/design.md item 125: the tool index a shortened copy is counted by is made at the first copy.
+  it("a count function is asked for a shortened copy with the index of the tool message it stands for", async () => {
+    const big = (id: string): Message => ({
+      role: "tool",
+      tool_call_id: id,
+      content: Array.from({ length: 900 }, (_, i) => "abcdefghi".slice(0, 1 + i % 9)).join(" ")
+    })
+    const input: Array<Message> = [
+      { role: "system", content: "sys" },
+      { role: "user", content: "run them" },
+      {
+        role: "assistant",
+        tool_calls: ["a", "c"].map((id) => ({ id, type: "function" as const, function: { name: "run", arguments: "{}" } }))
+      },
+      { role: "tool", tool_call_id: "a", content: "small" },
+      big("c")
+    ]
+    const asked: Array<[Message, number]> = []
+    const { messages, report } = await trim(input, {
+      contextWindow: 500,
+      count: (message, index) => {
+        asked.push([message, index])
+        return count(message)
+      }
+    })
+    assert.deepStrictEqual(report.shortened.map((s) => s.index), [4])
+    const copies = asked.filter(([message]) => !input.includes(message))
+    assert.isAbove(copies.length, 0)
+    for (const [message, index] of copies) {
+      assert.strictEqual(index, 4)
+      assert.strictEqual(message.role, "tool")
+    }
+    assert.strictEqual(messages.reduce((sum, m) => sum + count(m), 0), report.tokens)
+  })
 })
