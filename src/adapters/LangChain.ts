@@ -474,7 +474,12 @@ export const middleware = (options: Options): AgentMiddleware => {
     const planner = promptCache === false || cache === undefined ? undefined : CachePlan.plannerFor(model.provider, promptCache)
     const sent = planner === undefined || cache === undefined || planner.provider !== "anthropic"
       ? fitted
-      : LangChainCacheMarks.apply(fitted, fitting.prompt, PromptCacheMarks.mark(fitting.prompt, { planner, cache, model: model.modelId, memo: marksMemo }).prompt, classes)
+      : LangChainCacheMarks.apply(
+        fitted,
+        fitting.prompt,
+        PromptCacheMarks.mark(fitting.prompt, { planner, cache, model: model.modelId, memo: marksMemo }).prompt,
+        classes
+      )
     const settings = planner === undefined || cache === undefined ? {} : planner.settings(cache.conversationKey)
     const modelSettings = request.modelSettings ?? {}
     const extra = {
