@@ -177,10 +177,11 @@ export const mark = (
     const n = Math.min(content.length, last.content.length)
     while (shared < n && content[shared] === last.content[shared] && tokens[shared] === last.tokens[shared]) shared++
   }
-  const kept = last === undefined || shared === 0 ? 0 : last.messageEnds[shared - 1]!
-  const blocks: Array<CacheBreakpoints.Block> = last === undefined || shared === 0 ? [] : last.blocks.slice(0, kept)
-  const owner: Array<number> = last === undefined || shared === 0 ? [] : last.owner.slice(0, kept)
-  const messageEnds: Array<number> = last === undefined || shared === 0 ? [] : last.messageEnds.slice(0, shared)
+  const from = shared === 0 ? undefined : last
+  const kept = from === undefined ? 0 : from.messageEnds[shared - 1]!
+  const blocks: Array<CacheBreakpoints.Block> = from === undefined ? [] : from.blocks.slice(0, kept)
+  const owner: Array<number> = from === undefined ? [] : from.owner.slice(0, kept)
+  const messageEnds: Array<number> = from === undefined ? [] : from.messageEnds.slice(0, shared)
   if (shared === 0 && cache.toolTokens > 0) {
     blocks.push({ tokens: cache.toolTokens })
     owner.push(-1)

@@ -35,6 +35,7 @@ import { KeyValueStore } from "effect/persistence"
 import { ContextBudget } from "../ContextBudget.ts"
 import { InvalidConfigError } from "../InvalidConfigError.ts"
 import * as windowSpan from "./internal/windowSpan.ts"
+import { setNewest } from "./internal/newest.ts"
 import * as OverflowNotifier from "../OverflowNotifier.ts"
 import type * as Pipeline from "../Pipeline.ts"
 import type * as Placer from "../placers/Placer.ts"
@@ -421,18 +422,8 @@ const make = Effect.fnUntraced(function*(
   const remember = (fitting: Fitting) => {
     const key = fitting.plan?.key
     if (key === undefined || fitting.sent === undefined) return
-    previousRequests.delete(key)
-    previousRequests.set(key, fitting.sent)
-    if (previousRequests.size > maxPreviousRequests) {
-      const oldest = previousRequests.keys().next()
-      if (oldest.done !== true) previousRequests.delete(oldest.value)
-    }
-    previousContents.delete(key)
-    previousContents.set(key, fitting.prompt.content)
-    if (previousContents.size > maxPreviousContents) {
-      const oldest = previousContents.keys().next()
-      if (oldest.done !== true) previousContents.delete(oldest.value)
-    }
+    setNewest(previousRequests, key, fitting.sent, maxPreviousRequests)
+    setNewest(previousContents, key, fitting.prompt.content, maxPreviousContents)
   }
 
   const fit = <M extends CallReport.Method>(call: Call<M>): Effect.Effect<Fitting<M>, FitError> =>

@@ -38,8 +38,8 @@ const every = (value: unknown, rule: (element: unknown) => boolean): value is Re
 const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
-/** The keys a state may have, in the schema's order. */
-const keys = [
+/** The keys every state has, in the schema's order. */
+const required = [
   "format",
   "fingerprint",
   "revision",
@@ -52,13 +52,14 @@ const keys = [
   "compactions",
   "appends",
   "addedTokens",
-  "updatedAtMillis",
-  "summary",
-  "shortened",
-  "masked",
-  "references",
-  "calibration"
+  "updatedAtMillis"
 ] as const
+
+/** The keys a state may have, in the schema's order. */
+const keys = [...required, "summary", "shortened", "masked", "references", "calibration"] as const
+
+/** The required keys whose values are counts. */
+const counts = ["revision", "historyLength", "windowTokens", "toolTokens", "calls", "compactions", "appends", "addedTokens"] as const
 
 const known: ReadonlySet<string> = new Set(keys)
 
@@ -97,13 +98,12 @@ const calibrationOf = (value: unknown): object | undefined => {
 export const stateJson = (state: WindowState): string | undefined => {
   const s: unknown = state
   if (!(state instanceof WindowState) || !isRecord(s) || !onlyKeys(s, known)) return undefined
-  const counts = ["revision", "historyLength", "windowTokens", "toolTokens", "calls", "compactions", "appends", "addedTokens"]
   if (s["format"] !== 1 || typeof s["fingerprint"] !== "string" || typeof s["historyDigest"] !== "string") return undefined
   if (!counts.every((key) => isCount(s[key])) || !every(s["window"], isRun)) return undefined
   const updatedAtMillis = s["updatedAtMillis"]
   if (typeof updatedAtMillis !== "number" || !Number.isFinite(updatedAtMillis)) return undefined
   const out: Record<string, unknown> = {}
-  for (const key of keys.slice(0, 13)) out[key] = s[key]
+  for (const key of required) out[key] = s[key]
   if ("summary" in s) {
     const summary = summaryOf(s["summary"])
     if (summary === undefined) return undefined

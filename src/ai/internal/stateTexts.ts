@@ -13,6 +13,7 @@
  *
  * @internal
  */
+import { setNewest } from "./newest.ts"
 import type * as WindowState from "../WindowState.ts"
 
 /** A key's last text and its state. */
@@ -40,13 +41,6 @@ export const make = (max = defaultMax): StateTexts => {
       const entry = known.get(key)
       return entry !== undefined && entry.text === text ? entry.state : undefined
     },
-    remember: (key, text, state) => {
-      known.delete(key)
-      known.set(key, { text, state })
-      if (known.size > max) {
-        const oldest = known.keys().next()
-        if (oldest.done !== true) known.delete(oldest.value)
-      }
-    }
+    remember: (key, text, state) => setNewest(known, key, { text, state }, max)
   }
 }
