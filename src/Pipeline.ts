@@ -171,7 +171,9 @@ export const run = (
     Effect.tap((result) =>
       Effect.annotateCurrentSpan({
         "cupel.included.count": result.report.included.length,
-        "cupel.excluded.count": result.report.excluded.length,
+        // Every candidate less the included (the report's invariant): a grouped run's excluded
+        // entries are made only when read (docs/design.md item 131).
+        "cupel.excluded.count": result.report.totalCandidates - result.report.included.length,
         "cupel.window.tokens": result.totalTokens
       })
     ),

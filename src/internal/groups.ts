@@ -48,6 +48,7 @@ import type { ExclusionReason } from "../ExclusionReason.ts"
 import type { IncludedItem } from "../IncludedItem.ts"
 import * as OverflowNotifier from "../OverflowNotifier.ts"
 import type { PipelineResult } from "../PipelineResult.ts"
+import type { SelectionReport } from "../SelectionReport.ts"
 import { InvalidItemError } from "../InvalidItemError.ts"
 import { TokenTotalError } from "../TokenTotalError.ts"
 import { trusted } from "./fastDecode.ts"
@@ -389,13 +390,16 @@ const expandResult = (
     else pushMembers(included, includedEntries, entry.item, list, entry.score, entry.reason, includedOf)
   }
   const reportExcluded = result.report.excluded
-  const excluded: Array<ExcludedItem> = []
-  for (let k = 0; k < reportExcluded.length; k++) {
-    const entry = reportExcluded[k]!
-    const reason = members.size === 0 ? entry.reason : rename(entry)
-    const list = members.get(entry.item)
-    if (list === undefined) excluded.push(reason === entry.reason ? entry : { item: entry.item, score: entry.score, reason })
-    else pushMembers(excluded, excludedEntries, entry.item, list, entry.score, reason, excludedOf)
+  const expandExcluded = (): Array<ExcludedItem> => {
+    const excluded: Array<ExcludedItem> = []
+    for (let k = 0; k < reportExcluded.length; k++) {
+      const entry = reportExcluded[k]!
+      const reason = rename(entry)
+      const list = members.get(entry.item)
+      if (list === undefined) excluded.push(reason === entry.reason ? entry : { item: entry.item, score: entry.score, reason })
+      else pushMembers(excluded, excludedEntries, entry.item, list, entry.score, reason, excludedOf)
+    }
+    return excluded
   }
   const resultWindow = result.window
   const window: Array<ContextItem> = []
@@ -405,15 +409,21 @@ const expandResult = (
     if (list === undefined) window.push(item)
     else for (let m = 0; m < list.length; m++) window.push(list[m]!)
   }
+  const report: SelectionReport = { ...result.report, included, totalCandidates, totalTokensConsidered }
+  // The excluded entries are made when first read (docs/design.md item 131): an agent's call
+  // reads its window and the report's counts, which the invariants give (`totalCandidates` less
+  // the included entries, `totalTokensConsidered` less the window's tokens), and a thousand
+  // members' entries were the larger part of the expansion. The same list, once made, at every
+  // read; an enumerable property where the data one stood, in the same place among the keys.
+  let excluded: ReadonlyArray<ExcludedItem> | undefined
+  Object.defineProperty(report, "excluded", {
+    get: () => (excluded ??= expandExcluded()),
+    enumerable: true,
+    configurable: true
+  })
   return {
     window,
-    report: {
-      ...result.report,
-      included,
-      excluded,
-      totalCandidates,
-      totalTokensConsidered
-    },
+    report,
     totalTokens: result.totalTokens,
     tokensOverBudget: result.tokensOverBudget
   } satisfies PipelineResult

@@ -44,12 +44,19 @@ export interface InputUsage {
   readonly cacheWrite?: number | undefined
 }
 
-/** The tokens of the candidates a call left out (the report's excluded items). */
-export const excludedTokens = (result: PipelineResult): number => {
-  let total = 0
-  for (const excluded of result.report.excluded) total += excluded.item.tokens
-  return total
-}
+/**
+ * The tokens of the candidates a call left out (the report's excluded items): every candidate's
+ * less the window's, as the report's invariants give them (docs/design.md items 81 and 131:
+ * each candidate included or excluded once, the window the included items, `totalTokens` their
+ * sum, `totalTokensConsidered` every candidate's, negative counts included) — no pass over
+ * the excluded entries, which a grouped run makes only when they are read.
+ */
+export const excludedTokens = (result: PipelineResult): number =>
+  result.report.totalTokensConsidered - result.totalTokens
+
+/** How many candidates a call left out, by the same invariants: every candidate less the included. */
+export const excludedCount = (result: PipelineResult): number =>
+  result.report.totalCandidates - result.report.included.length
 
 /** The attributes written on `cupel.window` once the prompt is fitted. */
 export const fitAttributes = (fit: Fit): Record<string, unknown> => {
@@ -65,7 +72,7 @@ export const fitAttributes = (fit: Fit): Record<string, unknown> => {
     "cupel.window.mode": fit.mode,
     "cupel.window.candidates": report.totalCandidates,
     "cupel.window.included": report.included.length,
-    "cupel.window.excluded": report.excluded.length,
+    "cupel.window.excluded": excludedCount(fit.result),
     "cupel.window.tokens": fit.result.totalTokens,
     "cupel.window.tool_tokens": fit.toolTokens,
     "cupel.window.target_tokens": fit.targetTokens,
