@@ -101,29 +101,32 @@ const checkMembers = (items: ReadonlyArray<ContextItem>): number | InvalidItemEr
  */
 export const collapse = (items: ReadonlyArray<ContextItem>): Effect.Effect<Collapsed, TokenTotalError> =>
   Effect.suspend(() => {
-    // Each group's members, and whether its unit is made yet (one lookup a member, no more).
-    const byGroup = new Map<string, { readonly list: Array<ContextItem>; made: boolean }>()
-    for (const item of items) {
-      if (item.group === undefined) continue
-      const entry = byGroup.get(item.group)
-      if (entry === undefined) byGroup.set(item.group, { list: [item], made: false })
-      else entry.list.push(item)
-    }
+    // One pass over the items (docs/design.md item 131): each group's members, and the place of
+    // its first member among the units, where the group's first member stands until its unit
+    // is made. A second pass over a thousand items read each again, scattered in the heap.
+    const byGroup = new Map<string, { readonly list: Array<ContextItem>; readonly at: number }>()
     const units: Array<ContextItem> = []
-    const members = new Map<ContextItem, ReadonlyArray<ContextItem>>()
-    for (const item of items) {
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i]!
       const group = item.group
-      const entry = group === undefined ? undefined : byGroup.get(group)
-      if (group === undefined || entry === undefined || entry.list.length < 2) {
+      if (group === undefined) {
         units.push(item)
         continue
       }
-      if (entry.made) continue
-      entry.made = true
-      const list = entry.list
+      const entry = byGroup.get(group)
+      if (entry === undefined) {
+        byGroup.set(group, { list: [item], at: units.length })
+        units.push(item)
+      } else entry.list.push(item)
+    }
+    // The units, in the order of their first members (the map's order), as the pass over the
+    // items made them: a group of one member stands as its item.
+    const members = new Map<ContextItem, ReadonlyArray<ContextItem>>()
+    for (const [group, { at, list }] of byGroup) {
+      if (list.length < 2) continue
       const unit = unitOf(group, list)
       if (unit instanceof TokenTotalError) return Effect.fail(unit)
-      units.push(unit)
+      units[at] = unit
       members.set(unit, list)
     }
     return Effect.succeed({ units, members })
@@ -137,7 +140,7 @@ export const collapse = (items: ReadonlyArray<ContextItem>): Effect.Effect<Colla
 const units = new WeakMap<ContextItem, { readonly list: ReadonlyArray<ContextItem>; readonly unit: ContextItem }>()
 
 /** The unit of a group's members: the one made before for the same members, else a new one. */
-const unitOf = (group: string, list: ReadonlyArray<ContextItem>): ContextItem | TokenTotalError => {
+export const unitOf = (group: string, list: ReadonlyArray<ContextItem>): ContextItem | TokenTotalError => {
   const first = list[0]!
   const known = units.get(first)
   if (known !== undefined && known.list.length === list.length) {
