@@ -329,6 +329,28 @@ export const strategies = (options: Options): Layer.Layer<Pipeline.Services> =>
     options.notifier ?? OverflowNotifier.layerLog
   )
 
+/**
+ * The agent defaults built, by the library's notifier they were built with (docs/design.md item
+ * 133): the recency scorer, the first-fit slicer and the conversation placer hold no resource
+ * and no conversation's state (each call's data is its own; the placers' working buffers are
+ * scratch, as a layer's placer is for all its conversations), and their layers capture nothing
+ * of the context they are built in. A door that makes a session at every call (`trim`) built
+ * them at every call: a few dozen microseconds hot, a few hundred in a call that has just read
+ * a thousand messages.
+ */
+const builtDefaults = new Map<Layer.Layer<OverflowNotifier.OverflowNotifier>, Context.Context<Pipeline.Services>>()
+
+/** The strategies of a session, built: the defaults' once a process, any other at each session. */
+const servicesOf = (options: Options): Effect.Effect<Context.Context<Pipeline.Services>, never, Scope.Scope> => {
+  const notifier = options.notifier ?? OverflowNotifier.layerLog
+  const defaults = options.scorer === undefined && options.slicer === undefined && options.placer === undefined &&
+    (notifier === OverflowNotifier.layerLog || notifier === OverflowNotifier.layerNoop)
+  if (!defaults) return Layer.build(strategies(options))
+  const known = builtDefaults.get(notifier)
+  if (known !== undefined) return Effect.succeed(known)
+  return Effect.tap(Layer.build(strategies(options)), (built) => Effect.sync(() => builtDefaults.set(notifier, built)))
+}
+
 /** The pipeline's options with the agent defaults: no deduplication, `Throw` on overflow. */
 const pipelineOptionsOf = <O extends Options>(options: O): O & { readonly deduplication: boolean; readonly overflowStrategy: NonNullable<Options["overflowStrategy"]> } => ({
   ...options,
@@ -374,7 +396,7 @@ const make = Effect.fnUntraced(function*(
   yield* WindowMetrics.register
   const counter = yield* TokenCounter
   const budget = yield* baseBudget(options, counter.requestOverhead)
-  const services = yield* Layer.build(strategies(options))
+  const services = yield* servicesOf(options)
   const window = windows(counter)
   const mode = window.mode
   const countTools = options.countTools ?? true
