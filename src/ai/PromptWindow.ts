@@ -138,6 +138,33 @@ export const fit = (
   }).pipe(Effect.withSpan("cupel.prompt_window.fit"))
 
 /**
+ * The copies of items kept for a call (rule K2), by item and reason (docs/design.md item 134): a
+ * copy is a function of both (the item pinned, its metadata saying why) and an immutable value,
+ * so the same copy is given at every call that keeps the same item for the same reason. An
+ * agent keeps its current turn call after call; new copies at every call made the groups they
+ * belong to new units at every call (`Groups.collapse` gives the unit made before only for the
+ * same member objects), and their report entries new (item 126). Held weakly by the item: a pure
+ * function's memo, no conversation's state.
+ */
+const keptCopies = new WeakMap<ContextItem.ContextItem, Map<CurrentTurn.Keep, ContextItem.ContextItem>>()
+
+/** The copy of `item` kept for `why`: pinned, `keep` in its metadata (see {@link keptCopies}). */
+const keptCopyOf = (item: ContextItem.ContextItem, why: CurrentTurn.Keep): ContextItem.ContextItem => {
+  let copies = keptCopies.get(item)
+  const known = copies?.get(why)
+  if (known !== undefined) return known
+  // A valid item with one more metadata key: what the checked constructor would make.
+  const fields = { ...item, pinned: true, metadata: { ...item.metadata, [CurrentTurn.keepKey]: why } }
+  const copy = trusted(ContextItem.ContextItem, fields) ?? new ContextItem.ContextItem(fields)
+  if (copies === undefined) {
+    copies = new Map()
+    keptCopies.set(item, copies)
+  }
+  copies.set(why, copy)
+  return copy
+}
+
+/**
  * {@link fit} on candidates already made: the rules K1–K4 of docs/ai.md around `Pipeline.run`.
  *
  * - K4: the pinned items (system prompts, messages pinned by `annotate`, pinned documents) alone
@@ -177,9 +204,7 @@ export const fitCandidates = (
     const keptItems = new Set<ContextItem.ContextItem>()
     for (const [i, why] of kept) {
       const item = items[i]!
-      // A valid item with one more metadata key: what the checked constructor would make.
-      const fields = { ...item, pinned: true, metadata: { ...item.metadata, [CurrentTurn.keepKey]: why } }
-      const copy = trusted(ContextItem.ContextItem, fields) ?? new ContextItem.ContextItem(fields)
+      const copy = keptCopyOf(item, why)
       runItems[i] = copy
       keptMessages.set(copy, messages[i]!)
       keptItems.add(copy)
