@@ -101,36 +101,138 @@ const checkMembers = (items: ReadonlyArray<ContextItem>): number | InvalidItemEr
  */
 export const collapse = (items: ReadonlyArray<ContextItem>): Effect.Effect<Collapsed, TokenTotalError> =>
   Effect.suspend(() => {
-    // One pass over the items (docs/design.md item 131): each group's members, and the place of
-    // its first member among the units, where the group's first member stands until its unit
-    // is made. A second pass over a thousand items read each again, scattered in the heap.
-    const byGroup = new Map<string, { readonly list: Array<ContextItem>; readonly at: number }>()
-    const units: Array<ContextItem> = []
-    for (let i = 0; i < items.length; i++) {
-      const item = items[i]!
-      const group = item.group
-      if (group === undefined) {
-        units.push(item)
-        continue
-      }
-      const entry = byGroup.get(group)
-      if (entry === undefined) {
-        byGroup.set(group, { list: [item], at: units.length })
-        units.push(item)
-      } else entry.list.push(item)
+    const first = items[0]
+    const known = first === undefined ? undefined : lastCalls.get(first)
+    const prefix = known === undefined ? 0 : reusablePrefix(known, items)
+    const made = prefix > 0 && known !== undefined ? collapseAfter(known, items, prefix) : collapseAll(items)
+    if (made instanceof TokenTotalError) {
+      if (first !== undefined) lastCalls.delete(first)
+      return Effect.fail(made)
     }
-    // The units, in the order of their first members (the map's order), as the pass over the
-    // items made them: a group of one member stands as its item.
+    if (first !== undefined) lastCalls.set(first, made)
+    made.epoch = unitsMade
+    const units = made.units.slice()
     const members = new Map<ContextItem, ReadonlyArray<ContextItem>>()
-    for (const [group, { at, list }] of byGroup) {
-      if (list.length < 2) continue
-      const unit = unitOf(group, list)
-      if (unit instanceof TokenTotalError) return Effect.fail(unit)
-      units[at] = unit
-      members.set(unit, list)
+    for (let k = 0; k < units.length; k++) {
+      const list = made.lists[k]
+      if (list !== undefined) members.set(units[k]!, list)
     }
     return Effect.succeed({ units, members })
   })
+
+/**
+ * A collapse kept for the next call on the same conversation (docs/design.md item 128): its
+ * items, units (each with its members, `undefined` for an item that is its own unit, and the
+ * index of its first member) and each group's entry. Private to {@link lastCalls}: a later
+ * call updates it in place, and the collapse hands out copies.
+ */
+interface LastCall {
+  readonly items: Array<ContextItem>
+  readonly units: Array<ContextItem>
+  readonly lists: Array<ReadonlyArray<ContextItem> | undefined>
+  readonly firsts: Array<number>
+  readonly byGroup: Map<string, { readonly list: Array<ContextItem>; readonly first: number }>
+  /** {@link unitsMade} when it was made: `unitOf`'s memo has not changed since if it still reads so. */
+  epoch: number
+}
+
+/**
+ * The last collapse by its first candidate (weak, as the units' memo): an agent's next call
+ * sends the same item objects for the history it shares with the call before, in the same order.
+ */
+const lastCalls = new WeakMap<ContextItem, LastCall>()
+
+/** How many units `unitOf` has made in this process: a unit kept by {@link lastCalls} is the memo's while this is unchanged. */
+let unitsMade = 0
+
+/**
+ * The number of leading candidates whose units {@link collapseAfter} can take from `known`: the
+ * items it shares with this call, in the same places, when no group has members on both sides
+ * of the end of that run (in either call) and no unit was made since. 0 when there is none.
+ */
+const reusablePrefix = (known: LastCall, items: ReadonlyArray<ContextItem>): number => {
+  if (known.epoch !== unitsMade) return 0
+  const before = known.items
+  const length = Math.min(before.length, items.length)
+  let p = 0
+  while (p < length && before[p] === items[p]) p++
+  const byGroup = known.byGroup
+  for (let i = p; i < before.length; i++) {
+    const group = before[i]!.group
+    if (group !== undefined && byGroup.get(group)!.first < p) return 0
+  }
+  for (let i = p; i < items.length; i++) {
+    const group = items[i]!.group
+    if (group === undefined) continue
+    const entry = byGroup.get(group)
+    if (entry !== undefined && entry.first < p) return 0
+  }
+  return p
+}
+
+/** Every candidate collapsed, as from nothing. */
+const collapseAll = (items: ReadonlyArray<ContextItem>): LastCall | TokenTotalError => {
+  const made: LastCall = { items: [], units: [], lists: [], firsts: [], byGroup: new Map(), epoch: 0 }
+  return collapseFrom(made, items, 0)
+}
+
+/**
+ * `known` (the last call) kept for its first `prefix` candidates and collapsed again after them:
+ * no group has members on both sides (`reusablePrefix`), so the units of the groups before are
+ * the same members' units, and the candidates after make their own.
+ */
+const collapseAfter = (known: LastCall, items: ReadonlyArray<ContextItem>, prefix: number): LastCall | TokenTotalError => {
+  const before = known.items
+  for (let i = prefix; i < before.length; i++) {
+    const group = before[i]!.group
+    if (group !== undefined) known.byGroup.delete(group)
+  }
+  let kept = known.units.length
+  while (kept > 0 && known.firsts[kept - 1]! >= prefix) kept--
+  before.length = prefix
+  known.units.length = kept
+  known.lists.length = kept
+  known.firsts.length = kept
+  return collapseFrom(known, items, prefix)
+}
+
+/**
+ * Collapses `items` from `start` onto `made` (whose groups all end before `start`): one pass over
+ * the items (item 132), each group's first member standing in its unit's place until the unit
+ * is made; then the units, in the order of their first members, as the pass made them.
+ */
+const collapseFrom = (made: LastCall, items: ReadonlyArray<ContextItem>, start: number): LastCall | TokenTotalError => {
+  const { byGroup, firsts, lists, units } = made
+  const fresh: Array<{ readonly group: string; readonly list: Array<ContextItem>; readonly at: number }> = []
+  for (let i = start; i < items.length; i++) {
+    const item = items[i]!
+    made.items.push(item)
+    const group = item.group
+    if (group !== undefined) {
+      const entry = byGroup.get(group)
+      if (entry !== undefined) {
+        entry.list.push(item)
+        continue
+      }
+      const list = [item]
+      byGroup.set(group, { list, first: i })
+      fresh.push({ group, list, at: units.length })
+    }
+    units.push(item)
+    lists.push(undefined)
+    firsts.push(i)
+  }
+  // A group of one member stands as its item.
+  for (let f = 0; f < fresh.length; f++) {
+    const { at, group, list } = fresh[f]!
+    if (list.length < 2) continue
+    const unit = unitOf(group, list)
+    if (unit instanceof TokenTotalError) return unit
+    units[at] = unit
+    lists[at] = list
+  }
+  return made
+}
 
 /**
  * The units made before, by their first member: a unit is a function of its members alone (the
@@ -149,7 +251,10 @@ export const unitOf = (group: string, list: ReadonlyArray<ContextItem>): Context
     if (same) return known.unit
   }
   const unit = makeUnit(group, list)
-  if (!(unit instanceof TokenTotalError)) units.set(first, { list: list.slice(), unit })
+  if (!(unit instanceof TokenTotalError)) {
+    units.set(first, { list: list.slice(), unit })
+    unitsMade++
+  }
   return unit
 }
 
