@@ -96,8 +96,12 @@ const checkMembers = (items: ReadonlyArray<ContextItem>): number | InvalidItemEr
 }
 
 /**
- * Collapses each group of two or more items into one unit. Pure: builds new unit items and
- * never touches the members. Expects members whose token counts {@link checkMembers} accepted.
+ * Collapses each group of two or more items into one unit. Builds new unit items and never
+ * touches the members. Expects members whose token counts {@link checkMembers} accepted.
+ *
+ * The units of the leading candidates this call shares with the last call on the same first
+ * candidate are that call's (docs/design.md item 128): only the candidates after them are read.
+ * The result is the full collapse's, as a function of the items and `unitOf`'s memo.
  */
 export const collapse = (items: ReadonlyArray<ContextItem>): Effect.Effect<Collapsed, TokenTotalError> =>
   Effect.suspend(() => {
