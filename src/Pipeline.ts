@@ -322,7 +322,7 @@ const sliceStage = (input: {
           runSlicer(sorted, effective, { scores: sortedScores, tokens: sortedTokens }).pipe(
             Effect.flatMap((selection) => {
               const selected = markSelected(sorted.length, selection.selected)
-              const list = slicedInOrder(sorted, selected, selection.selected.length)
+              const list = slicedInOrder(sorted, sortedTokens, selected, selection.selected.length)
               if (typeof list === "number") {
                 return Effect.fail(new TokenTotalError({ what: "sliced items", count: list }))
               }
@@ -498,11 +498,12 @@ const markSelected = (n: number, indices: ArrayLike<number>): Uint8Array => {
  */
 const slicedInOrder = (
   sorted: ReadonlyArray<Entry>,
+  sortedTokens: Float64Array,
   selected: Uint8Array,
   count: number
 ): { readonly sliced: Array<ScoredItem>; readonly slicedTokens: number } | number => {
   const sliced = new Array<ScoredItem>(count)
-  const slicedTokens = fillSliced(sorted, selected, sliced)
+  const slicedTokens = fillSliced(sorted, sortedTokens, selected, sliced)
   return slicedTokens < 0 ? -slicedTokens : { sliced, slicedTokens }
 }
 
@@ -513,14 +514,21 @@ const slicedInOrder = (
  * that code, when it needs type feedback (building the result object did), then deoptimised on
  * every later call until the whole function was optimised (docs/design.md item 69).
  */
-const fillSliced = (sorted: ReadonlyArray<Entry>, selected: Uint8Array, sliced: Array<ScoredItem>): number => {
+const fillSliced = (
+  sorted: ReadonlyArray<Entry>,
+  sortedTokens: Float64Array,
+  selected: Uint8Array,
+  sliced: Array<ScoredItem>
+): number => {
   let slicedTokens = 0
   for (let k = 0, s = 0; k < sorted.length; k++) {
     if (selected[k] === 1) {
       const entry = sorted[k]!
       // A plain ScoredItem for Place and the placer: the entry itself carries `reason`.
       sliced[s++] = { item: entry.item, score: entry.score }
-      slicedTokens += entry.item.tokens
+      // The tokens column holds each entry's `item.tokens`, read in sequence rather than
+      // through the item (docs/design.md item 129).
+      slicedTokens += sortedTokens[k]!
       if (!isSafeTotal(slicedTokens)) return -s
     }
   }
@@ -624,17 +632,19 @@ const countSelected = (selected: Uint8Array): number => {
 
 /** `BudgetExceeded` reasons with one `availableTokens`, one object per small token count. */
 class BudgetExceededReasons {
-  private readonly byTokens: Array<ExclusionReason.BudgetExceeded | undefined> = []
+  // A Map: an array indexed by token counts is sparse, and V8 keeps a sparse array as a
+  // dictionary, slower to read and to grow (docs/design.md item 129).
+  private readonly byTokens = new Map<number, ExclusionReason.BudgetExceeded>()
   readonly availableTokens: number
   constructor(availableTokens: number) {
     this.availableTokens = availableTokens
   }
   get(tokens: number): ExclusionReason.BudgetExceeded {
     if (!(tokens >= 0 && tokens < 65536)) return ExclusionReason.budgetExceeded(tokens, this.availableTokens)
-    let reason = this.byTokens[tokens]
+    let reason = this.byTokens.get(tokens)
     if (reason === undefined) {
       reason = ExclusionReason.budgetExceeded(tokens, this.availableTokens)
-      this.byTokens[tokens] = reason
+      this.byTokens.set(tokens, reason)
     }
     return reason
   }

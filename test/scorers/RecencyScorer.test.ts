@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import fc from "fast-check"
+import type { ContextItem } from "../../src/ContextItem.ts"
 import * as RecencyScorer from "../../src/scorers/RecencyScorer.ts"
 import * as Scorer from "../../src/scorers/Scorer.ts"
 import { items as arbitraryItems } from "../support/scorerArbitraries.ts"
@@ -97,5 +98,36 @@ describe("RecencyScorer — against the chapter's pseudocode", () => {
         assert.deepStrictEqual(await score(items), Spec.scoreEach(Spec.recency, items))
       }),
       { numRuns: 400 }
+    ))
+})
+
+describe("RecencyScorer — items already in time order (docs/design.md item 129)", () => {
+  /** The timestamped items of `items` put in ascending time order, the untimed ones where they were. */
+  const inTimeOrder = (items: ReadonlyArray<ContextItem>): Array<ContextItem> => {
+    const out = [...items]
+    const at: Array<number> = []
+    for (let i = 0; i < out.length; i++) if (out[i]!.timestamp !== undefined) at.push(i)
+    const timed = at.map((i) => out[i]!).sort((a, b) => a.timestamp!.epochMilliseconds - b.timestamp!.epochMilliseconds)
+    at.forEach((i, k) => out[i] = timed[k]!)
+    return out
+  }
+
+  it("equals RECENCY-SCORE exactly when the timestamps ascend (ties, nulls between, repeated objects)", () =>
+    fc.assert(
+      fc.asyncProperty(arbitraryItems(60), async (items) => {
+        const ordered = inTimeOrder(items)
+        assert.deepStrictEqual(await score(ordered), Spec.scoreEach(Spec.recency, ordered))
+      }),
+      { numRuns: 400 }
+    ))
+
+  it("equals RECENCY-SCORE on long ascending lists, below and above the linear paths' threshold", () =>
+    fc.assert(
+      fc.asyncProperty(fc.integer({ min: 900, max: 1300 }), fc.integer({ min: 1, max: 5 }), async (n, tie) => {
+        const items = Array.from({ length: n }, (_, i) =>
+          i % 97 === 13 ? item(`u${i}`) : item(`m${i}`, { timestamp: new Date(Date.UTC(2024, 0, 1) + Math.floor(i / tie) * 1000).toISOString() }))
+        assert.deepStrictEqual(await score(items), Spec.scoreEach(Spec.recency, items))
+      }),
+      { numRuns: 6 }
     ))
 })
