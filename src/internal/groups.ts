@@ -136,7 +136,7 @@ interface LastCall {
   readonly lists: Array<ReadonlyArray<ContextItem> | undefined>
   readonly firsts: Array<number>
   readonly byGroup: Map<string, { readonly list: Array<ContextItem>; readonly first: number }>
-  /** {@link unitsMade} when it was made: `unitOf`'s memo has not changed since if it still reads so. */
+  /** {@link unitsMade} when it was made: `unitOf`'s memo has not changed since while it reads so. */
   epoch: number
 }
 
@@ -152,10 +152,10 @@ let unitsMade = 0
 /**
  * The number of leading candidates whose units {@link collapseAfter} can take from `known`: the
  * items it shares with this call, in the same places, when no group has members on both sides
- * of the end of that run (in either call) and no unit was made since. 0 when there is none.
+ * of the end of that run (in either call) and `unitOf` gives each kept unit again. 0 when there
+ * is none.
  */
 const reusablePrefix = (known: LastCall, items: ReadonlyArray<ContextItem>): number => {
-  if (known.epoch !== unitsMade) return 0
   const before = known.items
   const length = Math.min(before.length, items.length)
   let p = 0
@@ -170,6 +170,15 @@ const reusablePrefix = (known: LastCall, items: ReadonlyArray<ContextItem>): num
     if (group === undefined) continue
     const entry = byGroup.get(group)
     if (entry !== undefined && entry.first < p) return 0
+  }
+  // A unit made since (another conversation's call, say) may be the memo's for a kept unit's
+  // first member: each kept unit is then looked up, and kept only if `unitOf` gives it again.
+  if (known.epoch !== unitsMade) {
+    const { firsts, lists } = known
+    for (let k = 0; k < firsts.length && firsts[k]! < p; k++) {
+      const list = lists[k]
+      if (list !== undefined && units.get(list[0]!)?.unit !== known.units[k]) return 0
+    }
   }
   return p
 }
