@@ -20,6 +20,7 @@ import { Context, Effect, Layer } from "effect"
 import type { ContextItem } from "../ContextItem.ts"
 import * as ContextKind from "../ContextKind.ts"
 import { InvalidConfigError } from "../InvalidConfigError.ts"
+import { describeThrown } from "../internal/describeThrown.ts"
 import * as Placer from "./Placer.ts"
 import { PlacerContractError } from "./PlacerContractError.ts"
 import type { PlacerError } from "./PlacerError.ts"
@@ -88,6 +89,17 @@ const check = (sections: ReadonlyArray<Section>): InvalidConfigError | undefined
 /** A section placer as an effectful order function, whichever form it was given in. */
 type OrderOf = (items: ReadonlyArray<ScoredItem>) => Effect.Effect<Placer.Order, PlacerError | PlacerContractError>
 
+/**
+ * A section's placer: its name and order as the service answers it, and, for plain functions
+ * (`Placer.Functions`, the built-in presets' sections), the function itself, which a placement
+ * whose every section has one calls directly, outside the Effect runtime (design 135).
+ */
+interface SectionOrder {
+  readonly name: string
+  readonly order: OrderOf
+  readonly direct: ((items: ReadonlyArray<ScoredItem>) => Placer.Order) | undefined
+}
+
 const isFunctions = (placer: SectionPlacer): placer is Placer.Functions => !Layer.isLayer(placer)
 
 /**
@@ -124,16 +136,35 @@ export const make = (
       const problem = check(sections)
       if (problem !== undefined) return yield* problem
       const name = options?.name ?? "sectioned"
-      const orders: Array<{ readonly name: string; readonly order: OrderOf }> = []
+      const orders: Array<SectionOrder> = []
       for (const section of sections) {
         const placer = section.placer
         // Plain functions are the caller's code: `Placer.fromOrder` turns a throw into a
         // `PlacerError` naming the placer.
         const layer = isFunctions(placer) ? Placer.fromOrder(placer.name, placer.order) : placer
         const built = Context.get(yield* Layer.build(layer), Placer.Placer)
-        orders.push({ name: built.name, order: built.order })
+        orders.push({ name: built.name, order: built.order, direct: isFunctions(placer) ? placer.order : undefined })
       }
       const sectionOf = sectionIndex(sections)
+      const directs = orders.flatMap(({ direct, name }) => direct === undefined ? [] : [{ name, direct }])
+      if (directs.length === orders.length) {
+        // Every section a plain function: the whole order in one plain call, as `Placer.fromOrder`
+        // would answer each section (a throw a `PlacerError` naming it), in the same turn.
+        const direct = (items: ReadonlyArray<ScoredItem>) => placeSectionsDirect(items, sectionOf, directs)
+        return Placer.Placer.of({
+          name,
+          order: (items) =>
+            Effect.suspend(() => {
+              const out = direct(items)
+              return out instanceof Uint32Array ? Effect.succeed(out) : Effect.fail(out)
+            }),
+          place: (items) =>
+            Effect.suspend(() => {
+              const out = direct(items)
+              return out instanceof Uint32Array ? Effect.succeed(gather(items, out)) : Effect.fail(out)
+            })
+        })
+      }
       const order = (items: ReadonlyArray<ScoredItem>) => placeSections(items, sectionOf, orders)
       return Placer.Placer.of({
         name,
@@ -201,10 +232,45 @@ const checkSection = (
 }
 
 /** Splits the items by section, orders each section with its placer, and joins the orders. */
+/**
+ * {@link placeSections} for sections that are all plain functions: the same sections, calls,
+ * checks and errors, with no Effect between them.
+ */
+const placeSectionsDirect = (
+  items: ReadonlyArray<ScoredItem>,
+  sectionOf: (item: ContextItem) => number,
+  orders: ReadonlyArray<{ readonly name: string; readonly direct: (items: ReadonlyArray<ScoredItem>) => Placer.Order }>
+): Uint32Array | PlacerError | PlacerContractError => {
+  const indices: Array<Array<number>> = []
+  for (let s = 0; s <= orders.length; s++) indices.push([])
+  for (let i = 0; i < items.length; i++) indices[sectionOf(items[i]!.item)]!.push(i)
+  const out = new Uint32Array(items.length)
+  const seen = new Uint8Array(items.length)
+  let k = 0
+  for (let s = 0; s < orders.length; s++) {
+    const members = indices[s]!
+    if (members.length === 0) continue
+    const section = new Array<ScoredItem>(members.length)
+    for (let j = 0; j < members.length; j++) section[j] = items[members[j]!]!
+    const { name, direct } = orders[s]!
+    let local: Placer.Order
+    try {
+      local = direct(section)
+    } catch (cause) {
+      return Placer.fail(name, `threw ${describeThrown(cause)}`, cause)
+    }
+    const violation = checkSection(name, members, local, seen)
+    if (violation !== undefined) return violation
+    for (let j = 0; j < local.length; j++) out[k++] = members[local[j]!]!
+  }
+  for (const i of indices[orders.length]!) out[k++] = i
+  return out
+}
+
 const placeSections = (
   items: ReadonlyArray<ScoredItem>,
   sectionOf: (item: ContextItem) => number,
-  orders: ReadonlyArray<{ readonly name: string; readonly order: OrderOf }>
+  orders: ReadonlyArray<SectionOrder>
 ): Effect.Effect<Placer.Order, PlacerError | PlacerContractError> =>
   Effect.gen(function*() {
     const indices: Array<Array<number>> = []

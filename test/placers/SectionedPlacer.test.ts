@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Cause, Effect, Exit, Layer } from "effect"
 import * as fc from "fast-check"
 import {
   ChronologicalPlacer,
@@ -202,6 +202,83 @@ describe("SectionedPlacer", () => {
         }
       ),
       { numRuns: 200 }
+    )
+  })
+
+  it("sections all given as functions are placed directly, exactly as through the Effect path (property, design 135)", async () => {
+    // The same section functions given as `Placer.fromOrder` layers take the general path (each
+    // section's order an Effect): the order, `place`'s items, and every error must be the same.
+    const kinds = ["SystemPrompt", "Document", "Memory", "Message", "ToolOutput", "Note"]
+    type Behaviour = "chronological" | "uShaped" | "reversed" | "throws" | "short" | "repeats" | "unknown"
+    const functionsOf = (behaviour: Behaviour, s: number): Placer.Functions => {
+      const name = `${behaviour}-${s}`
+      const withOrder = (order: (items: ReadonlyArray<ScoredItem.ScoredItem>) => Uint32Array): Placer.Functions => ({
+        name,
+        order,
+        place: (items) => Array.from(order(items), (i) => items[i]!.item)
+      })
+      switch (behaviour) {
+        case "chronological":
+          return ChronologicalPlacer.make()
+        case "uShaped":
+          return UShapedPlacer.make()
+        case "reversed":
+          return withOrder((items) => Uint32Array.from(items.keys()).reverse())
+        case "throws":
+          return withOrder(() => {
+            throw new RangeError(`section ${s}`)
+          })
+        case "short":
+          return withOrder((items) => Uint32Array.from(items.keys()).subarray(1))
+        case "repeats":
+          return withOrder((items) => new Uint32Array(items.length))
+        case "unknown":
+          return withOrder((items) => Uint32Array.from(items.keys(), (i) => i + 1))
+      }
+    }
+    const describe = (exit: Exit.Exit<ReadonlyArray<unknown>, unknown>) =>
+      Exit.isSuccess(exit)
+        ? { ok: Array.from(exit.value) }
+        : { error: Cause.squash(exit.cause) }
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc.record({
+            kind: fc.constantFrom(...kinds),
+            score: fc.double({ min: 0, max: 1, noNaN: true }),
+            time: fc.option(fc.integer({ min: 0, max: 9 }), { nil: undefined })
+          }),
+          { maxLength: 40 }
+        ),
+        fc.uniqueArray(fc.constantFrom(...kinds), { maxLength: 4 }).chain((listed) =>
+          fc.tuple(
+            fc.constant(listed),
+            fc.array(fc.constantFrom<Behaviour>("chronological", "uShaped", "reversed", "throws", "short", "repeats", "unknown"), {
+              minLength: listed.length + 1,
+              maxLength: listed.length + 1
+            }),
+            fc.boolean()
+          )
+        ),
+        async (rows, [listed, behaviours, withRest]) => {
+          const items = rows.map((r, k) => scored(`i${k}`, r.kind, r.score, r.time))
+          const count = withRest ? listed.length + 1 : listed.length
+          const functions = behaviours.slice(0, count).map(functionsOf)
+          const direct = SectionedPlacer.make(functions.map((placer, s) => s < listed.length ? { kinds: [listed[s]!], placer } : { placer }))
+          const general = SectionedPlacer.make(
+            functions.map((f, s) => {
+              const placer = Placer.fromOrder(f.name, f.order)
+              return s < listed.length ? { kinds: [listed[s]!], placer } : { placer }
+            })
+          )
+          const order = (layer: typeof direct) =>
+            Effect.runPromiseExit(Effect.flatMap(Placer.Placer, (p) => p.order(items)).pipe(Effect.map((o) => Array.from(o)), Effect.provide(layer)))
+          const placed = (layer: typeof direct) => Effect.runPromiseExit(Placer.place(items).pipe(Effect.provide(layer)))
+          assert.deepStrictEqual(describe(await order(direct)), describe(await order(general)))
+          assert.deepStrictEqual(describe(await placed(direct)), describe(await placed(general)))
+        }
+      ),
+      { numRuns: 300 }
     )
   })
 })
