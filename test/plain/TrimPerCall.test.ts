@@ -88,6 +88,26 @@ describe("a count function's items found by the last call (design item 130)", ()
   })
 })
 
+describe("the counter given as a service (design item 130)", () => {
+  it("a count function that throws on a shortened copy rejects as with the layer's counter: the tool message named", async () => {
+    const input: Array<OpenAIChat.Message> = [
+      { role: "system", content: "sys" },
+      { role: "user", content: "run it" },
+      { role: "assistant", tool_calls: [{ id: "c", type: "function", function: { name: "run", arguments: "{}" } }] },
+      { role: "tool", tool_call_id: "c", content: Array.from({ length: 900 }, (_, i) => "abcdefghi".slice(0, 1 + i % 9)).join(" ") }
+    ]
+    const count = (message: OpenAIChat.Message) => {
+      if (!input.includes(message)) throw new Error("no copies")
+      return baseCount(message)
+    }
+    const error = await Effect.runPromise(Effect.flip(Trim.trimEffect(input, { contextWindow: 500, count })))
+    // What the path through TokenCounter.make's layer gave (checked against it when written).
+    assert.strictEqual(error._tag, "CandidateError")
+    const fields = error._tag === "CandidateError" ? { index: error.index, field: error.field, problem: error.problem } : undefined
+    assert.deepStrictEqual(fields, { index: 3, field: "count", problem: "threw: Error: no copies" })
+  })
+})
+
 describe("the budget reused for the same figures (design item 130)", () => {
   it.effect("is the budget the figures make, whichever session made one before", () =>
     Effect.gen(function*() {
