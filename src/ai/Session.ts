@@ -376,7 +376,26 @@ const baseBudget = (options: Options, requestOverhead: number) => {
         rule: `leaves the prompt no room: ${options.contextWindow} less outputReserve ${options.outputReserve} and the request's ${requestOverhead} tokens is ${targetTokens}`
       })
     )
-    : Effect.succeed(new ContextBudget({ maxTokens: options.contextWindow, targetTokens, outputReserve: options.outputReserve }))
+    : Effect.succeed(budgetOf(options.contextWindow, targetTokens, options.outputReserve))
+}
+
+/**
+ * The last budget made, by its figures (docs/design.md item 130): a `ContextBudget` is immutable
+ * data, and the one of the same figures is the same value; a door that makes a session at
+ * every call (`trim`) made it again at every call, its schema's parser and checks included.
+ */
+let lastBudget: ContextBudget | undefined
+
+/** The budget of these figures: the last one made when they are its. */
+const budgetOf = (maxTokens: number, targetTokens: number, outputReserve: number): ContextBudget => {
+  const last = lastBudget
+  if (
+    last !== undefined && Object.is(last.maxTokens, maxTokens) && Object.is(last.targetTokens, targetTokens) &&
+    Object.is(last.outputReserve, outputReserve)
+  ) return last
+  const made = new ContextBudget({ maxTokens, targetTokens, outputReserve })
+  lastBudget = made
+  return made
 }
 
 /**

@@ -35,8 +35,8 @@
  *
  * @since 0.3.0
  */
-import { Effect, Layer } from "effect"
-import { Prompt } from "effect/ai"
+import { Effect } from "effect"
+import { AiError, Prompt } from "effect/ai"
 import { describeJson, describeThrown } from "../internal/describeThrown.ts"
 import * as OverflowNotifier from "../OverflowNotifier.ts"
 import * as GptTokenizer from "../ai/GptTokenizer.ts"
@@ -153,6 +153,11 @@ type ShortenedCopy<M> = (original: M, shortened: Prompt.Message) => M | undefine
 interface FunctionItems {
   readonly itemCache: PromptWindow.ItemCache
   readonly counts: WeakMap<Prompt.Message, number>
+  /**
+   * The messages and counts of the last call that was given these items (docs/design.md item
+   * 130): a call of the same messages counting the same finds every count held as it is.
+   */
+  last: { readonly prompt: ReadonlyArray<Prompt.Message>; readonly counts: ReadonlyArray<number> } | undefined
 }
 
 /** A count function's items, held as long as the function is (a module memo of a pure call). */
@@ -163,8 +168,50 @@ const functionItems = new WeakMap<object, FunctionItems>()
  * when every message it made an item for counts the same again; else a new cache (a function
  * whose answers changed: nothing made with the old ones is reused).
  */
-const itemsOf = (count: object, counts: ReadonlyMap<Prompt.Message, number>): PromptWindow.ItemCache => {
+const itemsOf = (
+  count: object,
+  prompt: ReadonlyArray<Prompt.Message>,
+  ns: ReadonlyArray<number>
+): PromptWindow.ItemCache => {
   const items = functionItems.get(count)
+  // The last call's messages and counts again (item 130): each of its messages is held with
+  // the count it has now, so the walk below would find them all the same and change nothing.
+  if (items !== undefined && items.last !== undefined && sameCalls(items.last.prompt, items.last.counts, prompt, ns)) {
+    return items.itemCache
+  }
+  const counts = countsOf(prompt, ns)
+  const made = itemsByCounts(items, count, counts)
+  made.last = { prompt: prompt.slice(), counts: ns }
+  return made.itemCache
+}
+
+/** Whether two calls gave the same messages, in the same places, the same counts. */
+const sameCalls = (
+  prompt: ReadonlyArray<Prompt.Message>,
+  ns: ReadonlyArray<number>,
+  otherPrompt: ReadonlyArray<Prompt.Message>,
+  otherNs: ReadonlyArray<number>
+): boolean => {
+  if (prompt.length !== otherPrompt.length) return false
+  for (let i = 0; i < prompt.length; i++) {
+    if (prompt[i] !== otherPrompt[i] || ns[i] !== otherNs[i]) return false
+  }
+  return true
+}
+
+/** Each message's count, the last of its places' when it stands at several. */
+const countsOf = (prompt: ReadonlyArray<Prompt.Message>, ns: ReadonlyArray<number>): Map<Prompt.Message, number> => {
+  const counts = new Map<Prompt.Message, number>()
+  for (let i = 0; i < ns.length; i++) counts.set(prompt[i]!, ns[i]!)
+  return counts
+}
+
+/** The items of a count function for counts: those held when every count held is the same. */
+const itemsByCounts = (
+  items: FunctionItems | undefined,
+  count: object,
+  counts: ReadonlyMap<Prompt.Message, number>
+): FunctionItems => {
   if (items !== undefined) {
     let same = true
     for (const [message, n] of counts) {
@@ -175,13 +222,35 @@ const itemsOf = (count: object, counts: ReadonlyMap<Prompt.Message, number>): Pr
         break
       }
     }
-    if (same) return items.itemCache
+    if (same) return items
   }
-  const made: FunctionItems = { itemCache: PromptWindow.makeItemCache(), counts: new WeakMap() }
+  const made: FunctionItems = { itemCache: PromptWindow.makeItemCache(), counts: new WeakMap(), last: undefined }
   for (const [message, n] of counts) made.counts.set(message, n)
   functionItems.set(count, made)
-  return made.itemCache
+  return made
 }
+
+/**
+ * A counter of a function, as `TokenCounter.make`'s (its `AiError` the same), given as a
+ * service: provided by `Effect.provideService`, which builds no layer (item 130).
+ */
+const functionCounter = (count: (message: Prompt.Message) => number, name: string): TokenCounter.TokenCounter["Service"] =>
+  TokenCounter.TokenCounter.of({
+    count: (message) =>
+      Effect.try({
+        try: () => count(message),
+        catch: (cause) =>
+          AiError.make({
+            module: TokenCounter.errorModule,
+            method: "count",
+            reason: new AiError.UnknownError({
+              description: `the token counter "${name}" threw on a ${message.role} message: ${describeThrown(cause)}`,
+              metadata: { counter: name, thrown: describeThrown(cause) }
+            })
+          })
+      }),
+    requestOverhead: 0
+  })
 
 /**
  * The counter of the options, and the items made before with the same counts (item 83: an
@@ -195,7 +264,7 @@ const counterOf = <M>(
   shortenedCopy: ShortenedCopy<M>,
   media: MediaTokens.Provider | undefined
 ): Effect.Effect<
-  readonly [Layer.Layer<TokenCounter.TokenCounter>, PromptWindow.ItemCache | undefined],
+  readonly [TokenCounter.TokenCounter["Service"], PromptWindow.ItemCache | undefined],
   GptTokenizer.TokenizerLoadError | PromptWindow.CandidateError
 > => {
   if (count === undefined || count === "o200k" || count === "cl100k") {
@@ -203,11 +272,14 @@ const counterOf = <M>(
     // One counter an encoding for the process: counts already made are reused (item 83).
     return EncodingCounters.counterOf(encoding, media).pipe(
       Effect.mapError((error) => new GptTokenizer.TokenizerLoadError({ encoding, cause: error.cause, hint })),
-      Effect.map((counting) => [Layer.succeed(TokenCounter.TokenCounter, counting.counter), counting.itemCache] as const)
+      Effect.map((counting) => [counting.counter, counting.itemCache] as const)
     )
   }
   return Effect.suspend(() => {
-    const counts = new Map<Prompt.Message, number>()
+    // The counts by place; by message only when the fit counts one (item 130: most calls find
+    // every item made, and count none).
+    const ns: Array<number> = new Array(messages.length)
+    let counts: Map<Prompt.Message, number> | undefined
     // The message each tool result answers in, by call id: a shortened copy is counted as the
     // caller's message it stands for. Made at the first such copy (docs/design.md item 125):
     // most calls shorten nothing, and the index was half a thousand keys a call.
@@ -226,7 +298,6 @@ const counterOf = <M>(
     // One plain loop: a thousand messages are a thousand calls of the function, not a thousand effects.
     for (let i = 0; i < messages.length; i++) {
       const message = messages[i]!
-      const converted = prompt[i]!
       let n: number
       try {
         n = count(message, i)
@@ -235,10 +306,11 @@ const counterOf = <M>(
           new PromptWindow.CandidateError({ index: i, field: "count", problem: `threw: ${describeThrown(cause)}`, cause })
         )
       }
-      counts.set(converted, n)
+      ns[i] = n
     }
     // A tool message shortened by rule K6 is counted as the copy the caller would be sent.
-    const counter = TokenCounter.make((message) => {
+    const counter = functionCounter((message) => {
+      counts ??= countsOf(prompt, ns)
       const known = counts.get(message)
       if (known !== undefined) return known
       const id = message.role === "tool" ? message.content.find((part) => part.type === "tool-result")?.id : undefined
@@ -251,8 +323,8 @@ const counterOf = <M>(
         throw new Error(`a ${message.role} message that is not in the input was counted`)
       }
       return count(copy, index)
-    }, 0, "count")
-    return Effect.succeed([counter, itemsOf(count, counts)] as const)
+    }, "count")
+    return Effect.succeed([counter, itemsOf(count, prompt, ns)] as const)
   })
 }
 
@@ -317,7 +389,7 @@ const fitConverted = <M>(
       return { result: fitting.fitted, requestOverhead, targetTokens: fitting.budget.targetTokens }
     }).pipe(
       Effect.scoped,
-      Effect.provide(counter),
+      Effect.provideService(TokenCounter.TokenCounter, counter),
       // The counter is the caller's function or gpt-tokenizer's, made to fail only as a
       // CandidateError (a function's throw was found before the fit, on the same messages);
       // an AiError here is a throw of the function on a shortened copy.
