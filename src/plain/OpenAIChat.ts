@@ -357,22 +357,34 @@ export const convert = (input: unknown): Effect.Effect<Array<Prompt.Message>, In
     const call = conversions.call()
     const out: Array<Prompt.Message> = []
     let failure: InvalidInput | undefined
-    for (let i = 0; i < items.length; i++) {
-      const message = items[i]
-      const isTool = typeof message === "object" && message !== null && "role" in message && message.role === "tool"
-      let name: string | undefined
-      if (isTool && "tool_call_id" in message && typeof message.tool_call_id === "string") {
-        names ??= rawToolNames(items)
-        name = names.get(message.tool_call_id)
+    // One conversion closure and one tool key for the call, read through `message` and `i`
+    // (design 130): a closure and a key array a message were a fifth of what a warm call
+    // allocated. The memo never keeps a key (it records a copy), so the key array is reused.
+    let message: unknown
+    let i = 0
+    const make = (): Prompt.Message | undefined => {
+      const decoded = decodeOne(message, i)
+      if (Result.isFailure(decoded)) {
+        failure = decoded.failure
+        return undefined
       }
-      const converted = call.get(isTool ? [message, name ?? null] : message, () => {
-        const decoded = decodeOne(message, i)
-        if (Result.isFailure(decoded)) {
-          failure = decoded.failure
-          return undefined
-        }
-        return toPromptMessage(decoded.success, names ?? noNames)
-      })
+      return toPromptMessage(decoded.success, names ?? noNames)
+    }
+    const toolKey: [unknown, string | null] = [undefined, null]
+    for (; i < items.length; i++) {
+      message = items[i]
+      const current = message
+      const isTool = typeof current === "object" && current !== null && "role" in current && current.role === "tool"
+      let name: string | undefined
+      if (isTool && "tool_call_id" in current && typeof current.tool_call_id === "string") {
+        names ??= rawToolNames(items)
+        name = names.get(current.tool_call_id)
+      }
+      if (isTool) {
+        toolKey[0] = current
+        toolKey[1] = name ?? null
+      }
+      const converted = call.get(isTool ? toolKey : current, make)
       if (converted === undefined) return Effect.fail(failure ?? new InvalidInput({ index: i, field: "", problem: "is not a message" }))
       out.push(converted)
     }
