@@ -440,21 +440,13 @@ interface MemberEntries<E> {
 const includedEntries = new WeakMap<ContextItem, MemberEntries<IncludedItem>>()
 const excludedEntries = new WeakMap<ContextItem, MemberEntries<ExcludedItem>>()
 
-/** Whether `known` holds the entries of `list` with `score` and `reason`. */
-const sameEntries = <E extends { readonly item: ContextItem }>(
-  known: MemberEntries<E> | undefined,
-  list: ReadonlyArray<ContextItem>,
-  score: number,
-  reason: unknown
-): known is MemberEntries<E> => {
-  if (known === undefined || !Object.is(known.score, score) || known.reason !== reason) return false
-  const entries = known.entries
-  if (entries.length !== list.length) return false
-  for (let m = 0; m < list.length; m++) if (entries[m]!.item !== list[m]) return false
-  return true
-}
-
-/** Pushes a unit's member entries onto `out`: those of an earlier call when they are the same. */
+/**
+ * Pushes a unit's member entries onto `out`: those of an earlier call when the score and reason
+ * are the same. The entries are not read member by member (docs/design.md item 136): a unit is
+ * made for one members list and given again only for the same members in the same order
+ * (`unitOf`), so entries made for the unit name its members; reading each kept entry was most of
+ * the expansion's time (an object a member, scattered in the old space).
+ */
 const pushMembers = <E extends { readonly item: ContextItem; readonly score: number; readonly reason: unknown }>(
   out: Array<E>,
   memo: WeakMap<ContextItem, MemberEntries<E>>,
@@ -465,8 +457,9 @@ const pushMembers = <E extends { readonly item: ContextItem; readonly score: num
   make: (item: ContextItem, score: number, reason: E["reason"]) => E
 ): void => {
   const known = memo.get(unit)
-  if (sameEntries(known, list, score, reason)) {
-    for (let m = 0; m < known.entries.length; m++) out.push(known.entries[m]!)
+  if (known !== undefined && Object.is(known.score, score) && known.reason === reason && known.entries.length === list.length) {
+    const entries = known.entries
+    for (let m = 0; m < entries.length; m++) out.push(entries[m]!)
     return
   }
   const entries = new Array<E>(list.length)
@@ -500,18 +493,41 @@ const expandResult = (
   if (members.size === 0) {
     return { ...result, report: { ...result.report, totalCandidates, totalTokensConsidered } } satisfies PipelineResult
   }
-  const rename = renamer(units, members, result.report.excluded)
   const reportIncluded = result.report.included
+  const resultWindow = result.window
   const included: Array<IncludedItem> = []
+  let window: Array<ContextItem> = []
+  // The pipeline's included entries name its window's items in order (Place makes the one from
+  // the other): one lookup an entry then makes both lists (docs/design.md item 136). A runner
+  // whose lists differ has its window expanded on its own, as before.
+  let paired = reportIncluded.length === resultWindow.length
   for (let k = 0; k < reportIncluded.length; k++) {
     const entry = reportIncluded[k]!
-    const list = members.get(entry.item)
-    // An entry of no unit is the member's own: kept as it is (entries are immutable).
-    if (list === undefined) included.push(entry)
-    else pushMembers(included, includedEntries, entry.item, list, entry.score, entry.reason, includedOf)
+    const item = entry.item
+    if (paired && resultWindow[k] !== item) paired = false
+    const list = members.get(item)
+    if (list === undefined) {
+      // An entry of no unit is the member's own: kept as it is (entries are immutable).
+      included.push(entry)
+      if (paired) window.push(item)
+    } else {
+      pushMembers(included, includedEntries, item, list, entry.score, entry.reason, includedOf)
+      if (paired) for (let m = 0; m < list.length; m++) window.push(list[m]!)
+    }
+  }
+  if (!paired) {
+    window = []
+    for (let k = 0; k < resultWindow.length; k++) {
+      const item = resultWindow[k]!
+      const list = members.get(item)
+      if (list === undefined) window.push(item)
+      else for (let m = 0; m < list.length; m++) window.push(list[m]!)
+    }
   }
   const reportExcluded = result.report.excluded
   const expandExcluded = (): Array<ExcludedItem> => {
+    // Made with the list: only the excluded entries' reasons are renamed.
+    const rename = renamer(units, members, reportExcluded)
     const excluded: Array<ExcludedItem> = []
     for (let k = 0; k < reportExcluded.length; k++) {
       const entry = reportExcluded[k]!
@@ -522,26 +538,22 @@ const expandResult = (
     }
     return excluded
   }
-  const resultWindow = result.window
-  const window: Array<ContextItem> = []
-  for (let k = 0; k < resultWindow.length; k++) {
-    const item = resultWindow[k]!
-    const list = members.get(item)
-    if (list === undefined) window.push(item)
-    else for (let m = 0; m < list.length; m++) window.push(list[m]!)
-  }
-  const report: SelectionReport = { ...result.report, included, totalCandidates, totalTokensConsidered }
   // The excluded entries are made when first read (docs/design.md item 131): an agent's call
   // reads its window and the report's counts, which the invariants give (`totalCandidates` less
   // the included entries, `totalTokensConsidered` less the window's tokens), and a thousand
   // members' entries were the larger part of the expansion. The same list, once made, at every
-  // read; an enumerable property where the data one stood, in the same place among the keys.
+  // read; an enumerable accessor where the data one stood, in the same place among the keys (a
+  // key defined again keeps its place), made in the literal rather than redefined after it.
   let excluded: ReadonlyArray<ExcludedItem> | undefined
-  Object.defineProperty(report, "excluded", {
-    get: () => (excluded ??= expandExcluded()),
-    enumerable: true,
-    configurable: true
-  })
+  const report: SelectionReport = {
+    ...result.report,
+    included,
+    get excluded() {
+      return (excluded ??= expandExcluded())
+    },
+    totalCandidates,
+    totalTokensConsidered
+  }
   return {
     window,
     report,
