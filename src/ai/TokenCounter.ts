@@ -115,26 +115,37 @@ export const make = (
   count: (message: Prompt.Message) => number,
   requestOverhead = 0,
   name = "TokenCounter.make"
-): Layer.Layer<TokenCounter> =>
-  Layer.succeed(
-    TokenCounter,
-    TokenCounter.of({
-      count: (message) =>
-        Effect.try({
-          try: () => count(message),
-          catch: (cause) =>
-            AiError.make({
-              module: errorModule,
-              method: "count",
-              reason: new AiError.UnknownError({
-                description: `the token counter "${name}" threw on a ${message.role} message: ${describeThrown(cause)}`,
-                metadata: { counter: name, thrown: describeThrown(cause) }
-              })
+): Layer.Layer<TokenCounter> => Layer.succeed(TokenCounter, service(count, requestOverhead, name))
+
+/**
+ * The service {@link make} provides, for a door that gives it with `Effect.provideService` at
+ * every call rather than building a layer (`plain/Trim`, docs/design.md item 130): the same
+ * counting and the same `AiError` when the function throws.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const service = (
+  count: (message: Prompt.Message) => number,
+  requestOverhead = 0,
+  name = "TokenCounter.make"
+): TokenCounter["Service"] =>
+  TokenCounter.of({
+    count: (message) =>
+      Effect.try({
+        try: () => count(message),
+        catch: (cause) =>
+          AiError.make({
+            module: errorModule,
+            method: "count",
+            reason: new AiError.UnknownError({
+              description: `the token counter "${name}" threw on a ${message.role} message: ${describeThrown(cause)}`,
+              metadata: { counter: name, thrown: describeThrown(cause) }
             })
-        }),
-      requestOverhead
-    })
-  )
+          })
+      }),
+    requestOverhead
+  })
 
 
 /**

@@ -36,7 +36,7 @@
  * @since 0.3.0
  */
 import { Effect } from "effect"
-import { AiError, Prompt } from "effect/ai"
+import { Prompt } from "effect/ai"
 import { describeJson, describeThrown } from "../internal/describeThrown.ts"
 import * as OverflowNotifier from "../OverflowNotifier.ts"
 import * as GptTokenizer from "../ai/GptTokenizer.ts"
@@ -231,28 +231,6 @@ const itemsByCounts = (
 }
 
 /**
- * A counter of a function, as `TokenCounter.make`'s (its `AiError` the same), given as a
- * service: provided by `Effect.provideService`, which builds no layer (item 130).
- */
-const functionCounter = (count: (message: Prompt.Message) => number, name: string): TokenCounter.TokenCounter["Service"] =>
-  TokenCounter.TokenCounter.of({
-    count: (message) =>
-      Effect.try({
-        try: () => count(message),
-        catch: (cause) =>
-          AiError.make({
-            module: TokenCounter.errorModule,
-            method: "count",
-            reason: new AiError.UnknownError({
-              description: `the token counter "${name}" threw on a ${message.role} message: ${describeThrown(cause)}`,
-              metadata: { counter: name, thrown: describeThrown(cause) }
-            })
-          })
-      }),
-    requestOverhead: 0
-  })
-
-/**
  * The counter of the options, and the items made before with the same counts (item 83: an
  * encoding's counter; item 105: a function's, each message's count asked again at every call so
  * that a throw names its message, its items reused while the function answers the same).
@@ -309,7 +287,7 @@ const counterOf = <M>(
       ns[i] = n
     }
     // A tool message shortened by rule K6 is counted as the copy the caller would be sent.
-    const counter = functionCounter((message) => {
+    const counter = TokenCounter.service((message) => {
       counts ??= countsOf(prompt, ns)
       const known = counts.get(message)
       if (known !== undefined) return known
@@ -323,7 +301,7 @@ const counterOf = <M>(
         throw new Error(`a ${message.role} message that is not in the input was counted`)
       }
       return count(copy, index)
-    }, "count")
+    }, 0, "count")
     return Effect.succeed([counter, itemsOf(count, prompt, ns)] as const)
   })
 }
