@@ -18,15 +18,6 @@ import * as Sessions from "../support/sessions.ts"
 
 const counter = TokenCounter.make((m) => Math.ceil(PromptWindow.render(m).length / 4) + 4)
 
-const historiesOf = (session: Sessions.Session): Array<ReadonlyArray<Prompt.Message>> => {
-  const out: Array<ReadonlyArray<Prompt.Message>> = []
-  const history: Array<Prompt.Message> = [...session.start]
-  for (const step of session.steps) {
-    out.push(history.slice())
-    history.push(step.response, ...step.next)
-  }
-  return out
-}
 
 /** The window a fresh per-call session fits for `history`, as message indices, or the error's tag. */
 const fitted = (options: Session.Options, history: ReadonlyArray<Prompt.Message>) =>
@@ -50,7 +41,7 @@ describe("the agent defaults built once a process (design item 133)", () => {
         notifier: OverflowNotifier.layerNoop
       }
       let checked = 0
-      for (const history of historiesOf(Sessions.generate("tool-heavy", 40, 1333))) {
+      for (const history of Sessions.histories(Sessions.generate("tool-heavy", 40, 1333))) {
         const defaults = yield* fitted({ contextWindow: 4_000, outputReserve: 200, notifier: OverflowNotifier.layerNoop }, history)
         const logged = yield* fitted({ contextWindow: 4_000, outputReserve: 200 }, history)
         assert.strictEqual(defaults, yield* fitted(given, history))

@@ -27,15 +27,6 @@ const layers = Layer.mergeAll(
   TokenCounter.make(countOf)
 )
 
-const historiesOf = (session: Sessions.Session): Array<ReadonlyArray<Prompt.Message>> => {
-  const out: Array<ReadonlyArray<Prompt.Message>> = []
-  const history: Array<Prompt.Message> = [...session.start]
-  for (const step of session.steps) {
-    out.push(history.slice())
-    history.push(step.response, ...step.next)
-  }
-  return out
-}
 
 /** The kept copies of a fit: the items of its report that carry a `keep` reason. */
 const keptOf = (fitted: PromptWindow.Fitted): Array<ContextItem.ContextItem> =>
@@ -53,7 +44,7 @@ describe("kept copies (design item 134)", () => {
       let previous = new Map<string, ContextItem.ContextItem>()
       let reused = 0
       let kept = 0
-      for (const history of historiesOf(Sessions.generate(shape, 60, seed))) {
+      for (const history of Sessions.histories(Sessions.generate(shape, 60, seed))) {
         const prompt = Prompt.fromMessages(history)
         const outcome = Effect.runSync(Effect.exit(Effect.provide(
           Effect.all([

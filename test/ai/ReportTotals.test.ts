@@ -85,15 +85,6 @@ const itemsOf = (list: ReadonlyArray<Row>) =>
     })
   )
 
-const historiesOf = (session: Sessions.Session): Array<ReadonlyArray<Prompt.Message>> => {
-  const out: Array<ReadonlyArray<Prompt.Message>> = []
-  const history: Array<Prompt.Message> = [...session.start]
-  for (const step of session.steps) {
-    out.push(history.slice())
-    history.push(step.response, ...step.next)
-  }
-  return out
-}
 
 const countOf = (m: Prompt.Message) => Math.ceil(PromptWindow.render(m).length / 4) + 4
 const counter = TokenCounter.make(countOf)
@@ -131,7 +122,7 @@ describe("the report's excluded figures from its invariants (design item 131)", 
     it(`${shape}: the per-call fit, call after call (K3 drops, K6 shortenings, the kept turn)`, () => {
       const itemCache = ItemCache.makeItemCache()
       let checked = 0
-      for (const history of historiesOf(Sessions.generate(shape, 50, seed))) {
+      for (const history of Sessions.histories(Sessions.generate(shape, 50, seed))) {
         const exit = Effect.runSync(Effect.exit(PromptWindow.fit(
           Prompt.fromMessages(history),
           new ContextBudget.ContextBudget({ maxTokens: 4_000, targetTokens: 3_000 }),
@@ -150,7 +141,7 @@ describe("the report's excluded figures from its invariants (design item 131)", 
         const session = yield* Layer.build(Session.layerStable({ contextWindow: 3_000, outputReserve: 200, summarizer }).pipe(Layer.provide(counter)))
         const service = Context.get(session, Session.Session)
         let actions = new Set<string>()
-        for (const history of historiesOf(Sessions.generate(shape, 50, seed))) {
+        for (const history of Sessions.histories(Sessions.generate(shape, 50, seed))) {
           const fitted = yield* Effect.exit(service.fit({ method: "generate", prompt: Prompt.fromMessages(history) }))
           if (fitted._tag === "Failure") continue
           assertTotals(fitted.value.fitted.result)
