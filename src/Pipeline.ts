@@ -22,6 +22,7 @@ import { annotateSliceIn, runSlicer } from "./internal/runSlicer.ts"
 import { annotateExclusions, annotateInclusions, CurrentVerbosity } from "./internal/stageTrace.ts"
 import { orderByScoreDescending } from "./internal/sortByScore.ts"
 import { withStageScratch } from "./internal/stageScratch.ts"
+import { lazyReport } from "./internal/lazyReport.ts"
 import { isSafeTotal } from "./internal/tokens.ts"
 import type { InvalidItemError } from "./InvalidItemError.ts"
 import type * as OverflowNotifier from "./OverflowNotifier.ts"
@@ -272,14 +273,14 @@ const runItems: (
   })
   const { placement } = placed
 
-  const report = {
+  const report = lazyReport({
     events,
     included: placed.included,
     excluded: placed.excluded,
     totalCandidates: items.length,
     totalTokensConsidered: classified.totalTokens,
     countRequirementShortfalls: sliced.selection.shortfalls ?? []
-  }
+  })
   return {
     window: placement.placed,
     report,
@@ -293,11 +294,16 @@ const runItems: (
  * their loops stay in plain functions, which V8 optimises better than a generator's.
  */
 
-/** What the slice stage hands on: the selection, the selected entries for Place, the slicer's exclusions for the report. */
+/**
+ * What the slice stage hands on: the selection, the selected entries for Place, the slicer's
+ * exclusions for the report — made at the first call of `run` at StageOnly, where no event
+ * needs them and the report's excluded list may never be read (docs/design.md item 138); made
+ * in the stage otherwise.
+ */
 interface Sliced {
   readonly selection: Slicer.Selection
   readonly sliced: Array<ScoredItem>
-  readonly run: Array<ExcludedItem>
+  readonly run: () => Array<ExcludedItem>
 }
 
 /**
@@ -326,7 +332,9 @@ const sliceStage = (input: {
               if (typeof list === "number") {
                 return Effect.fail(new TokenTotalError({ what: "sliced items", count: list }))
               }
-              const run = sliceExcludedRun({
+              // Every input of the run is this stage's own and fresh (no scratch buffer): it
+              // can be read after the run, when the report's list is.
+              const runInput: SliceRunInput = {
                 sorted,
                 sortedTokens,
                 selected,
@@ -335,9 +343,14 @@ const sliceStage = (input: {
                 effectiveTarget: effective.targetTokens,
                 availableTokens: effective.targetTokens - list.slicedTokens,
                 firstPinned: input.firstPinned
-              })
-              const done: Sliced = { selection, sliced: list.sliced, run }
-              return input.verbosity === "StageOnly" ? Effect.succeed(done) : annotateExclusions(run.length, (emit) => {
+              }
+              if (input.verbosity === "StageOnly") {
+                let made: Array<ExcludedItem> | undefined
+                return Effect.succeed<Sliced>({ selection, sliced: list.sliced, run: () => (made ??= sliceExcludedRun(runInput)) })
+              }
+              const run = sliceExcludedRun(runInput)
+              const done: Sliced = { selection, sliced: list.sliced, run: () => run }
+              return annotateExclusions(run.length, (emit) => {
                 for (const entry of run) emit(entry.item, entry.reason)
               }).pipe(Effect.as(done))
             })
@@ -348,11 +361,11 @@ const sliceStage = (input: {
     Effect.withSpan("cupel.stage.slice")
   )
 
-/** What the place stage hands on: Place's result and the report's two lists. */
+/** What the place stage hands on: Place's result and the report's two lists, the excluded one made when asked for. */
 interface Placed {
   readonly placement: PlaceResult
   readonly included: Array<IncludedItem>
-  readonly excluded: Array<ExcludedItem>
+  readonly excluded: () => Array<ExcludedItem>
 }
 
 /**
@@ -372,7 +385,7 @@ const placeStage = (input: {
   readonly removed: Deduplicate.Deduplicated["removed"]
   readonly scoreable: ReadonlyArray<ContextItem>
   readonly scores: ArrayLike<number>
-  readonly sliceRun: Array<ExcludedItem>
+  readonly sliceRun: () => Array<ExcludedItem>
 }): Effect.Effect<Placed, Place.PlaceError, Placer.Placer | OverflowNotifier.OverflowNotifier> => {
   const { pinned, sliced } = input
   return Effect.annotateCurrentSpan({
@@ -383,14 +396,11 @@ const placeStage = (input: {
     Effect.flatMap((placement) => {
       input.placed(placement.placed.length)
       const included = includedItems(placement.placed, sliced)
-      const excluded = excludedItems({
-        negative: input.negative,
-        removed: input.removed,
-        scoreable: input.scoreable,
-        scores: input.scores,
-        sliceRun: input.sliceRun,
-        placementExcluded: placement.excluded
-      })
+      // The runs read from the stages' outputs now (the scores may be a scorer's buffer, lent
+      // again at the next run); the slicer's run and the merge when the list is read.
+      const early = earlyRuns({ negative: input.negative, removed: input.removed, scoreable: input.scoreable, scores: input.scores })
+      const sliceRun = input.sliceRun
+      const excluded = () => excludedItems(early, sliceRun(), placement.excluded)
       const done: Placed = { placement, included, excluded }
       const count = Effect.annotateCurrentSpan("cupel.stage.item_count_out", placement.placed.length)
       return (input.verbosity === "StageOnly" ? count : count.pipe(
@@ -543,16 +553,27 @@ const fillSliced = (
  * in index order) is sorted stably on its own, and the runs are merged, ties to the earlier run:
  * a stable sort of the whole list, in linear time when only Slice excludes.
  */
-const excludedItems = (input: {
+const excludedItems = (
+  early: ReadonlyArray<Array<ExcludedItem>>,
+  sliceRun: Array<ExcludedItem>,
+  placementExcluded: ReadonlyArray<ExcludedItem>
+): Array<ExcludedItem> => {
+  // Every run is a new array: the report may own whichever is returned.
+  const runs: Array<Array<ExcludedItem>> = early.slice()
+  // The slicer's run was worked out for the report alone; the report may own it.
+  if (sliceRun.length > 0) runs.push(sliceRun)
+  if (placementExcluded.length > 0) runs.push([...placementExcluded])
+  return mergeRuns(runs)
+}
+
+/** {@link excludedItems}' runs of Classify (negative tokens) and Deduplicate, in that order. */
+const earlyRuns = (input: {
   readonly negative: ReadonlyArray<ContextItem>
   readonly removed: Deduplicate.Deduplicated["removed"]
   readonly scoreable: ReadonlyArray<ContextItem>
   readonly scores: ArrayLike<number>
-  readonly sliceRun: Array<ExcludedItem>
-  readonly placementExcluded: ReadonlyArray<ExcludedItem>
-}): Array<ExcludedItem> => {
+}): Array<Array<ExcludedItem>> => {
   const { removed, scoreable, scores } = input
-  // Every run is a new array: the report may own whichever is returned.
   const runs: Array<Array<ExcludedItem>> = []
 
   if (input.negative.length > 0) {
@@ -571,11 +592,7 @@ const excludedItems = (input: {
     }
     runs.push(deduplicated)
   }
-
-  // The slicer's run was worked out in the slice stage's span; the report may own it.
-  if (input.sliceRun.length > 0) runs.push(input.sliceRun)
-  if (input.placementExcluded.length > 0) runs.push([...input.placementExcluded])
-  return mergeRuns(runs)
+  return runs
 }
 
 /** What the slicer's exclusions are read from: the sorted entries, the selection, its reasons, the budget. */

@@ -25,6 +25,7 @@ import type { ExcludedItem } from "../ExcludedItem.ts"
 import * as ExclusionReason from "../ExclusionReason.ts"
 import type { IncludedItem } from "../IncludedItem.ts"
 import * as InclusionReason from "../InclusionReason.ts"
+import { withReport } from "../internal/lazyReport.ts"
 import type { PipelineResult } from "../PipelineResult.ts"
 import type { TraceEvent } from "../TraceEvent.ts"
 
@@ -74,7 +75,8 @@ export const exclude = (
   if (leaves.length === 0) return result
   return {
     window: windowOf(stays),
-    report: { ...result.report, included: stays, excluded: withExcluded(result.report.excluded, leaves) },
+    // The excluded list made when read, as the pipeline's is (docs/design.md item 138).
+    report: withReport(result.report, { included: stays, excluded: (before) => withExcluded(before, leaves) }),
     totalTokens: result.totalTokens - leftTokens,
     tokensOverBudget: Math.max(0, result.tokensOverBudget - leftTokens)
   }
@@ -136,7 +138,7 @@ export const reorder = (
   if (order.every((p, q) => p === q)) return result
   const reordered = included.slice()
   for (let q = 0; q < order.length; q++) reordered[places[q]!] = included[places[order[q]!]!]!
-  return { ...result, window: windowOf(reordered), report: { ...result.report, included: reordered } }
+  return { ...result, window: windowOf(reordered), report: withReport(result.report, { included: reordered }) }
 }
 
 /**

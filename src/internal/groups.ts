@@ -52,6 +52,7 @@ import type { SelectionReport } from "../SelectionReport.ts"
 import { InvalidItemError } from "../InvalidItemError.ts"
 import { TokenTotalError } from "../TokenTotalError.ts"
 import { trusted } from "./fastDecode.ts"
+import { lazyReport, withReport } from "./lazyReport.ts"
 import { isSafeTotal } from "./tokens.ts"
 
 /**
@@ -491,7 +492,9 @@ const expandResult = (
   // No unit: the entries are the members' own, and only the totals change (most calls of an
   // agent without tool groups; copying a thousand entries a call was a tenth of a trim's time).
   if (members.size === 0) {
-    return { ...result, report: { ...result.report, totalCandidates, totalTokensConsidered } } satisfies PipelineResult
+    // Not a spread of the report: that would read its excluded list, which the pipeline makes
+    // when first read (item 138).
+    return { ...result, report: withReport(result.report, { totalCandidates, totalTokensConsidered }) } satisfies PipelineResult
   }
   const reportIncluded = result.report.included
   const resultWindow = result.window
@@ -524,9 +527,10 @@ const expandResult = (
       else for (let m = 0; m < list.length; m++) window.push(list[m]!)
     }
   }
-  const reportExcluded = result.report.excluded
   const expandExcluded = (): Array<ExcludedItem> => {
-    // Made with the list: only the excluded entries' reasons are renamed.
+    // The pipeline's list, read only now (item 138); made with the list: only the excluded
+    // entries' reasons are renamed.
+    const reportExcluded = result.report.excluded
     const rename = renamer(units, members, reportExcluded)
     const excluded: Array<ExcludedItem> = []
     for (let k = 0; k < reportExcluded.length; k++) {
@@ -541,19 +545,15 @@ const expandResult = (
   // The excluded entries are made when first read (docs/design.md item 131): an agent's call
   // reads its window and the report's counts, which the invariants give (`totalCandidates` less
   // the included entries, `totalTokensConsidered` less the window's tokens), and a thousand
-  // members' entries were the larger part of the expansion. The same list, once made, at every
-  // read; an enumerable accessor where the data one stood, in the same place among the keys (a
-  // key defined again keeps its place), made in the literal rather than redefined after it.
-  let excluded: ReadonlyArray<ExcludedItem> | undefined
-  const report: SelectionReport = {
-    ...result.report,
+  // members' entries were the larger part of the expansion.
+  const report: SelectionReport = lazyReport({
+    events: result.report.events,
     included,
-    get excluded() {
-      return (excluded ??= expandExcluded())
-    },
+    excluded: expandExcluded,
     totalCandidates,
-    totalTokensConsidered
-  }
+    totalTokensConsidered,
+    countRequirementShortfalls: result.report.countRequirementShortfalls
+  })
   return {
     window,
     report,

@@ -174,10 +174,18 @@ const itemsOf = (
   ns: ReadonlyArray<number>
 ): PromptWindow.ItemCache => {
   const items = functionItems.get(count)
-  // The last call's messages and counts again (item 130): each of its messages is held with
-  // the count it has now, so the walk below would find them all the same and change nothing.
-  if (items !== undefined && items.last !== undefined && sameCalls(items.last.prompt, items.last.counts, prompt, ns)) {
-    return items.itemCache
+  const last = items?.last
+  if (items !== undefined && last !== undefined) {
+    const shared = sharedPrefix(last.prompt, last.counts, prompt, ns)
+    // The last call's messages and counts again (item 130): each of its messages is held with
+    // the count it has now, so the walk below would find them all the same and change nothing.
+    if (shared === last.prompt.length && shared === prompt.length) return items.itemCache
+    // The last call's messages and counts, then new ones (an agent's next call; item 139):
+    // those are held with the counts they have now, so only the new ones are compared.
+    if (shared === last.prompt.length && heldAfter(items, prompt, ns, shared)) {
+      items.last = { prompt: prompt.slice(), counts: ns }
+      return items.itemCache
+    }
   }
   const counts = countsOf(prompt, ns)
   const made = itemsByCounts(items, count, counts)
@@ -185,19 +193,49 @@ const itemsOf = (
   return made.itemCache
 }
 
-/** Whether two calls gave the same messages, in the same places, the same counts. */
-const sameCalls = (
+/** How many leading places two calls share: the same message, counting the same. */
+const sharedPrefix = (
   prompt: ReadonlyArray<Prompt.Message>,
   ns: ReadonlyArray<number>,
   otherPrompt: ReadonlyArray<Prompt.Message>,
   otherNs: ReadonlyArray<number>
-): boolean => {
-  if (prompt.length !== otherPrompt.length) return false
-  for (let i = 0; i < prompt.length; i++) {
-    if (prompt[i] !== otherPrompt[i] || ns[i] !== otherNs[i]) return false
+): number => {
+  const n = Math.min(prompt.length, otherPrompt.length)
+  for (let i = 0; i < n; i++) {
+    if (prompt[i] !== otherPrompt[i] || ns[i] !== otherNs[i]) return i
+  }
+  return n
+}
+
+/**
+ * Whether the messages from place `from` on count what the items hold for them, those not held
+ * recorded with their counts: {@link itemsByCounts}' answer, for a call whose places before
+ * `from` are the last call's, each counting the same. Every message of the last call is held
+ * with its count at the last place it stood (that call recorded or compared it so), so only a
+ * message standing from `from` on can differ, by its count at its last place — a message's
+ * count is its last place's, as in {@link countsOf}. A message not held is recorded with that
+ * count, as {@link itemsByCounts} records it (the same entry, should the walk be made after
+ * all). Past `maxNew` new places: no answer (`false`), and the walk is made.
+ */
+const heldAfter = (items: FunctionItems, prompt: ReadonlyArray<Prompt.Message>, ns: ReadonlyArray<number>, from: number): boolean => {
+  if (prompt.length - from > maxNew) return false
+  for (let i = from; i < prompt.length; i++) {
+    const message = prompt[i]!
+    let later = false
+    for (let j = i + 1; j < prompt.length && !later; j++) later = prompt[j] === message
+    if (later) continue
+    const held = items.counts.get(message)
+    if (held === undefined) items.counts.set(message, ns[i]!)
+    else if (held !== ns[i]) return false
   }
   return true
 }
+
+/** The most new places {@link heldAfter} compares (pairwise, for a message's last place). */
+const maxNew = 64
+
+/** The places from the end where a counted message is looked for before the map of them all is made. */
+const recentPlaces = 64
 
 /** Each message's count, the last of its places' when it stands at several. */
 const countsOf = (prompt: ReadonlyArray<Prompt.Message>, ns: ReadonlyArray<number>): Map<Prompt.Message, number> => {
@@ -288,7 +326,15 @@ const counterOf = <M>(
     }
     // A tool message shortened by rule K6 is counted as the copy the caller would be sent.
     const counter = TokenCounter.service((message) => {
-      counts ??= countsOf(prompt, ns)
+      // A call counts the messages its items are not made for yet: an agent's newest, at the
+      // end. Found there by pointer before a map of the thousand is made (item 139); the last
+      // place first, whose count is the message's (as in `countsOf`).
+      if (counts === undefined) {
+        for (let i = prompt.length - 1; i >= 0 && i >= prompt.length - recentPlaces; i--) {
+          if (prompt[i] === message) return ns[i]!
+        }
+        counts = countsOf(prompt, ns)
+      }
       const known = counts.get(message)
       if (known !== undefined) return known
       const id = message.role === "tool" ? message.content.find((part) => part.type === "tool-result")?.id : undefined

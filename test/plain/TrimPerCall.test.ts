@@ -2,7 +2,8 @@
  * The per-call path's fixed costs cut (docs/design.md item 130): a count function's items found
  * by the last call's messages and counts give what items made afresh give, whatever changed
  * between calls (the counts, the messages, a message at two places); the budget a per-call
- * session reuses is the one its figures make.
+ * session reuses is the one its figures make; the items continued from the last call's messages
+ * when a call appends to them (item 139) are those items made afresh give.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
@@ -84,6 +85,54 @@ describe("a count function's items found by the last call (design item 130)", ()
       const cold = await run((m, i) => count(m, i))
       assert.strictEqual(Exit.isSuccess(warm), Exit.isSuccess(cold))
       assert.deepStrictEqual(JSON.stringify(warm), JSON.stringify(cold))
+    }
+  })
+})
+
+describe("a count function's items continued from the last call's messages (design item 139)", () => {
+  it("gives what a function seen for the first time gives as an agent's history grows, its counts changing at times", async () => {
+    for (const seed of [11, 139, 4040]) {
+      const session = chatProjection(Sessions.generate("tool-heavy", 60, seed))
+      const all = toOpenAIChat(Sessions.historyAt(session, 60))
+      let scale = 1
+      let bumpAt = -1
+      let byPlace = false
+      const count = (message: OpenAIChat.Message, index: number) =>
+        baseCount(message) * scale + (index === bumpAt ? 7 : 0) + (byPlace ? index % 3 : 0)
+      // The same message objects appended to, one to a hundred at a time; among them the
+      // counts of an old message, of every message and of each place change, a message stands
+      // twice in what is new, and messages taken off come back counting otherwise (`bumpNew`:
+      // the second newest counts 7 more, an item made for it at an earlier call no longer its).
+      let length = 8
+      const steps: Array<{
+        readonly add: number
+        readonly scale?: number
+        readonly bumpAt?: number
+        readonly bumpNew?: boolean
+        readonly byPlace?: boolean
+        readonly twice?: boolean
+      }> = [
+        { add: 1 }, { add: 2 }, { add: 3, bumpAt: 2 }, { add: 1 }, { add: 2, scale: 2 }, { add: 1 },
+        { add: 2, twice: true }, { add: 1 }, { add: 70 }, { add: 1, byPlace: true }, { add: 2, byPlace: true },
+        { add: 2, twice: true, byPlace: true }, { add: 1 }, { add: 3 }, { add: -6 }, { add: 6, bumpNew: true },
+        { add: -3 }, { add: 4 }
+      ]
+      for (const step of steps) {
+        length = Math.max(2, Math.min(all.length, length + step.add))
+        scale = step.scale ?? scale
+        bumpAt = step.bumpNew === true ? length - 2 : step.bumpAt ?? -1
+        byPlace = step.byPlace ?? false
+        const chat: Array<OpenAIChat.Message> = all.slice(0, length)
+        // A message object twice among the new places: the newest user message again.
+        if (step.twice === true) {
+          const user = chat.findLast((message) => message.role === "user")
+          if (user !== undefined) chat.push(user)
+        }
+        const options = { contextWindow: 4_000 * scale, outputReserve: 300 }
+        const warm = await Effect.runPromise(Effect.exit(Trim.trimEffect(chat, { ...options, count })))
+        const cold = await Effect.runPromise(Effect.exit(Trim.trimEffect(chat, { ...options, count: (m, i) => count(m, i) })))
+        assert.deepStrictEqual(JSON.stringify(warm), JSON.stringify(cold))
+      }
     }
   })
 })
