@@ -124,30 +124,42 @@ const locate = (call: Call, count: ((text: string) => number) | undefined): Bloc
   const blocks: Array<CacheBreakpoints.Block> = []
   const locations: Array<Location> = []
   const messageEnds: Array<number> = []
-  const push = (location: Location, text: () => string, mark: CacheBreakpoints.Ttl | undefined) => {
-    blocks.push({ tokens: count === undefined ? 0 : count(text()), mark })
+  // Plain loops, and a part's text made only when it is counted: a closure a part was the
+  // largest part of what a marked call allocated (design item 140).
+  const push = (location: Location, tokens: number, mark: CacheBreakpoints.Ttl | undefined) => {
+    blocks.push({ tokens, mark })
     locations.push(location)
   }
-  ;(call.tools ?? []).forEach((tool, i) => {
-    push({ _tag: "tool", tool: i }, () => textOf(tool), tool.type === "function" ? callerMark(tool.providerOptions) : undefined)
-  })
+  const tools = call.tools ?? []
+  for (let i = 0; i < tools.length; i++) {
+    const tool = tools[i]!
+    push({ _tag: "tool", tool: i }, count === undefined ? 0 : count(textOf(tool)), tool.type === "function" ? callerMark(tool.providerOptions) : undefined)
+  }
   let toolsAndSystem: number | undefined = blocks.length > 0 ? blocks.length : undefined
   let leading = true
-  call.prompt.forEach((message, m) => {
+  const prompt = call.prompt
+  for (let m = 0; m < prompt.length; m++) {
+    const message = prompt[m]!
     if (message.role === "system") {
-      push({ _tag: "system", message: m }, () => message.content, callerMark(message.providerOptions))
+      push({ _tag: "system", message: m }, count === undefined ? 0 : count(message.content), callerMark(message.providerOptions))
       if (leading) toolsAndSystem = blocks.length
     } else {
       leading = false
       const messageMark = callerMark(message.providerOptions)
-      const last = message.content.length - 1
-      message.content.forEach((part, p) => {
-        if (!isSent(part)) return
-        push({ _tag: "part", message: m, part: p }, () => textOf(part), callerMark(part.providerOptions) ?? (p === last ? messageMark : undefined))
-      })
+      const parts: ReadonlyArray<Part> = message.content
+      const last = parts.length - 1
+      for (let p = 0; p < parts.length; p++) {
+        const part = parts[p]!
+        if (!isSent(part)) continue
+        push(
+          { _tag: "part", message: m, part: p },
+          count === undefined ? 0 : count(textOf(part)),
+          callerMark(part.providerOptions) ?? (p === last ? messageMark : undefined)
+        )
+      }
     }
     messageEnds.push(blocks.length)
-  })
+  }
   const callMark = callerMark(call.providerOptions)
   const end = blocks.at(-1)
   if (callMark !== undefined && end !== undefined && end.mark === undefined) blocks[blocks.length - 1] = { ...end, mark: callMark }
@@ -201,6 +213,12 @@ const mapParts = <M extends Conversation>(
   return message
 }
 
+/** A part without the library's own mark (the same part when it has none). */
+const partWithoutMark = <P extends { providerOptions?: ProviderOptions | undefined }>(part: P): P => {
+  const o = unmarked(part.providerOptions)
+  return o === part.providerOptions ? part : withOptions(part, o)
+}
+
 /**
  * The prompt without the library's own marks, from an earlier step or call: every other object
  * is the same, and so are the messages that carried none. The caller's marks stay.
@@ -217,16 +235,17 @@ export const strip = (prompt: ProviderPrompt): ProviderPrompt => {
       changed = true
       return withOptions(message, options)
     }
-    let parts = false
-    const next = mapParts(message, (part) => {
-      const o = unmarked(part.providerOptions)
-      if (o === part.providerOptions) return part
-      parts = true
-      return withOptions(part, o)
-    })
-    if (!parts && options === message.providerOptions) return message
+    // A message copied only when it or one of its parts carries the library's mark (design
+    // item 140): the copy of every message a call was a tenth of what a marked call allocated.
+    const parts: ReadonlyArray<{ readonly providerOptions?: ProviderOptions | undefined }> = message.content
+    let marked = false
+    for (let p = 0; p < parts.length && !marked; p++) {
+      const o = parts[p]!.providerOptions
+      marked = unmarked(o) !== o
+    }
+    if (!marked && options === message.providerOptions) return message
     changed = true
-    return withOptions(next, options)
+    return withOptions(mapParts(message, partWithoutMark), options)
   })
   return changed ? out : prompt
 }

@@ -292,3 +292,126 @@ describe("AiSdkCacheMarks.markCall", () => {
     assert.isAbove(await send(true), 1500)
   })
 })
+
+/*
+ * Literal transcriptions of `strip` and `blocksOf` before design item 140 (a copy of every
+ * message's parts, a closure a part), to hold the plain loops to the same blocks, the same
+ * stripped prompt and the same objects where nothing changed.
+ */
+const ns = AiSdkCacheMarks.tagNamespace
+type Options = Record<string, Record<string, unknown>>
+const isOwnT = (options: Options | undefined) => options?.[ns]?.["cacheMark"] === true
+const unmarkedT = (options: Options | undefined): Options | undefined => {
+  if (options === undefined || !isOwnT(options)) return options
+  const { [ns]: _, anthropic, ...rest } = options
+  if (anthropic === undefined) return Object.keys(rest).length === 0 ? undefined : rest
+  const { cacheControl: __, cache_control: ___, ...others } = anthropic
+  const out: Options = Object.keys(others).length === 0 ? rest : { ...rest, anthropic: others }
+  return Object.keys(out).length === 0 ? undefined : out
+}
+const withOptionsT = <A extends { providerOptions?: Options | undefined }>(value: A, options: Options | undefined): A => {
+  if (options === value.providerOptions) return value
+  if (options !== undefined) return { ...value, providerOptions: options }
+  const copy = { ...value }
+  delete copy.providerOptions
+  return copy
+}
+const stripT = (p: Prompt): Prompt => {
+  let changed = false
+  const out = p.map((message): Prompt[number] => {
+    const options = unmarkedT(message.providerOptions)
+    if (message.role === "system") {
+      if (options === message.providerOptions) return message
+      changed = true
+      return withOptionsT(message, options)
+    }
+    let parts = false
+    const f = <P extends { providerOptions?: Options | undefined }>(part: P): P => {
+      const o = unmarkedT(part.providerOptions)
+      if (o === part.providerOptions) return part
+      parts = true
+      return withOptionsT(part, o)
+    }
+    const next: Prompt[number] = message.role === "user"
+      ? { ...message, content: message.content.map(f) }
+      : message.role === "assistant"
+      ? { ...message, content: message.content.map(f) }
+      : { ...message, content: message.content.map(f) }
+    if (!parts && options === message.providerOptions) return message
+    changed = true
+    return withOptionsT(next, options)
+  })
+  return changed ? out : p
+}
+
+describe("strip and blocksOf in plain loops (design item 140)", () => {
+  const own = { anthropic: { cacheControl: { type: "ephemeral" } }, [ns]: { cacheMark: true } }
+  const caller = { anthropic: { cacheControl: { type: "ephemeral", ttl: "1h" } } }
+  const other = { openai: { imageDetail: "low" } }
+  const optionsOf = (k: number): Options | undefined => [undefined, own, caller, other, { ...own, ...other }][k % 5]
+  /** The test prompt with options at places chosen by `seed` (the library's, the caller's, another provider's). */
+  const variant = (seed: number): Prompt => {
+    let s = seed
+    const next = () => (s = (s * 1103515245 + 12345) % 2147483648) % 7
+    return prompt.map((message): Prompt[number] => {
+      const o = optionsOf(next())
+      const withO = <A extends object>(a: A): A => (o === undefined ? a : { ...a, providerOptions: o })
+      if (message.role === "system") return withO(message)
+      const partsOf = <P extends object>(parts: ReadonlyArray<P>): Array<P> =>
+        parts.map((part) => {
+          const po = optionsOf(next())
+          return po === undefined ? part : { ...part, providerOptions: po }
+        })
+      return message.role === "user"
+        ? withO({ ...message, content: partsOf(message.content) })
+        : message.role === "assistant"
+        ? withO({ ...message, content: partsOf(message.content) })
+        : withO({ ...message, content: partsOf(message.content) })
+    })
+  }
+
+  it("strip: the transcription's prompt, the same objects where nothing changed", () => {
+    for (let seed = 1; seed <= 200; seed++) {
+      const input = variant(seed)
+      const mine = AiSdkCacheMarks.strip(input)
+      const theirs = stripT(input)
+      assert.deepStrictEqual(mine, theirs)
+      assert.strictEqual(mine === input, theirs === input)
+      mine.forEach((message, i) => {
+        assert.strictEqual(message === input[i], theirs[i] === input[i], `message ${i}, seed ${seed}`)
+        const source = input[i]!
+        const their = theirs[i]!
+        if (message.role !== "system" && their.role !== "system" && source.role !== "system") {
+          const parts: ReadonlyArray<object> = message.content
+          const theirParts: ReadonlyArray<object> = their.content
+          const inputParts: ReadonlyArray<object> = source.content
+          parts.forEach((part, p) => assert.strictEqual(part === inputParts[p], theirParts[p] === inputParts[p]))
+        }
+      })
+    }
+  })
+
+  it("blocksOf: each block counted from the transcription's text, in its order", () => {
+    for (let seed = 1; seed <= 100; seed++) {
+      const input = variant(seed)
+      const located = AiSdkCacheMarks.blocksOf({ prompt: input, tools }, quarter)
+      // The transcription's order and texts: tools, then each system message and sent part.
+      const texts: Array<string> = []
+      const textOf = (value: object) => {
+        const { providerOptions: _, ...rest } = { providerOptions: undefined, ...value }
+        return JSON.stringify(rest)
+      }
+      tools.forEach((tool) => texts.push(textOf(tool)))
+      input.forEach((message) => {
+        if (message.role === "system") texts.push(message.content)
+        else {
+          message.content.forEach((part) => {
+            if (part.type === "tool-approval-response" || (part.type === "text" && part.text.length === 0)) return
+            texts.push(textOf(part))
+          })
+        }
+      })
+      assert.deepStrictEqual(located.blocks.map((block) => block.tokens), texts.map(quarter))
+    }
+  })
+})
