@@ -21,6 +21,20 @@ const RUN = 8
  */
 export const sortIdsByKey = (keys: Array<number>, ids: Array<number>): Array<number> => {
   const n = keys.length
+  // Keys already in order, or in strictly reverse order (design item 141): an agent's placer
+  // gets its window newest first (recency's order), every timestamp distinct. Ascending (equal
+  // keys included) is the stable sort's answer as it stands; strictly descending has no ties,
+  // so the order reversed is the only sorted one.
+  let ascending = true
+  let descending = true
+  for (let i = 1; i < n && (ascending || descending); i++) {
+    const a = keys[i - 1]!
+    const b = keys[i]!
+    if (b < a) ascending = false
+    if (!(b < a)) descending = false
+  }
+  if (ascending) return ids
+  if (descending) return ids.reverse()
   for (let start = 0; start < n; start += RUN) {
     const end = Math.min(n, start + RUN)
     for (let i = start + 1; i < end; i++) {
