@@ -9,8 +9,14 @@
  * - The report keeps its keys and their order; a copy (spread, JSON) has the list as data.
  * - `ResultEdit.exclude` and `reorder` keep the list unread: the edited report's list is the
  *   one the edit of its data copy gives, made when read.
+ * - The reports are kept by V8 in a fast shape, not as dictionaries (`test/support/reportShapes.ts`,
+ *   in a Node process with `--allow-natives-syntax`), where an object literal with a getter of
+ *   its own is not.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { execFile } from "node:child_process"
+import { fileURLToPath } from "node:url"
+import { promisify } from "node:util"
 import { Effect, Layer } from "effect"
 import * as fc from "fast-check"
 import {
@@ -195,4 +201,12 @@ describe("ResultEdit keeps the excluded list unread (design item 138)", () => {
     assert.deepStrictEqual(edited.report.excluded.map((e) => e.item.content), ["x", "y"])
     assert.strictEqual(lazy.reads(), 1)
   })
+})
+
+describe("lazy reports in one fast shape (design item 138)", () => {
+  it("the pipeline's, the grouped expansion's and an edit's reports are fast objects; a literal with its own getter is not", async () => {
+    const script = fileURLToPath(new URL("./support/reportShapes.ts", import.meta.url))
+    const { stdout } = await promisify(execFile)(process.execPath, ["--allow-natives-syntax", script], { maxBuffer: 1 << 20 })
+    assert.deepStrictEqual(JSON.parse(stdout), { pipeline: true, grouped: true, edited: true, control: false })
+  }, 60_000)
 })
