@@ -142,6 +142,10 @@ describe("the pipeline's excluded list made when first read (design item 138)", 
     assert.strictEqual(Object.getOwnPropertyDescriptor(copy, "excluded")?.value, result.report.excluded)
     assert.deepStrictEqual(result.report.excluded.map((entry) => entry.item.content), ["c"])
     assert.deepStrictEqual(JSON.parse(JSON.stringify(result.report)).excluded, JSON.parse(JSON.stringify(copy.excluded)))
+    // A copy of its property descriptors (accessor and all) reads the same list.
+    const described: object = Object.defineProperties({}, Object.getOwnPropertyDescriptors(result.report))
+    assert.strictEqual(Reflect.get(described, "excluded"), result.report.excluded)
+    assert.deepStrictEqual(Object.keys(described), keys)
   })
 })
 

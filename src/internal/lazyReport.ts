@@ -5,7 +5,7 @@
  * tokens), and the excluded entries — hundreds a call at a thousand messages, each with its
  * reason — were a tenth of a call's time.
  *
- * The report is an object literal with an enumerable accessor where the data property stood, in
+ * The report is a plain object with an enumerable accessor where the data property stood, in
  * the same place among the keys: spread, `JSON.stringify`, the schema's encoders and deep
  * equality read it as data. The list is made once, at the first read, and the same array is
  * given at every read after it.
@@ -27,13 +27,20 @@ export interface LazyFields {
 }
 
 /** What a lazy report's accessor reads: the function that makes its list, then the list. */
-interface Pending {
+class Pending {
   readonly make: () => ReadonlyArray<ExcludedItem>
-  list: ReadonlyArray<ExcludedItem> | undefined
+  list: ReadonlyArray<ExcludedItem> | undefined = undefined
+  constructor(make: () => ReadonlyArray<ExcludedItem>) {
+    this.make = make
+  }
 }
 
-/** Each lazy report's list, by report (held as long as the report is). */
-const pending = new WeakMap<object, Pending>()
+/**
+ * Where a lazy report holds its {@link Pending}: a property of its own, not enumerable (spread,
+ * JSON, `Object.keys` and deep equality do not see it), so that a copy of the report's property
+ * descriptors reads the same list.
+ */
+const pendingKey: unique symbol = Symbol("effect-cupel/lazyReport/pending")
 
 /**
  * The one accessor every lazy report has: an object literal with a getter of its own (a new
@@ -42,8 +49,9 @@ const pending = new WeakMap<object, Pending>()
  */
 const excludedProperty: PropertyDescriptor = {
   get(this: object): ReadonlyArray<ExcludedItem> {
-    const state = pending.get(this)
-    if (state === undefined) return []
+    const state: unknown = Reflect.get(this, pendingKey)
+    // Only a lazy report (or a copy of its descriptors) has the accessor: a defect otherwise.
+    if (!(state instanceof Pending)) throw new Error("the excluded list of a report that is not a lazy report")
     return (state.list ??= state.make())
   },
   enumerable: true,
@@ -61,7 +69,7 @@ export const lazyReport = (fields: LazyFields): SelectionReport => {
     totalTokensConsidered: fields.totalTokensConsidered,
     countRequirementShortfalls: fields.countRequirementShortfalls
   })
-  pending.set(report, { make: fields.excluded, list: undefined })
+  Object.defineProperty(report, pendingKey, { value: new Pending(fields.excluded) })
   if (!isReport(report)) throw new Error("a lazy report lacks one of its fields")
   return report
 }
