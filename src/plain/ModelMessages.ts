@@ -177,8 +177,8 @@ export const convert = (input: unknown): Effect.Effect<Array<Prompt.Message>, In
     const call = conversions.call()
     const out: Array<Prompt.Message> = []
     let failure: InvalidInput | undefined
-    // One conversion closure for the call, reading `message` and `i` (design item 137): a
-    // closure a message was a tenth of what a warm call allocated.
+    // One conversion closure for the call, reading `message` and `i` (design item 137), not a
+    // closure a message: the memo calls it at once, for the message being read.
     let message: unknown
     let i = 0
     const make = (): Prompt.Message | undefined => {

@@ -44,8 +44,8 @@ export const computeKeeping = (candidates: Candidates, targetTokens: number): Ke
   let pinnedTokens = 0
   let pinnedCount = 0
   // One pass over the items: each is read once (a thousand of them, scattered in the heap).
-  // Made at their size: grown by `push`, the two lists were a tenth of what a call allocated
-  // (design item 137).
+  // Made at their size: grown by `push`, the two lists were 56 KB of a call's allocations at
+  // 1,000 messages (design item 137).
   const m = Math.min(n, items.length)
   const conversation = new Array<boolean>(m)
   const tokens = new Array<number>(m)
