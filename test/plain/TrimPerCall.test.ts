@@ -99,7 +99,7 @@ describe("a count function's items continued from the last call's messages (desi
       let byPlace = false
       const count = (message: OpenAIChat.Message, index: number) =>
         baseCount(message) * scale + (index === bumpAt ? 7 : 0) + (byPlace ? index % 3 : 0)
-      // The same message objects appended to, one to a hundred at a time; among them the
+      // The same message objects appended to, one to seventy at a time; among them the
       // counts of an old message, of every message and of each place change, a message stands
       // twice in what is new, and messages taken off come back counting otherwise (`bumpNew`:
       // the second newest counts 7 more, an item made for it at an earlier call no longer its).
