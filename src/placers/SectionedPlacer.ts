@@ -231,7 +231,25 @@ const checkSection = (
   return undefined
 }
 
-/** Splits the items by section, orders each section with its placer, and joins the orders. */
+/** The input indices of each section's items, in input order; the last list is the implicit tail's. */
+const splitSections = (
+  items: ReadonlyArray<ScoredItem>,
+  sectionOf: (item: ContextItem) => number,
+  sections: number
+): Array<Array<number>> => {
+  const indices: Array<Array<number>> = []
+  for (let s = 0; s <= sections; s++) indices.push([])
+  for (let i = 0; i < items.length; i++) indices[sectionOf(items[i]!.item)]!.push(i)
+  return indices
+}
+
+/** The items of one section (its `members`' input indices), for its placer. */
+const sectionItems = (items: ReadonlyArray<ScoredItem>, members: ReadonlyArray<number>): Array<ScoredItem> => {
+  const section = new Array<ScoredItem>(members.length)
+  for (let j = 0; j < members.length; j++) section[j] = items[members[j]!]!
+  return section
+}
+
 /**
  * {@link placeSections} for sections that are all plain functions: the same sections, calls,
  * checks and errors, with no Effect between them.
@@ -241,17 +259,14 @@ const placeSectionsDirect = (
   sectionOf: (item: ContextItem) => number,
   orders: ReadonlyArray<{ readonly name: string; readonly direct: (items: ReadonlyArray<ScoredItem>) => Placer.Order }>
 ): Uint32Array | PlacerError | PlacerContractError => {
-  const indices: Array<Array<number>> = []
-  for (let s = 0; s <= orders.length; s++) indices.push([])
-  for (let i = 0; i < items.length; i++) indices[sectionOf(items[i]!.item)]!.push(i)
+  const indices = splitSections(items, sectionOf, orders.length)
   const out = new Uint32Array(items.length)
   const seen = new Uint8Array(items.length)
   let k = 0
   for (let s = 0; s < orders.length; s++) {
     const members = indices[s]!
     if (members.length === 0) continue
-    const section = new Array<ScoredItem>(members.length)
-    for (let j = 0; j < members.length; j++) section[j] = items[members[j]!]!
+    const section = sectionItems(items, members)
     const { name, direct } = orders[s]!
     let local: Placer.Order
     try {
@@ -267,23 +282,21 @@ const placeSectionsDirect = (
   return out
 }
 
+/** Splits the items by section, orders each section with its placer, and joins the orders. */
 const placeSections = (
   items: ReadonlyArray<ScoredItem>,
   sectionOf: (item: ContextItem) => number,
   orders: ReadonlyArray<SectionOrder>
 ): Effect.Effect<Placer.Order, PlacerError | PlacerContractError> =>
   Effect.gen(function*() {
-    const indices: Array<Array<number>> = []
-    for (let s = 0; s <= orders.length; s++) indices.push([])
-    for (let i = 0; i < items.length; i++) indices[sectionOf(items[i]!.item)]!.push(i)
+    const indices = splitSections(items, sectionOf, orders.length)
     const out = new Uint32Array(items.length)
     const seen = new Uint8Array(items.length)
     let k = 0
     for (let s = 0; s < orders.length; s++) {
       const members = indices[s]!
       if (members.length === 0) continue
-      const section = new Array<ScoredItem>(members.length)
-      for (let j = 0; j < members.length; j++) section[j] = items[members[j]!]!
+      const section = sectionItems(items, members)
       const { name, order } = orders[s]!
       const local = yield* order(section)
       // The section placer's order must be a permutation of its own items.
