@@ -14,6 +14,7 @@ import * as fc from "fast-check"
 import { ContextItem } from "../src/index.ts"
 import * as Groups from "../src/internal/groups.ts"
 import { TokenTotalError } from "../src/TokenTotalError.ts"
+import { assertSameCollapse } from "./support/sameCollapse.ts"
 
 /** `collapse` as it was before item 128 (item 132's one pass), on every candidate at every call. */
 const literalCollapse = (items: ReadonlyArray<ContextItem.ContextItem>) => {
@@ -69,18 +70,7 @@ const check = (items: ReadonlyArray<ContextItem.ContextItem>) => {
   // The collapse first: the transcription then finds its units in `unitOf`'s memo (and makes
   // none, which would make the next call start from nothing).
   const actual = Effect.runSync(Effect.result(Groups.collapse(items)))
-  const expected = literalCollapse(items)
-  if (expected instanceof TokenTotalError) {
-    assert.strictEqual(actual._tag, "Failure")
-    if (actual._tag === "Failure") assert.deepStrictEqual(actual.failure, expected)
-    return
-  }
-  assert.strictEqual(actual._tag, "Success")
-  if (actual._tag !== "Success") return
-  assert.strictEqual(actual.success.units.length, expected.units.length)
-  actual.success.units.forEach((unit, k) => assert.strictEqual(unit, expected.units[k]))
-  assert.deepStrictEqual([...actual.success.members.keys()], [...expected.members.keys()])
-  for (const [unit, list] of expected.members) assert.deepStrictEqual(actual.success.members.get(unit), list)
+  assertSameCollapse(actual, literalCollapse(items))
 }
 
 describe("Groups.collapse from the last call (design item 128)", () => {

@@ -31,7 +31,6 @@ import {
   RecencyScorer,
   Scorer,
   Slicer,
-  Timestamp,
   UShapedPlacer
 } from "../src/index.ts"
 import type { PipelineResult } from "../src/PipelineResult.ts"
@@ -39,39 +38,7 @@ import type { SelectionReport } from "../src/SelectionReport.ts"
 import * as ResultEdit from "../src/ai/ResultEdit.ts"
 import { lazyReport } from "../src/internal/lazyReport.ts"
 import * as SectionedPlacer from "../src/placers/SectionedPlacer.ts"
-
-const rows = fc.array(
-  fc.record({
-    content: fc.constantFrom("a", "b", "c", "d", "e"),
-    tokens: fc.oneof({ weight: 8, arbitrary: fc.integer({ min: 0, max: 30 }) }, { weight: 1, arbitrary: fc.integer({ min: -3, max: -1 }) }),
-    time: fc.option(fc.integer({ min: 0, max: 50 }), { nil: undefined }),
-    kind: fc.constantFrom("Message", "ToolOutput", "Document"),
-    pinned: fc.integer({ min: 0, max: 9 }).map((n) => n < 2),
-    group: fc.option(fc.constantFrom("g1", "g2", "g3"), { nil: undefined })
-  }),
-  { maxLength: 24 }
-)
-
-type Row = {
-  readonly content: string
-  readonly tokens: number
-  readonly time: number | undefined
-  readonly kind: string
-  readonly pinned: boolean
-  readonly group: string | undefined
-}
-
-const itemsOf = (list: ReadonlyArray<Row>) =>
-  list.map((r) =>
-    new ContextItem.ContextItem({
-      content: r.content,
-      tokens: r.tokens,
-      kind: r.kind,
-      pinned: r.pinned,
-      ...(r.time === undefined ? {} : { timestamp: Timestamp.fromEpochMillis(r.time * 1000) }),
-      ...(r.group === undefined ? {} : { group: r.group })
-    })
-  )
+import { itemsOf, rows } from "./support/groupedRows.ts"
 
 /** A report as plain data: every field read now. */
 const dataOf = (report: SelectionReport): SelectionReport => ({ ...report })

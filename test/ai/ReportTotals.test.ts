@@ -28,7 +28,6 @@ import {
   RecencyScorer,
   Scorer,
   Slicer,
-  Timestamp,
   UShapedPlacer
 } from "../../src/index.ts"
 import type { PipelineResult } from "../../src/PipelineResult.ts"
@@ -40,6 +39,7 @@ import * as Summarizer from "../../src/ai/Summarizer.ts"
 import * as TokenCounter from "../../src/ai/TokenCounter.ts"
 import * as SectionedPlacer from "../../src/placers/SectionedPlacer.ts"
 import * as Sessions from "../support/sessions.ts"
+import { itemsOf, rows } from "../support/groupedRows.ts"
 
 /** The figures as a pass over the excluded entries gives them (what `windowSpan` did before). */
 const literal = (result: PipelineResult) => {
@@ -53,38 +53,6 @@ const assertTotals = (result: PipelineResult) => {
   const fromInvariants = { tokens: excludedTokens(result), count: excludedCount(result) }
   assert.deepStrictEqual(fromInvariants, literal(result))
 }
-
-const rows = fc.array(
-  fc.record({
-    content: fc.constantFrom("a", "b", "c", "d"),
-    tokens: fc.oneof({ weight: 8, arbitrary: fc.integer({ min: 0, max: 30 }) }, { weight: 1, arbitrary: fc.integer({ min: -3, max: -1 }) }),
-    time: fc.option(fc.integer({ min: 0, max: 50 }), { nil: undefined }),
-    kind: fc.constantFrom("Message", "ToolOutput", "Document"),
-    pinned: fc.integer({ min: 0, max: 9 }).map((n) => n < 2),
-    group: fc.option(fc.constantFrom("g1", "g2", "g3", "g4"), { nil: undefined })
-  }),
-  { maxLength: 20 }
-)
-interface Row {
-  readonly content: string
-  readonly tokens: number
-  readonly time: number | undefined
-  readonly kind: string
-  readonly pinned: boolean
-  readonly group: string | undefined
-}
-const itemsOf = (list: ReadonlyArray<Row>) =>
-  list.map((r) =>
-    new ContextItem.ContextItem({
-      content: r.content,
-      tokens: r.tokens,
-      kind: r.kind,
-      pinned: r.pinned,
-      ...(r.time === undefined ? {} : { timestamp: Timestamp.fromEpochMillis(r.time * 1000) }),
-      ...(r.group === undefined ? {} : { group: r.group })
-    })
-  )
-
 
 const countOf = (m: Prompt.Message) => Math.ceil(PromptWindow.render(m).length / 4) + 4
 const counter = TokenCounter.make(countOf)

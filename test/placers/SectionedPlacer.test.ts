@@ -20,6 +20,18 @@ const scored = (content: string, kind: string, score: number, time?: number) =>
 const place = <E>(layer: Layer.Layer<Placer.Placer, E>, items: ReadonlyArray<ScoredItem.ScoredItem>) =>
   Placer.place(items).pipe(Effect.provide(layer), Effect.map((placed) => placed.map((i) => i.content)))
 
+/** The kinds the properties draw from: every section of the conversation placer, and one of none. */
+const kinds = ["SystemPrompt", "Document", "Memory", "Message", "ToolOutput", "Note"]
+/** Up to 40 items of those kinds, scores and (now and then no) times, for the properties. */
+const rows = fc.array(
+  fc.record({
+    kind: fc.constantFrom(...kinds),
+    score: fc.double({ min: 0, max: 1, noNaN: true }),
+    time: fc.option(fc.integer({ min: 0, max: 9 }), { nil: undefined })
+  }),
+  { maxLength: 40 }
+)
+
 describe("SectionedPlacer", () => {
   it.effect("sections come in the order given, each placed by its own placer", () =>
     Effect.gen(function*() {
@@ -181,18 +193,10 @@ describe("SectionedPlacer", () => {
     }))
 
   it("places exactly its input, each section contiguous and in section order (property)", async () => {
-    const kinds = ["SystemPrompt", "Document", "Memory", "Message", "ToolOutput", "Note"]
     const rank = (kind: string) => (kind === "SystemPrompt" ? 0 : kind === "Document" || kind === "Memory" ? 1 : 2)
     await fc.assert(
       fc.asyncProperty(
-        fc.array(
-          fc.record({
-            kind: fc.constantFrom(...kinds),
-            score: fc.double({ min: 0, max: 1, noNaN: true }),
-            time: fc.option(fc.integer({ min: 0, max: 9 }), { nil: undefined })
-          }),
-          { maxLength: 40 }
-        ),
+        rows,
         async (rows) => {
           const items = rows.map((r, k) => scored(`i${k}`, r.kind, r.score, r.time))
           const placed = await Effect.runPromise(Placer.place(items).pipe(Effect.provide(SectionedPlacer.conversation)))
@@ -208,7 +212,6 @@ describe("SectionedPlacer", () => {
   it("sections all given as functions are placed directly, exactly as through the Effect path (property, design 135)", async () => {
     // The same section functions given as `Placer.fromOrder` layers take the general path (each
     // section's order an Effect): the order, `place`'s items, and every error must be the same.
-    const kinds = ["SystemPrompt", "Document", "Memory", "Message", "ToolOutput", "Note"]
     type Behaviour = "chronological" | "uShaped" | "reversed" | "throws" | "short" | "repeats" | "unknown"
     const functionsOf = (behaviour: Behaviour, s: number): Placer.Functions => {
       const name = `${behaviour}-${s}`
@@ -242,14 +245,7 @@ describe("SectionedPlacer", () => {
         : { error: Cause.squash(exit.cause) }
     await fc.assert(
       fc.asyncProperty(
-        fc.array(
-          fc.record({
-            kind: fc.constantFrom(...kinds),
-            score: fc.double({ min: 0, max: 1, noNaN: true }),
-            time: fc.option(fc.integer({ min: 0, max: 9 }), { nil: undefined })
-          }),
-          { maxLength: 40 }
-        ),
+        rows,
         fc.uniqueArray(fc.constantFrom(...kinds), { maxLength: 4 }).chain((listed) =>
           fc.tuple(
             fc.constant(listed),
