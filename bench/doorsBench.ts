@@ -445,7 +445,9 @@ export const timeDoors = async (
   const { contextWindow, outputReserve } = options
   const messages = options.messages ?? 1000
   const samples = options.samples ?? 40
-  const warmup = options.warmup ?? 10
+  // A door's first calls in a process run code V8 has not compiled at its top tier yet: a call
+  // settles after 50–60 calls (docs/design.md item 143), and an agent process makes many.
+  const warmup = options.warmup ?? 100
   const doors = options.doors ?? doorNames
   const histories = historiesOf(session)
   const chat = historiesOf(chatProjection(session))

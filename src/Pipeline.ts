@@ -22,6 +22,7 @@ import { annotateSliceIn, runSlicer } from "./internal/runSlicer.ts"
 import { annotateExclusions, annotateInclusions, CurrentVerbosity } from "./internal/stageTrace.ts"
 import { orderByScoreDescending } from "./internal/sortByScore.ts"
 import { withStageScratch } from "./internal/stageScratch.ts"
+import * as Young from "./internal/youngEntries.ts"
 import { lazyReport } from "./internal/lazyReport.ts"
 import { isSafeTotal } from "./internal/tokens.ts"
 import type { InvalidItemError } from "./InvalidItemError.ts"
@@ -431,24 +432,20 @@ const includedItems = (
     const item = placed[k]!
     const score = scoreOf.get(item)
     included[k] = score === undefined
-      ? { item, score: Place.pinnedScore, reason: InclusionReason.pinned }
-      : { item, score, reason: item.tokens === 0 ? InclusionReason.zeroToken : InclusionReason.scored }
+      ? Young.includedItem(item, Place.pinnedScore, InclusionReason.pinned)
+      : Young.includedItem(item, score, item.tokens === 0 ? InclusionReason.zeroToken : InclusionReason.scored)
   }
   return included
 }
 
 /**
- * A sorted entry: a `ScoredItem` for the slicer and Place, and, once the slicer has left it
- * out, the report's `ExcludedItem` for it — the same object, its `reason` set then. A million
- * candidates are then a million objects, not two million, which at that size is most of the
- * garbage collector's work. The objects are the pipeline's own, made in this run; `reason` is
- * set once, before the report is returned.
+ * A sorted entry (`youngEntries.ts`): a `ScoredItem` for the slicer and Place, and, once the
+ * slicer has left it out, the report's `ExcludedItem` for it — the same object, its `reason`
+ * set then. A million candidates are then a million objects, not two million, which at that
+ * size is most of the garbage collector's work. The objects are the pipeline's own, made in
+ * this run; `reason` is set once, before the report is returned.
  */
-interface Entry {
-  readonly item: ContextItem
-  readonly score: number
-  reason: ExclusionReason.ExclusionReason | undefined
-}
+type Entry = Young.SortedEntry
 
 const hasReason = (entry: Entry): entry is Entry & { readonly reason: ExclusionReason.ExclusionReason } =>
   entry.reason !== undefined
@@ -488,7 +485,7 @@ const sortKept = (
       const position = byScore[k]!
       const index = all ? position : kept[position]!
       const score = keptScores[position]!
-      sorted[k] = { item: scoreable[index]!, score, reason: undefined }
+      sorted[k] = Young.sortedEntry(scoreable[index]!, score)
       sortedScores[k] = score
       tokens[k] = tokensByIndex[index]!
     }
@@ -535,7 +532,7 @@ const fillSliced = (
     if (selected[k] === 1) {
       const entry = sorted[k]!
       // A plain ScoredItem for Place and the placer: the entry itself carries `reason`.
-      sliced[s++] = { item: entry.item, score: entry.score }
+      sliced[s++] = Young.scoredItem(entry.item, entry.score)
       // The tokens column holds each entry's `item.tokens`, read in sequence rather than
       // through the item (docs/design.md item 129).
       slicedTokens += sortedTokens[k]!

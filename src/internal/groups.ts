@@ -54,6 +54,7 @@ import { TokenTotalError } from "../TokenTotalError.ts"
 import { trusted } from "./fastDecode.ts"
 import { lazyReport, withReport } from "./lazyReport.ts"
 import { isSafeTotal } from "./tokens.ts"
+import * as Young from "./youngEntries.ts"
 
 /**
  * A pipeline run on items that carry no groups. Its options, errors and services are the
@@ -472,8 +473,6 @@ const pushMembers = <E extends { readonly item: ContextItem; readonly score: num
   memo.set(unit, { score, reason, entries })
 }
 
-const includedOf = (item: ContextItem, score: number, reason: IncludedItem["reason"]): IncludedItem => ({ item, score, reason })
-const excludedOf = (item: ContextItem, score: number, reason: ExclusionReason): ExcludedItem => ({ item, score, reason })
 
 /**
  * The result of a run on units, expanded back to the members: each unit's entry becomes one per
@@ -514,7 +513,7 @@ const expandResult = (
       included.push(entry)
       if (paired) window.push(item)
     } else {
-      pushMembers(included, includedEntries, item, list, entry.score, entry.reason, includedOf)
+      pushMembers(included, includedEntries, item, list, entry.score, entry.reason, Young.includedItem)
       if (paired) for (let m = 0; m < list.length; m++) window.push(list[m]!)
     }
   }
@@ -538,7 +537,7 @@ const expandResult = (
       const reason = rename(entry)
       const list = members.get(entry.item)
       if (list === undefined) excluded.push(reason === entry.reason ? entry : { item: entry.item, score: entry.score, reason })
-      else pushMembers(excluded, excludedEntries, entry.item, list, entry.score, reason, excludedOf)
+      else pushMembers(excluded, excludedEntries, entry.item, list, entry.score, reason, Young.excludedItem)
     }
     return excluded
   }
