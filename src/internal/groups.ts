@@ -473,7 +473,6 @@ const pushMembers = <E extends { readonly item: ContextItem; readonly score: num
   memo.set(unit, { score, reason, entries })
 }
 
-
 /**
  * The result of a run on units, expanded back to the members: each unit's entry becomes one per
  * member (with the unit's score and reason, renamed by {@link renamer}), and the window lists

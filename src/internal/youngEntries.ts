@@ -9,10 +9,10 @@
  * objects are made in the old generation: several times slower to make (56 ns an object
  * against 7 in a loop of such objects, measured on the project's machine kind), kept until the
  * next full collection whether alive or not, and keeping alive whatever they point to until
- * then. An agent process fits call after call with its heap's young generation at its largest,
+ * then. An agent process fits call after call, its young generation grown to its largest,
  * and the pipeline's entries live for the whole of a call: at 1,000 messages, `trim`'s sorted
- * entries were made in the old generation in 55–70 of 80 calls, and a call took 1.7–2.2 ms
- * where it took 1.3 with them young (docs/performance.md).
+ * entries were made in the old generation in 55–70 of 80 calls of the doors' bench, and a call
+ * took 1.65–2.2 ms where it took 1.3–1.5 with them young (docs/performance.md).
  *
  * An object cloned from a template (`{ ...template, item, score }`) is made without a site V8
  * watches, and stays young; it is a plain object all the same (`Object.prototype`, the literal's
