@@ -20,25 +20,19 @@ import { promisify } from "node:util"
 import { Effect, Layer } from "effect"
 import * as fc from "fast-check"
 import {
-  ChronologicalPlacer,
   ContextBudget,
   ContextItem,
-  FirstFitSlice,
   GreedySlice,
-  KnapsackSlice,
   OverflowNotifier,
   Pipeline,
   RecencyScorer,
-  Scorer,
-  Slicer,
   UShapedPlacer
 } from "../src/index.ts"
 import type { PipelineResult } from "../src/PipelineResult.ts"
 import type { SelectionReport } from "../src/SelectionReport.ts"
 import * as ResultEdit from "../src/ai/ResultEdit.ts"
 import { lazyReport } from "../src/internal/lazyReport.ts"
-import * as SectionedPlacer from "../src/placers/SectionedPlacer.ts"
-import { itemsOf, rows } from "./support/groupedRows.ts"
+import { itemsOf, rows, strategyVariants } from "./support/groupedRows.ts"
 
 /** A report as plain data: every field read now. */
 const dataOf = (report: SelectionReport): SelectionReport => ({ ...report })
@@ -47,12 +41,7 @@ const keys = ["events", "included", "excluded", "totalCandidates", "totalTokensC
 
 describe("the pipeline's excluded list made when first read (design item 138)", () => {
   it("equals the list the slice stage makes, read after other runs, with every built-in strategy", async () => {
-    const knapsack = await Effect.runPromise(KnapsackSlice.make({ bucketSize: 1 }))
-    const variants = [
-      Layer.mergeAll(GreedySlice.layer, UShapedPlacer.layer),
-      Layer.mergeAll(Slicer.layer(knapsack), ChronologicalPlacer.layer),
-      Layer.mergeAll(FirstFitSlice.layer, SectionedPlacer.conversation)
-    ]
+    const variants = await strategyVariants()
     let lazyChecked = 0
     await fc.assert(
       fc.asyncProperty(
@@ -63,7 +52,7 @@ describe("the pipeline's excluded list made when first read (design item 138)", 
         fc.constantFrom("Throw" as const, "Truncate" as const, "Proceed" as const),
         fc.boolean(),
         async (list, other, target, variant, overflowStrategy, deduplication) => {
-          const layers = Layer.mergeAll(Scorer.layer(RecencyScorer.make()), variants[variant]!, OverflowNotifier.layerNoop)
+          const layers = variants[variant]!
           const budget = new ContextBudget.ContextBudget({ maxTokens: 150, targetTokens: target })
           const items = itemsOf(list)
           const run = (input: ReadonlyArray<ContextItem.ContextItem>, verbosity: "StageOnly" | "StageAndExclusions") =>

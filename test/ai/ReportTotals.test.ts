@@ -17,18 +17,12 @@ import { Context, Effect, Layer } from "effect"
 import { Prompt } from "effect/ai"
 import * as fc from "fast-check"
 import {
-  ChronologicalPlacer,
   ContextBudget,
   ContextItem,
   FirstFitSlice,
-  GreedySlice,
-  KnapsackSlice,
   OverflowNotifier,
   Pipeline,
-  RecencyScorer,
-  Scorer,
-  Slicer,
-  UShapedPlacer
+  RecencyScorer
 } from "../../src/index.ts"
 import type { PipelineResult } from "../../src/PipelineResult.ts"
 import { excludedCount, excludedTokens } from "../../src/ai/internal/windowSpan.ts"
@@ -39,7 +33,7 @@ import * as Summarizer from "../../src/ai/Summarizer.ts"
 import * as TokenCounter from "../../src/ai/TokenCounter.ts"
 import * as SectionedPlacer from "../../src/placers/SectionedPlacer.ts"
 import * as Sessions from "../support/sessions.ts"
-import { itemsOf, rows } from "../support/groupedRows.ts"
+import { itemsOf, rows, strategyVariants } from "../support/groupedRows.ts"
 
 /** The figures as a pass over the excluded entries gives them (what `windowSpan` did before). */
 const literal = (result: PipelineResult) => {
@@ -60,12 +54,7 @@ const strategies = Layer.mergeAll(RecencyScorer.layer, FirstFitSlice.layer, Sect
 
 describe("the report's excluded figures from its invariants (design item 131)", () => {
   it("Pipeline.run on grouped candidates, every built-in strategy: the figures of a pass over the excluded entries", async () => {
-    const knapsack = await Effect.runPromise(KnapsackSlice.make({ bucketSize: 1 }))
-    const variants = [
-      Layer.mergeAll(GreedySlice.layer, UShapedPlacer.layer),
-      Layer.mergeAll(Slicer.layer(knapsack), ChronologicalPlacer.layer),
-      Layer.mergeAll(FirstFitSlice.layer, SectionedPlacer.conversation)
-    ]
+    const variants = await strategyVariants()
     await fc.assert(
       fc.asyncProperty(
         rows,
@@ -74,7 +63,7 @@ describe("the report's excluded figures from its invariants (design item 131)", 
         fc.constantFrom("Throw" as const, "Truncate" as const, "Proceed" as const),
         fc.boolean(),
         async (list, target, variant, overflowStrategy, deduplication) => {
-          const layers = Layer.mergeAll(Scorer.layer(RecencyScorer.make()), variants[variant]!, OverflowNotifier.layerNoop)
+          const layers = variants[variant]!
           const budget = new ContextBudget.ContextBudget({ maxTokens: 150, targetTokens: target })
           const outcome = await Effect.runPromise(Effect.result(
             Pipeline.run(itemsOf(list), budget, { overflowStrategy, deduplication }).pipe(Effect.provide(layers))

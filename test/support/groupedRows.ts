@@ -1,11 +1,25 @@
 /**
  * Generated pipeline candidates of every kind a run meets: repeated contents (deduplication),
  * negative counts, optional timestamps, pinned items and groups — as rows (fast-check) and as
- * the `ContextItem`s they stand for. Shared by the report tests (`test/ai/ReportTotals.test.ts`,
- * `test/LazyExcluded.test.ts`).
+ * the `ContextItem`s they stand for — and the built-in strategies they run with. Shared by the
+ * report tests (`test/ai/ReportTotals.test.ts`, `test/LazyExcluded.test.ts`).
  */
+import { Effect, Layer } from "effect"
 import * as fc from "fast-check"
-import { ContextItem, Timestamp } from "../../src/index.ts"
+import {
+  ChronologicalPlacer,
+  ContextItem,
+  FirstFitSlice,
+  GreedySlice,
+  KnapsackSlice,
+  OverflowNotifier,
+  RecencyScorer,
+  Scorer,
+  Slicer,
+  Timestamp,
+  UShapedPlacer
+} from "../../src/index.ts"
+import * as SectionedPlacer from "../../src/placers/SectionedPlacer.ts"
 
 /** One candidate's fields. */
 export interface Row {
@@ -42,3 +56,17 @@ export const itemsOf = (list: ReadonlyArray<Row>): Array<ContextItem.ContextItem
       ...(r.group === undefined ? {} : { group: r.group })
     })
   )
+
+/**
+ * Every built-in slicer and placer, in three pairs (greedy with U-shaped, knapsack with
+ * chronological, first-fit with the conversation placer), each with recency scores and a silent
+ * overflow notifier: the layers a generated run picks one of.
+ */
+export const strategyVariants = async () => {
+  const knapsack = await Effect.runPromise(KnapsackSlice.make({ bucketSize: 1 }))
+  return [
+    Layer.mergeAll(GreedySlice.layer, UShapedPlacer.layer),
+    Layer.mergeAll(Slicer.layer(knapsack), ChronologicalPlacer.layer),
+    Layer.mergeAll(FirstFitSlice.layer, SectionedPlacer.conversation)
+  ].map((variant) => Layer.mergeAll(Scorer.layer(RecencyScorer.make()), variant, OverflowNotifier.layerNoop))
+}
