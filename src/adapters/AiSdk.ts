@@ -20,7 +20,7 @@
  *
  * @since 0.3.0
  */
-import { Clock, DateTime, Duration, Effect, Exit, Layer, ManagedRuntime, Predicate, type Tracer } from "effect"
+import { DateTime, Duration, Effect, Exit, Layer, ManagedRuntime, Predicate, type Tracer } from "effect"
 import type { Instructions, LanguageModelMiddleware, ModelMessage, SystemModelMessage } from "ai"
 import { AiError, type Prompt } from "effect/ai"
 import { InvalidConfigError } from "../InvalidConfigError.ts"
@@ -36,6 +36,7 @@ import * as MediaTokens from "../ai/MediaTokens.ts"
 import * as TokenCounter from "../ai/TokenCounter.ts"
 import * as ToolDefinitions from "../ai/ToolDefinitions.ts"
 import { describeThrown } from "../internal/describeThrown.ts"
+import { endSpan, fitInSpan } from "./internal/spannedFit.ts"
 import { makeRegistry, watchStream } from "./internal/watchStream.ts"
 import * as AiSdkCacheMarks from "./AiSdkCacheMarks.ts"
 import * as AiSdkPrompt from "./AiSdkPrompt.ts"
@@ -293,16 +294,7 @@ const makeCore = (options: CoreOptions & { readonly countTools?: boolean | undef
    * call. A call the window fails (or that is interrupted while fitted) ends it at once (the
    * core counts it as `rejected`, or `interrupted`).
    */
-  const fit = (call: Session.Call<Report["type"]>) =>
-    Effect.gen(function*() {
-      const span = yield* Effect.makeSpan("cupel.window")
-      const core = yield* Session.Session
-      const fitting = yield* core.fit(call).pipe(
-        Effect.withParentSpan(span),
-        Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : endSpan(span, exit))
-      )
-      return { fitting, span }
-    }).pipe(traced)
+  const fit = (call: Session.Call<Report["type"]>) => traced(fitInSpan(call))
 
   /**
    * Settles a call (the core records it if it was answered or sent, and writes its end on its
@@ -358,10 +350,6 @@ const unansweredEnd = (signal: AbortSignal | undefined, error: unknown) => {
   const outcome = signal?.aborted === true ? "interrupted" as const : "failed" as const
   return { outcome, exit: outcome === "interrupted" ? Exit.interrupt() : Exit.fail(error) }
 }
-
-/** Ends a span now (the runtime's clock), with how its call ended. */
-const endSpan = (span: Tracer.Span, exit: Exit.Exit<unknown, unknown>) =>
-  Effect.flatMap(Clock.currentTimeNanos, (now) => Effect.sync(() => span.end(now, exit)))
 
 /**
  * A provider's usage as `CallReport.Reported` (none without any input figure; odd figures said,
@@ -494,6 +482,14 @@ export const middleware = (options: Options): LanguageModelMiddleware => {
   }
   const promptCache = options.mode === "per-call" ? false : options.promptCache ?? {}
   const pending = new WeakMap<AiSdkPrompt.CallOptions, Call<AiSdkPrompt.ProviderMessage>>()
+  // A call's fit is taken once, by the call that sends its params: left in the map, each call's
+  // params (a key made at every call) kept its whole fit past two scavenges on Node 22, until a
+  // full collection (docs/design.md item 144).
+  const take = (params: AiSdkPrompt.CallOptions): Call<AiSdkPrompt.ProviderMessage> | undefined => {
+    const call = pending.get(params)
+    if (call !== undefined) pending.delete(params)
+    return call
+  }
   const memo = AiSdkPrompt.makeMessageMemo()
 
   /**
@@ -586,7 +582,7 @@ export const middleware = (options: Options): LanguageModelMiddleware => {
       return transformed
     },
     wrapGenerate: async ({ doGenerate, params }) => {
-      const call = pending.get(params)
+      const call = take(params)
       if (call === undefined) return doGenerate()
       let result: Awaited<ReturnType<typeof doGenerate>>
       try {
@@ -603,7 +599,7 @@ export const middleware = (options: Options): LanguageModelMiddleware => {
       return result
     },
     wrapStream: async ({ doStream, params }) => {
-      const call = pending.get(params)
+      const call = take(params)
       if (call === undefined) return doStream()
       let result: StreamResult
       try {

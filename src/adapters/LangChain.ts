@@ -25,7 +25,7 @@
  *
  * @since 0.3.0
  */
-import { Clock, Effect, Exit, Layer, ManagedRuntime, Predicate, type Tracer } from "effect"
+import { Effect, Exit, Layer, ManagedRuntime, Predicate, type Tracer } from "effect"
 import { AiError } from "effect/ai"
 import type { BaseMessage, SystemMessage } from "@langchain/core/messages"
 import type { ClientTool, ServerTool } from "@langchain/core/tools"
@@ -45,6 +45,7 @@ import * as Summarizer from "../ai/Summarizer.ts"
 import * as TokenCounter from "../ai/TokenCounter.ts"
 import * as ToolDefinitions from "../ai/ToolDefinitions.ts"
 import { describeThrown } from "../internal/describeThrown.ts"
+import { endSpan, fitInSpan } from "./internal/spannedFit.ts"
 import * as Trim from "../plain/Trim.ts"
 import { InvalidInput } from "../plain/InvalidInput.ts"
 import * as LangChainCacheMarks from "./LangChainCacheMarks.ts"
@@ -297,10 +298,6 @@ const reportedOf = (message: unknown, model: string | undefined): CallReport.Rep
 /** A LangChain `SystemMessage`, by its `type`. */
 const isSystem = (message: BaseMessage): message is SystemMessage => message.type === "system"
 
-/** A call's end for its span: an interruption, or the error. */
-const endSpan = (span: Tracer.Span, exit: Exit.Exit<unknown, unknown>) =>
-  Effect.flatMap(Clock.currentTimeNanos, (now) => Effect.sync(() => span.end(now, exit)))
-
 /**
  * The window of one middleware instance: its runtime (counter, session core, in-memory store,
  * summariser), and the fitting and settling of a call, as the AI SDK adapter's.
@@ -343,16 +340,7 @@ const makeCore = (options: Options) => {
   const traced = <A, E, R>(effect: Effect.Effect<A, E, R>) => tracer === undefined ? effect : Effect.withTracer(effect, tracer)
 
   /** Fits a call in a span `cupel.window` left open until the call ends (see `AiSdk`). */
-  const fit = (call: Session.Call<"generate">) =>
-    Effect.gen(function*() {
-      const span = yield* Effect.makeSpan("cupel.window")
-      const core = yield* Session.Session
-      const fitting = yield* core.fit(call).pipe(
-        Effect.withParentSpan(span),
-        Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : endSpan(span, exit))
-      )
-      return { fitting, span }
-    }).pipe(traced)
+  const fit = (call: Session.Call<"generate">) => traced(fitInSpan(call))
 
   /** Settles a call, hands its report to `onReport`, and ends its span. */
   const settle = (
@@ -546,19 +534,25 @@ export const trimBaseMessagesEffect = <M extends BaseMessage>(
   messages: ReadonlyArray<M>,
   options: TrimOptions
 ): Effect.Effect<Trim.Trimmed<M | BaseMessage>, Trim.TrimError> =>
-  Effect.gen(function*() {
-    const { classes } = yield* Effect.promise(loader())
-    const converted = yield* Effect.try({
-      try: () => LangChainPrompt.convert(messages),
-      catch: (cause) => new InvalidInput({ field: "messages", problem: describeThrown(cause) })
-    })
-    return yield* Trim.trimConverted<M | BaseMessage>(
-      messages,
-      converted.prompt.content,
-      options,
-      (original, shortened) => (original.type === "tool" ? LangChainPrompt.fromMessage(shortened, classes, original) : undefined)
-    )
+  trimBaseMessagesEffectBody(messages, options)
+
+// A generator function of the module, not a generator closure made at every call (docs/design.md item 144).
+const trimBaseMessagesEffectBody = Effect.fnUntraced(function*<M extends BaseMessage>(
+  messages: ReadonlyArray<M>,
+  options: TrimOptions
+) {
+  const { classes } = yield* Effect.promise(loader())
+  const converted = yield* Effect.try({
+    try: () => LangChainPrompt.convert(messages),
+    catch: (cause) => new InvalidInput({ field: "messages", problem: describeThrown(cause) })
   })
+  return yield* Trim.trimConverted<M | BaseMessage>(
+    messages,
+    converted.prompt.content,
+    options,
+    (original, shortened) => (original.type === "tool" ? LangChainPrompt.fromMessage(shortened, classes, original) : undefined)
+  )
+})
 
 /**
  * Fits LangChain messages (`BaseMessage`s, system messages among them) into

@@ -133,45 +133,48 @@ export const toCandidates = (
   prompt: Prompt.RawInput,
   options?: Options
 ): Effect.Effect<Candidates, AiError.AiError | CandidateError, TokenCounter> =>
-  Effect.gen(function*() {
-    const counter = yield* TokenCounter
-    const messages = Prompt.make(prompt).content
-    const documents = options?.documents ?? []
-    const groupOf = groups(messages, groupPrefix(documents), options?.itemCache)
-    const start = options?.startMillis ?? 0
-    const cache = options?.itemCache?.entries
-    // The items of the last call's history, when this one continues it from the same start: its
-    // message `i` had `last.items[i]`, made (or found) at index `i` from this start.
-    const lastItems = options?.itemCache?.lastItems
-    const last = lastItems !== undefined && lastItems.start === start && continues(messages, lastItems.messages)
-      ? lastItems
-      : undefined
-    const scan: Scan = {
-      messages,
-      groupOf,
-      start,
-      cache,
-      reusable: last?.messages.length ?? 0,
-      lastItems: last?.items ?? [],
-      lastGroups: last?.groups ?? [],
-      items: []
-    }
-    const { items } = scan
-    // The items known already are found by a plain loop (V8 optimises it better than one in
-    // this generator); it stops at each message whose item must be made, in order.
-    for (let i = reuse(scan, 0); i < messages.length; i = reuse(scan, i + 1)) {
-      const message = messages[i]!
-      const item = yield* makeItem(counter, message, i, groupOf[i], start, options?.annotate)
-      cache?.set(message, item)
-      items.push(item)
-    }
-    for (const document of documents) items.push(document)
-    // A snapshot, as for the groups: the caller's array may change before the next call.
-    if (options?.itemCache !== undefined) {
-      options.itemCache.lastItems = { messages: messages.slice(), items, groups: groupOf, start }
-    }
-    return { items, messageOf: new ItemMessages(items, messages), messages, groups: groupOf }
-  })
+  toCandidatesBody(prompt, options)
+
+// A generator function of the module, not a generator closure made at every call (docs/design.md item 144).
+const toCandidatesBody = Effect.fnUntraced(function*(prompt: Prompt.RawInput, options: Options | undefined) {
+  const counter = yield* TokenCounter
+  const messages = Prompt.make(prompt).content
+  const documents = options?.documents ?? []
+  const groupOf = groups(messages, groupPrefix(documents), options?.itemCache)
+  const start = options?.startMillis ?? 0
+  const cache = options?.itemCache?.entries
+  // The items of the last call's history, when this one continues it from the same start: its
+  // message `i` had `last.items[i]`, made (or found) at index `i` from this start.
+  const lastItems = options?.itemCache?.lastItems
+  const last = lastItems !== undefined && lastItems.start === start && continues(messages, lastItems.messages)
+    ? lastItems
+    : undefined
+  const scan: Scan = {
+    messages,
+    groupOf,
+    start,
+    cache,
+    reusable: last?.messages.length ?? 0,
+    lastItems: last?.items ?? [],
+    lastGroups: last?.groups ?? [],
+    items: []
+  }
+  const { items } = scan
+  // The items known already are found by a plain loop (V8 optimises it better than one in
+  // this generator); it stops at each message whose item must be made, in order.
+  for (let i = reuse(scan, 0); i < messages.length; i = reuse(scan, i + 1)) {
+    const message = messages[i]!
+    const item = yield* makeItem(counter, message, i, groupOf[i], start, options?.annotate)
+    cache?.set(message, item)
+    items.push(item)
+  }
+  for (const document of documents) items.push(document)
+  // A snapshot, as for the groups: the caller's array may change before the next call.
+  if (options?.itemCache !== undefined) {
+    options.itemCache.lastItems = { messages: messages.slice(), items, groups: groupOf, start }
+  }
+  return { items, messageOf: new ItemMessages(items, messages), messages, groups: groupOf }
+})
 
 /** What {@link reuse} reads and fills: the call's messages, what is known of them, the items so far. */
 interface Scan {
@@ -266,49 +269,59 @@ const makeItem = (
   start: number,
   annotate: Options["annotate"]
 ): Effect.Effect<ContextItem.ContextItem, AiError.AiError | CandidateError> =>
-  Effect.gen(function*() {
-    const tokens = yield* countMessage(counter, message, i)
-    if (!Number.isSafeInteger(tokens)) {
-      return yield* new CandidateError({
-        index: i,
-        field: "tokens",
-        problem: `must be a safe integer: the TokenCounter gave ${tokens}`
-      })
-    }
-    const annotation = yield* annotationOf(annotate, message, i)
-    const timestamp = DateTime.make(start + i)
-    if (Option.isNone(timestamp)) {
-      return yield* new CandidateError({
-        index: i,
-        field: "timestamp",
-        problem: `must be a valid instant: startMillis (${start}) + ${i} is not`
-      })
-    }
-    const content = yield* renderEffect(message)
-    if (annotation === undefined) {
-      const made = builtItem(content, tokens, message, timestamp.value, group, i)
-      if (made !== undefined) return made
-    }
-    const priority = annotation?.priority
-    const hint = annotation?.futureRelevanceHint
-    return yield* ContextItem.make({
-      content,
-      tokens,
-      kind: annotation?.kind ?? kindOf(message),
-      source: "Chat",
-      pinned: annotation?.pinned ?? message.role === "system",
-      tags: annotation?.tags ?? [],
-      metadata: { ...annotation?.metadata, role: message.role, [messageIndexKey]: i },
-      timestamp: timestamp.value,
-      ...(priority === undefined ? {} : { priority }),
-      ...(hint === undefined ? {} : { futureRelevanceHint: hint }),
-      ...(group === undefined ? {} : { group })
-    }).pipe(
-      Effect.mapError((error) =>
-        new CandidateError({ index: i, field: fieldOf(error.issue) ?? "item", problem: `is invalid: ${error.message}` })
-      )
+  makeItemBody(counter, message, i, group, start, annotate)
+
+// A generator function of the module, not a generator closure made at every call (docs/design.md item 144).
+const makeItemBody = Effect.fnUntraced(function*(
+  counter: TokenCounter["Service"],
+  message: Prompt.Message,
+  i: number,
+  group: string | undefined,
+  start: number,
+  annotate: Options["annotate"]
+) {
+  const tokens = yield* countMessage(counter, message, i)
+  if (!Number.isSafeInteger(tokens)) {
+    return yield* new CandidateError({
+      index: i,
+      field: "tokens",
+      problem: `must be a safe integer: the TokenCounter gave ${tokens}`
+    })
+  }
+  const annotation = yield* annotationOf(annotate, message, i)
+  const timestamp = DateTime.make(start + i)
+  if (Option.isNone(timestamp)) {
+    return yield* new CandidateError({
+      index: i,
+      field: "timestamp",
+      problem: `must be a valid instant: startMillis (${start}) + ${i} is not`
+    })
+  }
+  const content = yield* renderEffect(message)
+  if (annotation === undefined) {
+    const made = builtItem(content, tokens, message, timestamp.value, group, i)
+    if (made !== undefined) return made
+  }
+  const priority = annotation?.priority
+  const hint = annotation?.futureRelevanceHint
+  return yield* ContextItem.make({
+    content,
+    tokens,
+    kind: annotation?.kind ?? kindOf(message),
+    source: "Chat",
+    pinned: annotation?.pinned ?? message.role === "system",
+    tags: annotation?.tags ?? [],
+    metadata: { ...annotation?.metadata, role: message.role, [messageIndexKey]: i },
+    timestamp: timestamp.value,
+    ...(priority === undefined ? {} : { priority }),
+    ...(hint === undefined ? {} : { futureRelevanceHint: hint }),
+    ...(group === undefined ? {} : { group })
+  }).pipe(
+    Effect.mapError((error) =>
+      new CandidateError({ index: i, field: fieldOf(error.issue) ?? "item", problem: `is invalid: ${error.message}` })
     )
-  })
+  )
+})
 
 /**
  * The item of a message nobody annotated, made without the schema's parser (design 110): every

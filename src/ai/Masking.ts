@@ -228,53 +228,56 @@ const stubOf = (
   index: number,
   memo: Memo
 ): Effect.Effect<{ readonly edit: MessageEdit; readonly tokens: number } | undefined, AiError.AiError | PromptWindow.CandidateError, TokenCounter> =>
-  Effect.gen(function*() {
-    const message = candidates.messages[index]
-    const item = candidates.items[index]
-    if (item === undefined || item.metadata[maskedKey] !== undefined) return undefined
-    if (!maskable(message) && !withImage(message)) return undefined
-    const known = memo.get(message)
-    if (known !== undefined && known.edit.index === index) return known
-    const counter = yield* TokenCounter
-    // The stub's edit, counted, kept in the memo: a masked message is sent as it at every call.
-    const remember = (stub: MessageEdit["message"], masked: Masked) =>
-      Effect.map(countAt(counter, stub, index), (tokens) => {
-        const made = { edit: { index, message: stub, metadata: { [maskedKey]: masked } } satisfies MessageEdit, tokens }
-        memo.set(message, made)
-        sources.set(stub, message)
-        return made
-      })
-    if (message.role === "user") {
-      const call = callBefore(candidates.messages, index)
-      const images: Array<MaskedImage> = []
-      const content: Array<Prompt.UserMessagePart> = []
-      for (const part of message.content) {
-        if (!isImage(part)) {
-          content.push(part)
-          continue
-        }
-        const tokens = yield* countAt(counter, Prompt.userMessage({ content: [part] }), index)
-        const image: MaskedImage = { mediaType: part.mediaType, tokens, ...(call === undefined ? {} : { call }) }
-        images.push(image)
-        content.push(Prompt.textPart({ text: imageStubText(image) }))
-      }
-      return yield* remember({ ...message, content }, { results: [], images, originalTokens: item.tokens })
-    }
-    const results: Array<MaskedResult> = []
-    const content: Array<Prompt.ToolMessagePart> = []
+  stubOfBody(candidates, index, memo)
+
+// A generator function of the module, not a generator closure made at every call (docs/design.md item 144).
+const stubOfBody = Effect.fnUntraced(function*(candidates: PromptWindow.Candidates, index: number, memo: Memo) {
+  const message = candidates.messages[index]
+  const item = candidates.items[index]
+  if (item === undefined || item.metadata[maskedKey] !== undefined) return undefined
+  if (!maskable(message) && !withImage(message)) return undefined
+  const known = memo.get(message)
+  if (known !== undefined && known.edit.index === index) return known
+  const counter = yield* TokenCounter
+  // The stub's edit, counted, kept in the memo: a masked message is sent as it at every call.
+  const remember = (stub: MessageEdit["message"], masked: Masked) =>
+    Effect.map(countAt(counter, stub, index), (tokens) => {
+      const made = { edit: { index, message: stub, metadata: { [maskedKey]: masked } } satisfies MessageEdit, tokens }
+      memo.set(message, made)
+      sources.set(stub, message)
+      return made
+    })
+  if (message.role === "user") {
+    const call = callBefore(candidates.messages, index)
+    const images: Array<MaskedImage> = []
+    const content: Array<Prompt.UserMessagePart> = []
     for (const part of message.content) {
-      if (part.type !== "tool-result") {
+      if (!isImage(part)) {
         content.push(part)
         continue
       }
-      const alone = message.content.length === 1
-        ? item.tokens
-        : yield* countAt(counter, Prompt.toolMessage({ content: [part] }), index)
-      results.push({ id: part.id, name: part.name, tokens: alone })
-      content.push(stubPart(part, alone))
+      const tokens = yield* countAt(counter, Prompt.userMessage({ content: [part] }), index)
+      const image: MaskedImage = { mediaType: part.mediaType, tokens, ...(call === undefined ? {} : { call }) }
+      images.push(image)
+      content.push(Prompt.textPart({ text: imageStubText(image) }))
     }
-    return yield* remember({ ...message, content }, { results, originalTokens: item.tokens })
-  })
+    return yield* remember({ ...message, content }, { results: [], images, originalTokens: item.tokens })
+  }
+  const results: Array<MaskedResult> = []
+  const content: Array<Prompt.ToolMessagePart> = []
+  for (const part of message.content) {
+    if (part.type !== "tool-result") {
+      content.push(part)
+      continue
+    }
+    const alone = message.content.length === 1
+      ? item.tokens
+      : yield* countAt(counter, Prompt.toolMessage({ content: [part] }), index)
+    results.push({ id: part.id, name: part.name, tokens: alone })
+    content.push(stubPart(part, alone))
+  }
+  return yield* remember({ ...message, content }, { results, originalTokens: item.tokens })
+})
 
 /**
  * The candidates with messages `indices` masked (rule X3: the state's masked messages, masked
@@ -289,16 +292,24 @@ export const apply = (
   memo: Memo,
   itemMemo?: ItemMemo
 ): Effect.Effect<PromptWindow.Candidates, AiError.AiError | PromptWindow.CandidateError, TokenCounter> =>
-  Effect.gen(function*() {
-    if (indices.length === 0) return candidates
-    const edits: Array<{ readonly edit: MessageEdit; readonly tokens: number }> = []
-    for (const index of indices) {
-      const made = yield* stubOf(candidates, index, memo)
-      if (made !== undefined) edits.push(made)
-    }
-    const tokens = new Map(edits.map((e) => [e.edit, e.tokens]))
-    return yield* editMessages(candidates, edits.map((e) => e.edit), (edit) => tokens.get(edit), itemMemo)
-  })
+  applyBody(candidates, indices, memo, itemMemo)
+
+// A generator function of the module, not a generator closure made at every call (docs/design.md item 144).
+const applyBody = Effect.fnUntraced(function*(
+  candidates: PromptWindow.Candidates,
+  indices: ReadonlyArray<number>,
+  memo: Memo,
+  itemMemo: ItemMemo | undefined
+) {
+  if (indices.length === 0) return candidates
+  const edits: Array<{ readonly edit: MessageEdit; readonly tokens: number }> = []
+  for (const index of indices) {
+    const made = yield* stubOf(candidates, index, memo)
+    if (made !== undefined) edits.push(made)
+  }
+  const tokens = new Map(edits.map((e) => [e.edit, e.tokens]))
+  return yield* editMessages(candidates, edits.map((e) => e.edit), (edit) => tokens.get(edit), itemMemo)
+})
 
 /**
  * Rule X7: the messages among `window` (indices) that hold an image, outside `keep` (the current
@@ -334,14 +345,21 @@ export const imageSavings = (
   indices: ReadonlyArray<number>,
   memo: Memo
 ): Effect.Effect<number, AiError.AiError | PromptWindow.CandidateError, TokenCounter> =>
-  Effect.gen(function*() {
-    let saved = 0
-    for (const i of indices) {
-      const made = yield* stubOf(candidates, i, memo)
-      if (made !== undefined) saved += Math.max(0, candidates.items[i]!.tokens - made.tokens)
-    }
-    return saved
-  })
+  imageSavingsBody(candidates, indices, memo)
+
+// A generator function of the module, not a generator closure made at every call (docs/design.md item 144).
+const imageSavingsBody = Effect.fnUntraced(function*(
+  candidates: PromptWindow.Candidates,
+  indices: ReadonlyArray<number>,
+  memo: Memo
+) {
+  let saved = 0
+  for (const i of indices) {
+    const made = yield* stubOf(candidates, i, memo)
+    if (made !== undefined) saved += Math.max(0, candidates.items[i]!.tokens - made.tokens)
+  }
+  return saved
+})
 
 /**
  * Rule X2: the tool messages a compaction masks — the oldest first, each one whose stub is
@@ -355,31 +373,44 @@ export const imageSavings = (
  */
 export const compact = (
   candidates: PromptWindow.Candidates,
-  options: {
-    readonly lowTokens: number
-    readonly keep: ReadonlySet<number>
-    readonly masked: ReadonlyArray<number>
-    readonly memo: Memo
-  }
+  options: CompactOptions
 ): Effect.Effect<
   { readonly candidates: PromptWindow.Candidates; readonly masked: ReadonlyArray<number> },
   AiError.AiError | PromptWindow.CandidateError,
   TokenCounter
-> =>
-  Effect.gen(function*() {
-    let total = 0
-    for (const item of candidates.items) total += item.tokens
-    const masked = new Set(options.masked)
-    const added: Array<number> = []
-    for (let i = 0; i < candidates.messages.length && total > options.lowTokens; i++) {
-      const item = candidates.items[i]!
-      if (masked.has(i) || options.keep.has(i) || item.pinned) continue
-      const made = yield* stubOf(candidates, i, options.memo)
-      if (made === undefined || made.tokens >= item.tokens) continue
-      added.push(i)
-      total -= item.tokens - made.tokens
-    }
-    if (added.length === 0) return { candidates, masked: options.masked }
-    const next = yield* apply(candidates, added, options.memo)
-    return { candidates: next, masked: [...masked, ...added].sort((a, b) => a - b) }
-  })
+> => compactBody(candidates, options)
+
+// A generator function of the module, not a generator closure made at every call (docs/design.md item 144).
+const compactBody = Effect.fnUntraced(function*(
+  candidates: PromptWindow.Candidates,
+  options: CompactOptions
+) {
+  let total = 0
+  for (const item of candidates.items) total += item.tokens
+  const masked = new Set(options.masked)
+  const added: Array<number> = []
+  for (let i = 0; i < candidates.messages.length && total > options.lowTokens; i++) {
+    const item = candidates.items[i]!
+    if (masked.has(i) || options.keep.has(i) || item.pinned) continue
+    const made = yield* stubOf(candidates, i, options.memo)
+    if (made === undefined || made.tokens >= item.tokens) continue
+    added.push(i)
+    total -= item.tokens - made.tokens
+  }
+  if (added.length === 0) return { candidates, masked: options.masked }
+  const next = yield* apply(candidates, added, options.memo)
+  return { candidates: next, masked: [...masked, ...added].sort((a, b) => a - b) }
+})
+
+/**
+ * The options of {@link compact}.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface CompactOptions {
+  readonly lowTokens: number
+  readonly keep: ReadonlySet<number>
+  readonly masked: ReadonlyArray<number>
+  readonly memo: Memo
+}

@@ -128,14 +128,21 @@ export const fit = (
   budget: ContextBudget,
   options?: Options & Pipeline.Options & FitOptions
 ): Effect.Effect<Fitted, FitError | AiError.AiError | CandidateError, Pipeline.Services | TokenCounter> =>
-  Effect.gen(function*() {
-    const made = yield* toCandidates(prompt, options)
-    const { candidates, shortenings } = options?.shortenToolResults === false
-      ? { candidates: made, shortenings: [] }
-      : yield* shortenTurn(made, budget.targetTokens)
-    const fitted = yield* fitCandidates(candidates, budget, options)
-    return shortenings.length === 0 ? fitted : { ...fitted, shortened: shortenings }
-  }).pipe(Effect.withSpan("cupel.prompt_window.fit"))
+  fitBody(prompt, budget, options).pipe(Effect.withSpan("cupel.prompt_window.fit"))
+
+// A generator function of the module, not a generator closure made at every call (docs/design.md item 144).
+const fitBody = Effect.fnUntraced(function*(
+  prompt: Prompt.RawInput,
+  budget: ContextBudget,
+  options: (Options & Pipeline.Options & FitOptions) | undefined
+) {
+  const made = yield* toCandidates(prompt, options)
+  const { candidates, shortenings } = options?.shortenToolResults === false
+    ? { candidates: made, shortenings: [] }
+    : yield* shortenTurn(made, budget.targetTokens)
+  const fitted = yield* fitCandidates(candidates, budget, options)
+  return shortenings.length === 0 ? fitted : { ...fitted, shortened: shortenings }
+})
 
 /**
  * The copies of items kept for a call (rule K2), by item and reason (docs/design.md item 134): a
@@ -183,46 +190,52 @@ export const fitCandidates = (
   candidates: Candidates,
   budget: ContextBudget,
   options?: Pipeline.Options & FitOptions
-): Effect.Effect<Fitted, FitError, Pipeline.Services> =>
-  Effect.gen(function*() {
-    const { items, messages } = candidates
-    const { conversation, kept, pinnedCount, pinnedTokens } = keepingOf(candidates, budget.targetTokens).keeping
-    if (pinnedTokens > budget.targetTokens) {
-      return yield* new PinnedBudgetError({
-        pinnedTokens,
-        availableTokens: budget.targetTokens,
-        pinnedCount,
-        limit: "targetTokens"
-      })
-    }
-    const turnError = turnBudgetError(candidates, budget.targetTokens)
-    if (turnError !== undefined) return yield* turnError
-    const runItems = items.slice()
-    // The kept copies' messages; every other item's is the candidates' (not copied: a thousand
-    // entries a call).
-    const keptMessages = new Map<ContextItem.ContextItem, Prompt.Message>()
-    const keptItems = new Set<ContextItem.ContextItem>()
-    for (const [i, why] of kept) {
-      const item = items[i]!
-      const copy = keptCopyOf(item, why)
-      runItems[i] = copy
-      keptMessages.set(copy, messages[i]!)
-      keptItems.add(copy)
-    }
-    const messageOf = (item: ContextItem.ContextItem): Prompt.Message | undefined =>
-      keptMessages.get(item) ?? candidates.messageOf.get(item)
-    const run = yield* Pipeline.run(runItems, budget, {
-      ...options,
-      deduplication: options?.deduplication ?? false
+): Effect.Effect<Fitted, FitError, Pipeline.Services> => fitCandidatesBody(candidates, budget, options)
+
+// A generator function of the module, not a generator closure made at every call (docs/design.md item 144).
+const fitCandidatesBody = Effect.fnUntraced(function*(
+  candidates: Candidates,
+  budget: ContextBudget,
+  options: (Pipeline.Options & FitOptions) | undefined
+) {
+  const { items, messages } = candidates
+  const { conversation, kept, pinnedCount, pinnedTokens } = keepingOf(candidates, budget.targetTokens).keeping
+  if (pinnedTokens > budget.targetTokens) {
+    return yield* new PinnedBudgetError({
+      pinnedTokens,
+      availableTokens: budget.targetTokens,
+      pinnedCount,
+      limit: "targetTokens"
     })
-    const result = (options?.startOn ?? "user") === "user"
-      ? CurrentTurn.openOnUser(run, (item) => {
-        const message = messageOf(item)
-        if (message === undefined || message.role === "system") return undefined
-        const index = messageIndexOf(item)
-        return index !== undefined && conversation[index] === true ? message.role : undefined
-      }, keptItems)
-      : run
-    return { prompt: promptOf(result.window, messageOf), result }
+  }
+  const turnError = turnBudgetError(candidates, budget.targetTokens)
+  if (turnError !== undefined) return yield* turnError
+  const runItems = items.slice()
+  // The kept copies' messages; every other item's is the candidates' (not copied: a thousand
+  // entries a call).
+  const keptMessages = new Map<ContextItem.ContextItem, Prompt.Message>()
+  const keptItems = new Set<ContextItem.ContextItem>()
+  for (const [i, why] of kept) {
+    const item = items[i]!
+    const copy = keptCopyOf(item, why)
+    runItems[i] = copy
+    keptMessages.set(copy, messages[i]!)
+    keptItems.add(copy)
+  }
+  const messageOf = (item: ContextItem.ContextItem): Prompt.Message | undefined =>
+    keptMessages.get(item) ?? candidates.messageOf.get(item)
+  const run = yield* Pipeline.run(runItems, budget, {
+    ...options,
+    deduplication: options?.deduplication ?? false
   })
+  const result = (options?.startOn ?? "user") === "user"
+    ? CurrentTurn.openOnUser(run, (item) => {
+      const message = messageOf(item)
+      if (message === undefined || message.role === "system") return undefined
+      const index = messageIndexOf(item)
+      return index !== undefined && conversation[index] === true ? message.role : undefined
+    }, keptItems)
+    : run
+  return { prompt: promptOf(result.window, messageOf), result }
+})
 

@@ -310,35 +310,42 @@ export const apply = (
   { readonly candidates: PromptWindow.Candidates; readonly pairs: ReadonlyArray<readonly [number, number]> },
   AiError.AiError | PromptWindow.CandidateError,
   TokenCounter
-> =>
-  Effect.gen(function*() {
-    if (pairs.length === 0) return { candidates, pairs }
-    const counter = yield* TokenCounter
-    const edits: Array<MessageEdit> = []
-    const tokens = new Map<MessageEdit, number>()
-    const kept: Array<readonly [number, number]> = []
-    for (const [index, target] of pairs) {
-      const original = candidates.messages[index]
-      if (original === undefined) continue
-      const known = memo.get(original)
-      let made = known !== undefined && known.index === index && known.target === target &&
-          whole(candidates, index) && whole(candidates, target)
-        ? known
-        : undefined
-      if (made === undefined) {
-        const edit = referring(candidates, index, target)
-        if (edit === undefined) continue
-        made = { index, target, edit, tokens: yield* countAt(counter, edit.message, index) }
-        memo.set(original, made)
-      }
-      // R1: a reference that is not shorter than the result is not sent.
-      if (made.tokens >= candidates.items[index]!.tokens) continue
-      edits.push(made.edit)
-      tokens.set(made.edit, made.tokens)
-      kept.push([index, target])
+> => applyBody(candidates, pairs, memo, itemMemo)
+
+// A generator function of the module, not a generator closure made at every call (docs/design.md item 144).
+const applyBody = Effect.fnUntraced(function*(
+  candidates: PromptWindow.Candidates,
+  pairs: ReadonlyArray<readonly [number, number]>,
+  memo: Memo = makeMemo(),
+  itemMemo: ItemMemo | undefined
+) {
+  if (pairs.length === 0) return { candidates, pairs }
+  const counter = yield* TokenCounter
+  const edits: Array<MessageEdit> = []
+  const tokens = new Map<MessageEdit, number>()
+  const kept: Array<readonly [number, number]> = []
+  for (const [index, target] of pairs) {
+    const original = candidates.messages[index]
+    if (original === undefined) continue
+    const known = memo.get(original)
+    let made = known !== undefined && known.index === index && known.target === target &&
+        whole(candidates, index) && whole(candidates, target)
+      ? known
+      : undefined
+    if (made === undefined) {
+      const edit = referring(candidates, index, target)
+      if (edit === undefined) continue
+      made = { index, target, edit, tokens: yield* countAt(counter, edit.message, index) }
+      memo.set(original, made)
     }
-    return { candidates: yield* editMessages(candidates, edits, (edit) => tokens.get(edit), itemMemo), pairs: kept }
-  })
+    // R1: a reference that is not shorter than the result is not sent.
+    if (made.tokens >= candidates.items[index]!.tokens) continue
+    edits.push(made.edit)
+    tokens.set(made.edit, made.tokens)
+    kept.push([index, target])
+  }
+  return { candidates: yield* editMessages(candidates, edits, (edit) => tokens.get(edit), itemMemo), pairs: kept }
+})
 
 /**
  * Rule R4: the pairs of a window whose referring message is in it while its target is not (or

@@ -407,6 +407,142 @@ const maxPreviousRequests = 1_000
 /** The conversations whose last request's messages are kept to lend their hashes (design 124). */
 const maxPreviousContents = 64
 
+/**
+ * What a session's calls read: its settings, counters and memory. The calls' bodies below are
+ * generator functions of the module given this, not generator closures made at every call
+ * (docs/design.md item 144): on Node 22 a generator closure kept what it closed over — here the
+ * session, and through its progress the call's whole fit — past two scavenges, and a door that
+ * makes a session at every call (`trim`) promoted each call to the old generation.
+ */
+interface Core {
+  readonly mode: Mode
+  readonly countTools: boolean
+  readonly toolCounts: ReturnType<typeof ToolDefinitions.makeCounts>
+  readonly counter: TokenCounter["Service"]
+  readonly budget: ContextBudget
+  readonly window: Windows
+  readonly overhead: number
+  readonly promptCache: CachePlan.Options | false
+  readonly progress: WeakMap<Fitting, Progress>
+  readonly misses: ReturnType<typeof CacheDescriptors.make> | undefined
+  readonly sentOf: (
+    call: Call,
+    plan: StableWindow.Plan,
+    prompt: Prompt.Prompt
+  ) => Effect.Effect<{
+    readonly sent: SentRequest.SentRequest
+    readonly previousSent: SentRequest.SentRequest | undefined
+    readonly toolsChanged: SentRequest.ToolsChange | undefined
+  }>
+  readonly progressOf: (fitting: Fitting) => Progress
+  readonly commit: (fitting: Fitting, reported?: CallReport.Reported) => Effect.Effect<void>
+}
+
+/** A call's fit ({@link Service}'s `fit`), without the session's services. */
+const fitCall = Effect.fnUntraced(function*<M extends CallReport.Method>(core: Core, call: Call<M>) {
+  const { countTools, toolCounts, counter, budget, window, overhead, promptCache, progress, misses, sentOf, mode } = core
+  const key = call.key === undefined ? undefined : yield* call.key
+  const counted = countTools && call.tools !== undefined ? yield* ToolDefinitions.count(call.tools, counter, toolCounts) : 0
+  const toolTokens = counted + (call.toolReserve ?? 0)
+  if (toolTokens > budget.targetTokens) {
+    return yield* new ToolDefinitions.ToolDefinitionsError({ problem: "room", tokens: toolTokens, availableTokens: budget.targetTokens })
+  }
+  const callBudget = toolTokens === 0 ? budget : new ContextBudget({ ...budget, targetTokens: budget.targetTokens - toolTokens })
+  const made = yield* window.fit(call.prompt, callBudget, { key, toolTokens, overhead, toolkit: call.toolkit })
+  const countedTokens = toolTokens + made.fitted.result.totalTokens + overhead
+  const figures: windowSpan.Fit = {
+    method: call.method,
+    mode,
+    result: made.fitted.result,
+    toolTokens,
+    targetTokens: made.budget.targetTokens,
+    calibration: made.ratio,
+    predictedInputTokens: countedTokens,
+    stable: made.plan
+  }
+  yield* Effect.annotateCurrentSpan(windowSpan.fitAttributes(figures))
+  const plan = made.plan
+  const wire = plan === undefined ? undefined : yield* sentOf(call, plan, made.fitted.prompt)
+  const cache = plan === undefined || promptCache === false ? undefined : CachePlan.ofStable(plan, toolTokens, promptCache)
+  if (wire?.toolsChanged !== undefined) {
+    yield* Effect.annotateCurrentSpan({
+      "cupel.window.tools_changed.name": wire.toolsChanged.name,
+      "cupel.window.tools_changed.field": wire.toolsChanged.field
+    })
+  }
+  const fitting: Fitting<M> = {
+    method: call.method,
+    mode,
+    prompt: made.fitted.prompt,
+    fitted: made.fitted,
+    toolTokens,
+    budget: made.budget,
+    calibration: made.ratio,
+    countedTokens,
+    plan: made.plan,
+    figures,
+    ...(cache === undefined ? {} : { cache }),
+    ...(wire === undefined ? {} : {
+      sent: wire.sent,
+      previousSent: wire.previousSent,
+      toolsChanged: wire.toolsChanged
+    })
+  }
+  progress.set(fitting, { committed: false, result: undefined, reported: undefined })
+  if (misses !== undefined) misses.describe(fitting, fitting.prompt, call.tools, yield* Clock.currentTimeMillis)
+  return fitting
+})
+
+/** A call's settling ({@link Service}'s `settle`). */
+const settleCall = Effect.fnUntraced(function*<M extends CallReport.Method, O extends CallReport.Outcome>(
+  core: Core,
+  fitting: Fitting<M>,
+  ended: Ended<O>
+) {
+  const { progressOf, commit, window, misses, mode } = core
+  const known = progressOf(fitting)
+  const reported = ended.reported
+  if (ended.outcome === "answered" || ended.outcome === "sent") {
+    if (!known.committed) yield* commit(fitting, reported)
+    else if (reported !== undefined && known.reported === undefined) {
+      // A stream committed at its first part: its usage comes with its last.
+      known.reported = reported
+      yield* window.calibrate(fitting, reported, known.result)
+    }
+  }
+  yield* windowSpan.end(fitting.figures, ended.outcome, reported, known.result, ended.providerError)
+  const plan = fitting.plan
+  const miss = misses?.settle(fitting, {
+    key: plan?.key,
+    outcome: ended.outcome,
+    reported,
+    prediction: plan?.prediction,
+    compaction: plan?.change.action === "compact"
+  })
+  if (miss !== undefined) yield* Effect.annotateCurrentSpan(windowSpan.missAttributes(miss))
+  return {
+    method: fitting.method,
+    prompt: fitting.prompt,
+    candidates: fitting.fitted.result.report.totalCandidates,
+    result: fitting.fitted.result,
+    toolTokens: fitting.toolTokens,
+    budget: fitting.budget,
+    calibration: fitting.calibration,
+    mode,
+    conversation: plan?.key,
+    change: plan?.change,
+    prediction: plan?.prediction,
+    outcome: ended.outcome,
+    reported,
+    committed: known.result,
+    ...(miss === undefined ? {} : { miss }),
+    cache: fitting.cache,
+    toolsChanged: fitting.toolsChanged,
+    sent: fitting.sent,
+    previousSent: fitting.previousSent
+  }
+})
+
 /** A session over `windows`: the budget, tool counting, figures and reports they share. */
 const make = Effect.fnUntraced(function*(
   options: Options & { readonly promptCache?: CachePlan.Options | undefined },
@@ -468,58 +604,7 @@ const make = Effect.fnUntraced(function*(
   }
 
   const fit = <M extends CallReport.Method>(call: Call<M>): Effect.Effect<Fitting<M>, FitError> =>
-    Effect.gen(function*() {
-      const key = call.key === undefined ? undefined : yield* call.key
-      const counted = countTools && call.tools !== undefined ? yield* ToolDefinitions.count(call.tools, counter, toolCounts) : 0
-      const toolTokens = counted + (call.toolReserve ?? 0)
-      if (toolTokens > budget.targetTokens) {
-        return yield* new ToolDefinitions.ToolDefinitionsError({ problem: "room", tokens: toolTokens, availableTokens: budget.targetTokens })
-      }
-      const callBudget = toolTokens === 0 ? budget : new ContextBudget({ ...budget, targetTokens: budget.targetTokens - toolTokens })
-      const made = yield* window.fit(call.prompt, callBudget, { key, toolTokens, overhead, toolkit: call.toolkit })
-      const countedTokens = toolTokens + made.fitted.result.totalTokens + overhead
-      const figures: windowSpan.Fit = {
-        method: call.method,
-        mode,
-        result: made.fitted.result,
-        toolTokens,
-        targetTokens: made.budget.targetTokens,
-        calibration: made.ratio,
-        predictedInputTokens: countedTokens,
-        stable: made.plan
-      }
-      yield* Effect.annotateCurrentSpan(windowSpan.fitAttributes(figures))
-      const plan = made.plan
-      const wire = plan === undefined ? undefined : yield* sentOf(call, plan, made.fitted.prompt)
-      const cache = plan === undefined || promptCache === false ? undefined : CachePlan.ofStable(plan, toolTokens, promptCache)
-      if (wire?.toolsChanged !== undefined) {
-        yield* Effect.annotateCurrentSpan({
-          "cupel.window.tools_changed.name": wire.toolsChanged.name,
-          "cupel.window.tools_changed.field": wire.toolsChanged.field
-        })
-      }
-      const fitting: Fitting<M> = {
-        method: call.method,
-        mode,
-        prompt: made.fitted.prompt,
-        fitted: made.fitted,
-        toolTokens,
-        budget: made.budget,
-        calibration: made.ratio,
-        countedTokens,
-        plan: made.plan,
-        figures,
-        ...(cache === undefined ? {} : { cache }),
-        ...(wire === undefined ? {} : {
-          sent: wire.sent,
-          previousSent: wire.previousSent,
-          toolsChanged: wire.toolsChanged
-        })
-      }
-      progress.set(fitting, { committed: false, result: undefined, reported: undefined })
-      if (misses !== undefined) misses.describe(fitting, fitting.prompt, call.tools, yield* Clock.currentTimeMillis)
-      return fitting
-    }).pipe(
+    fitCall(core, call).pipe(
       Effect.provideContext(services),
       Effect.provideService(TokenCounter, counter),
       // A call the window fails never reaches `settle`: it is counted here.
@@ -551,51 +636,23 @@ const make = Effect.fnUntraced(function*(
   const settle = <M extends CallReport.Method, O extends CallReport.Outcome>(
     fitting: Fitting<M>,
     ended: Ended<O>
-  ): Effect.Effect<CallReport.CallReport<Prompt.Prompt, M, O>> =>
-    Effect.gen(function*() {
-      const known = progressOf(fitting)
-      const reported = ended.reported
-      if (ended.outcome === "answered" || ended.outcome === "sent") {
-        if (!known.committed) yield* commit(fitting, reported)
-        else if (reported !== undefined && known.reported === undefined) {
-          // A stream committed at its first part: its usage comes with its last.
-          known.reported = reported
-          yield* window.calibrate(fitting, reported, known.result)
-        }
-      }
-      yield* windowSpan.end(fitting.figures, ended.outcome, reported, known.result, ended.providerError)
-      const plan = fitting.plan
-      const miss = misses?.settle(fitting, {
-        key: plan?.key,
-        outcome: ended.outcome,
-        reported,
-        prediction: plan?.prediction,
-        compaction: plan?.change.action === "compact"
-      })
-      if (miss !== undefined) yield* Effect.annotateCurrentSpan(windowSpan.missAttributes(miss))
-      return {
-        method: fitting.method,
-        prompt: fitting.prompt,
-        candidates: fitting.fitted.result.report.totalCandidates,
-        result: fitting.fitted.result,
-        toolTokens: fitting.toolTokens,
-        budget: fitting.budget,
-        calibration: fitting.calibration,
-        mode,
-        conversation: plan?.key,
-        change: plan?.change,
-        prediction: plan?.prediction,
-        outcome: ended.outcome,
-        reported,
-        committed: known.result,
-        ...(miss === undefined ? {} : { miss }),
-        cache: fitting.cache,
-        toolsChanged: fitting.toolsChanged,
-        sent: fitting.sent,
-        previousSent: fitting.previousSent
-      }
-    })
+  ): Effect.Effect<CallReport.CallReport<Prompt.Prompt, M, O>> => settleCall(core, fitting, ended)
 
+  const core: Core = {
+    mode,
+    countTools,
+    toolCounts,
+    counter,
+    budget,
+    window,
+    overhead,
+    promptCache,
+    progress,
+    misses,
+    sentOf,
+    progressOf,
+    commit
+  }
   return Session.of({ mode, fit, commit, settle })
 })
 
@@ -673,20 +730,32 @@ export const layerPerCall = (options: Options): Layer.Layer<Session, InvalidConf
  * @category constructors
  */
 export const makePerCall = (options: Options): Effect.Effect<Service, InvalidConfigError, TokenCounter | Scope.Scope> =>
-  Effect.gen(function*() {
-    yield* checkOptions(options, SessionOptions.core)
-    const pipelineOptions = { ...pipelineOptionsOf(options), itemCache: options.itemCache ?? PromptWindow.makeItemCache() }
-    const calibration = Calibration.makePerCall()
-    return yield* make(options, () => ({
-      mode: "per-call",
-      fit: (prompt, budget, call) =>
-        Effect.gen(function*() {
-          const ratio = yield* calibration.ratio
-          const callBudget = Calibration.calibrated(budget, ratio, call.toolTokens, call.overhead)
-          const fitted = yield* PromptWindow.fit(prompt, callBudget, pipelineOptions)
-          return { fitted, ratio, budget: callBudget, plan: undefined }
-        }),
-      commit: (fitting, reported) => Effect.as(calibration.record(reported, fitting.countedTokens), undefined),
-      calibrate: (fitting, reported) => calibration.record(reported, fitting.countedTokens)
-    }))
-  })
+  makePerCallBody(options)
+
+// Generator functions of the module, not generator closures made at every call (docs/design.md
+// item 144): `trim` makes a per-call session at every call.
+const makePerCallBody = Effect.fnUntraced(function*(options: Options) {
+  yield* checkOptions(options, SessionOptions.core)
+  const pipelineOptions = { ...pipelineOptionsOf(options), itemCache: options.itemCache ?? PromptWindow.makeItemCache() }
+  const calibration = Calibration.makePerCall()
+  return yield* make(options, () => ({
+    mode: "per-call",
+    fit: (prompt, budget, call) => perCallFit(calibration, pipelineOptions, prompt, budget, call),
+    commit: (fitting, reported) => Effect.as(calibration.record(reported, fitting.countedTokens), undefined),
+    calibrate: (fitting, reported) => calibration.record(reported, fitting.countedTokens)
+  }))
+})
+
+/** A per-call session's window: the calibrated budget, and the fit from scratch. */
+const perCallFit = Effect.fnUntraced(function*(
+  calibration: Calibration.PerCall,
+  pipelineOptions: PromptWindow.Options & Pipeline.Options & PromptWindow.FitOptions,
+  prompt: Prompt.RawInput,
+  budget: ContextBudget,
+  call: { readonly toolTokens: number; readonly overhead: number }
+) {
+  const ratio = yield* calibration.ratio
+  const callBudget = Calibration.calibrated(budget, ratio, call.toolTokens, call.overhead)
+  const fitted = yield* PromptWindow.fit(prompt, callBudget, pipelineOptions)
+  return { fitted, ratio, budget: callBudget, plan: undefined }
+})

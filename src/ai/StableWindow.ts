@@ -392,311 +392,314 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
     ...(referencing ? [] : ["no-references"])
   ]))
 
-  const fit: StableWindow["fit"] = (prompt, callBudget, call) =>
-    Effect.gen(function*() {
-      let budget = callBudget
-      const made = yield* PromptWindow.toCandidates(prompt, { ...options, itemCache })
-      const messages = made.messages
-      const n = messages.length
-      // Design 103: a huge message is hashed in pieces, with yields, before the key and the
-      // digests read its hash.
-      yield* prepare(messages)
-      const keyOf = options.conversationKey
-      const key = call?.key ?? (yield* ConversationKey.ConversationKey) ??
-        (keyOf === undefined
-          ? ConversationKey.fromOpening(messages, hashOf)
-          // The caller's function: a throw is the call's typed failure, naming it, not a defect.
-          : yield* Effect.try({
-            try: () => keyOf(Prompt.fromMessages(messages)),
-            catch: (cause) =>
-              AiError.make({
-                module: "effect-cupel/ai/StableWindow",
-                method: "conversationKey",
-                reason: new AiError.UnknownError({
-                  description: `the conversationKey function threw: ${describeThrown(cause)}`
-                })
+  // One generator function for the window's calls, made once with the window: a generator
+  // closure made at every call kept the call's values past two scavenges (docs/design.md item 144).
+  const fitBody = Effect.fnUntraced(function*(prompt: Prompt.RawInput, callBudget: ContextBudget, call: Call | undefined) {
+    let budget = callBudget
+    const made = yield* PromptWindow.toCandidates(prompt, { ...options, itemCache })
+    const messages = made.messages
+    const n = messages.length
+    // Design 103: a huge message is hashed in pieces, with yields, before the key and the
+    // digests read its hash.
+    yield* prepare(messages)
+    const keyOf = options.conversationKey
+    const key = call?.key ?? (yield* ConversationKey.ConversationKey) ??
+      (keyOf === undefined
+        ? ConversationKey.fromOpening(messages, hashOf)
+        // The caller's function: a throw is the call's typed failure, naming it, not a defect.
+        : yield* Effect.try({
+          try: () => keyOf(Prompt.fromMessages(messages)),
+          catch: (cause) =>
+            AiError.make({
+              module: "effect-cupel/ai/StableWindow",
+              method: "conversationKey",
+              reason: new AiError.UnknownError({
+                description: `the conversationKey function threw: ${describeThrown(cause)}`
               })
-          }))
-      const now = yield* Clock.currentTimeMillis
-      const toolTokens = call?.toolTokens ?? 0
-      const found = yield* store.read(key)
-      const basedOn = found._tag === "Found" ? found.state.revision : undefined
-      const digests = digestsOf(messages)
-      // Read now: the array is the layer's, and a later call may extend it.
-      const historyDigest = digests[n]!
-      const carried = carries.get(key)
-      const previous = usable(found, { settings, now, ttlMillis, n, digests, documents: documents.length }, carried)
-      // The carry continues only the state it was made for (usable then gave its entries back).
-      const carry = carried !== undefined && previous._tag === "Usable" && previous.entries === carried.entries
-        ? carried
-        : undefined
-      // C7: the counts corrected by the provider's last report, while the state is this layer's.
-      const calibration = found._tag === "Found" && found.state.fingerprint === settings &&
-          now - found.state.updatedAtMillis <= ttlMillis
-        ? found.state.calibration
-        : undefined
-      const ratio = calibration?.ratio ?? 1
-      const overhead = call?.requestOverhead ?? 0
-      budget = Calibration.calibrated(budget, ratio, toolTokens, overhead)
-      const state = previous._tag === "Usable" ? previous.state : undefined
-      const previousEntries = previous._tag === "Usable" ? previous.entries : undefined
-      // K6: the tool messages the window shortened are sent shortened again, the same way.
-      const kept: ReadonlyArray<PromptWindow.Shortening> = (state?.shortened ?? []).map(([index, keepTokens]) => ({
-        index,
-        keepTokens
-      }))
-      let candidates = yield* PromptWindow.applyShortenings(made, kept)
-      // R1 over the previous window's results: read by the last call up to where it read them.
-      const poolIndex = carry?.pool ?? ResultReferences.makePoolIndex()
-      // X3, R1–R2: the state's stubs and references made again; references for the new messages.
-      let edited = yield* ToolResultEdits.atCall(candidates, {
-        masked: state?.masked ?? [],
-        pairs: state?.references ?? [],
-        pool: previousEntries ?? [],
-        poolIndex,
-        seen: state?.historyLength ?? 0,
-        references: referencing,
-        memo: maskMemo,
-        referenceMemo,
-        itemMemo
-      })
-      candidates = edited.candidates
-      // K2: a newest user message that does not fit the call's whole target fails the call,
-      // whether it would append or compact (a compaction fits to a lower target).
-      yield* PromptWindow.checkTurn(candidates, budget.targetTokens)
-      let shortenings = kept
-      const oldSummary = state?.summary === undefined ? undefined : summaryOf(state.summary)
-      // The carry's tokens and report hold for this call's items only when they are the same objects.
-      const itemsCarry = carry !== undefined && sameItems(carry, candidates.items, oldSummary?.item) ? carry : undefined
-      let summary = oldSummary
-      const extras = (): Extras => ({ candidates, documents, summary })
-      const tokensBefore = (entry: WindowEntry.WindowEntry): number =>
-        tokensOfEntry(entry, { candidates, documents, summary: oldSummary })
+            })
+        }))
+    const now = yield* Clock.currentTimeMillis
+    const toolTokens = call?.toolTokens ?? 0
+    const found = yield* store.read(key)
+    const basedOn = found._tag === "Found" ? found.state.revision : undefined
+    const digests = digestsOf(messages)
+    // Read now: the array is the layer's, and a later call may extend it.
+    const historyDigest = digests[n]!
+    const carried = carries.get(key)
+    const previous = usable(found, { settings, now, ttlMillis, n, digests, documents: documents.length }, carried)
+    // The carry continues only the state it was made for (usable then gave its entries back).
+    const carry = carried !== undefined && previous._tag === "Usable" && previous.entries === carried.entries
+      ? carried
+      : undefined
+    // C7: the counts corrected by the provider's last report, while the state is this layer's.
+    const calibration = found._tag === "Found" && found.state.fingerprint === settings &&
+        now - found.state.updatedAtMillis <= ttlMillis
+      ? found.state.calibration
+      : undefined
+    const ratio = calibration?.ratio ?? 1
+    const overhead = call?.requestOverhead ?? 0
+    budget = Calibration.calibrated(budget, ratio, toolTokens, overhead)
+    const state = previous._tag === "Usable" ? previous.state : undefined
+    const previousEntries = previous._tag === "Usable" ? previous.entries : undefined
+    // K6: the tool messages the window shortened are sent shortened again, the same way.
+    const kept: ReadonlyArray<PromptWindow.Shortening> = (state?.shortened ?? []).map(([index, keepTokens]) => ({
+      index,
+      keepTokens
+    }))
+    let candidates = yield* PromptWindow.applyShortenings(made, kept)
+    // R1 over the previous window's results: read by the last call up to where it read them.
+    const poolIndex = carry?.pool ?? ResultReferences.makePoolIndex()
+    // X3, R1–R2: the state's stubs and references made again; references for the new messages.
+    let edited = yield* ToolResultEdits.atCall(candidates, {
+      masked: state?.masked ?? [],
+      pairs: state?.references ?? [],
+      pool: previousEntries ?? [],
+      poolIndex,
+      seen: state?.historyLength ?? 0,
+      references: referencing,
+      memo: maskMemo,
+      referenceMemo,
+      itemMemo
+    })
+    candidates = edited.candidates
+    // K2: a newest user message that does not fit the call's whole target fails the call,
+    // whether it would append or compact (a compaction fits to a lower target).
+    yield* PromptWindow.checkTurn(candidates, budget.targetTokens)
+    let shortenings = kept
+    const oldSummary = state?.summary === undefined ? undefined : summaryOf(state.summary)
+    // The carry's tokens and report hold for this call's items only when they are the same objects.
+    const itemsCarry = carry !== undefined && sameItems(carry, candidates.items, oldSummary?.item) ? carry : undefined
+    let summary = oldSummary
+    const extras = (): Extras => ({ candidates, documents, summary })
+    const tokensBefore = (entry: WindowEntry.WindowEntry): number =>
+      tokensOfEntry(entry, { candidates, documents, summary: oldSummary })
 
-      let fitted: PromptWindow.Fitted | undefined
-      let action: Action
-      let watermark: number | undefined
-      let entries: Array<WindowEntry.WindowEntry>
-      let appended = 0
-      // S3: append while it fits.
-      const append = previousEntries === undefined || state === undefined
-        ? undefined
-        : appendPlan(
+    let fitted: PromptWindow.Fitted | undefined
+    let action: Action
+    let watermark: number | undefined
+    let entries: Array<WindowEntry.WindowEntry>
+    let appended = 0
+    // S3: append while it fits.
+    const append = previousEntries === undefined || state === undefined
+      ? undefined
+      : appendPlan(
+        candidates,
+        previousEntries,
+        state.historyLength,
+        tokensBefore,
+        budget.targetTokens,
+        itemsCarry?.windowTokens
+      )
+    let summaryOutcome: WindowSummary.Outcome | undefined
+    let appendReport: AppendReport | undefined
+    if (append !== undefined && state !== undefined && previousEntries !== undefined) {
+      action = "append"
+      entries = append.entries
+      appended = append.addedTokens
+      const made = appendedResult(extras(), previousEntries, entries, budget.targetTokens, reportEntries, itemsCarry?.report)
+      fitted = made.fitted
+      appendReport = made.report
+    } else {
+      // K6, with the cut at the low watermark (what a compaction cuts to) so that the calls
+      // after it can append.
+      // S11: the mean growth, or a high quantile of the recent steps when larger — bursty growth
+      // (a new file among references) is not seen by a mean, and a watermark set from the mean
+      // cuts too little for the bursts that end a cycle.
+      const growth = state !== undefined && state.appends > 0
+        ? Math.max(state.addedTokens / state.appends, recentStepQuantile(candidates))
+        : lastStepTokens(candidates)
+      const lambda = options.lowWatermark ?? CacheModel.lowWatermark(rule, {
+        growthPerCall: growth,
+        targetTokens: budget.targetTokens,
+        writeOverhead: options.writeOverhead ?? defaultWriteOverhead
+      })
+      if (options.shortenToolResults !== false) {
+        const shortened = yield* PromptWindow.shortenTurn(
           candidates,
-          previousEntries,
-          state.historyLength,
-          tokensBefore,
           budget.targetTokens,
-          itemsCarry?.windowTokens
+          Math.floor(lambda * budget.targetTokens)
         )
-      let summaryOutcome: WindowSummary.Outcome | undefined
-      let appendReport: AppendReport | undefined
-      if (append !== undefined && state !== undefined && previousEntries !== undefined) {
-        action = "append"
-        entries = append.entries
-        appended = append.addedTokens
-        const made = appendedResult(extras(), previousEntries, entries, budget.targetTokens, reportEntries, itemsCarry?.report)
-        fitted = made.fitted
-        appendReport = made.report
+        candidates = shortened.candidates
+        shortenings = [...shortenings, ...shortened.shortenings]
+      }
+      const total = candidates.items.reduce((sum, item) => sum + item.tokens, 0)
+      if (total <= budget.targetTokens) {
+        // S5 and K1: everything fits (nothing remembered, or the previous window cannot be
+        // extended as it is — a late member of a group sent earlier): the whole history.
+        action = state === undefined ? "fresh" : "compact"
+        fitted = yield* PromptWindow.fitCandidates(candidates, budget, options)
+        // R4: a reference whose target the window left out is sent whole again.
+        const repaired = yield* ToolResultEdits.repair(fitted, edited, (c) => PromptWindow.fitCandidates(c, budget, options))
+        fitted = repaired.fitted
+        edited = repaired.edited
+        candidates = edited.candidates
       } else {
-        // K6, with the cut at the low watermark (what a compaction cuts to) so that the calls
-        // after it can append.
-        // S11: the mean growth, or a high quantile of the recent steps when larger — bursty growth
-        // (a new file among references) is not seen by a mean, and a watermark set from the mean
-        // cuts too little for the bursts that end a cycle.
-        const growth = state !== undefined && state.appends > 0
-          ? Math.max(state.addedTokens / state.appends, recentStepQuantile(candidates))
-          : lastStepTokens(candidates)
-        const lambda = options.lowWatermark ?? CacheModel.lowWatermark(rule, {
-          growthPerCall: growth,
-          targetTokens: budget.targetTokens,
-          writeOverhead: options.writeOverhead ?? defaultWriteOverhead
-        })
-        if (options.shortenToolResults !== false) {
-          const shortened = yield* PromptWindow.shortenTurn(
-            candidates,
-            budget.targetTokens,
-            Math.floor(lambda * budget.targetTokens)
+        // S4: compact in one step to the low watermark, at least what the call must keep.
+        action = "compact"
+        watermark = lambda
+        const must = PromptWindow.keeping(candidates, budget.targetTokens)
+        const need = must.pinnedTokens + must.keptTokens
+        const summarizer = options.summarizer
+        // With a summariser, room for the summary comes off the watermark, not off what the
+        // call must keep.
+        const reserve = summarizer === undefined
+          ? 0
+          : options.summaryTokens ?? Math.floor(defaultSummaryShare * budget.targetTokens)
+        const low = Math.max(Math.floor(watermark * budget.targetTokens) - reserve, need)
+        let lowBudget = new Budget({ ...budget, targetTokens: Math.min(budget.targetTokens, low) })
+        const fitTo = (to: ContextBudget) => (c: PromptWindow.Candidates) =>
+          Effect.map(
+            PromptWindow.fitCandidates(c, to, options),
+            (run) => previousEntries === undefined ? run : keepRelativeOrder(run, c, documents, previousEntries)
           )
-          candidates = shortened.candidates
-          shortenings = [...shortenings, ...shortened.shortenings]
-        }
-        const total = candidates.items.reduce((sum, item) => sum + item.tokens, 0)
-        if (total <= budget.targetTokens) {
-          // S5 and K1: everything fits (nothing remembered, or the previous window cannot be
-          // extended as it is — a late member of a group sent earlier): the whole history.
-          action = state === undefined ? "fresh" : "compact"
-          fitted = yield* PromptWindow.fitCandidates(candidates, budget, options)
-          // R4: a reference whose target the window left out is sent whole again.
-          const repaired = yield* ToolResultEdits.repair(fitted, edited, (c) => PromptWindow.fitCandidates(c, budget, options))
-          fitted = repaired.fitted
-          edited = repaired.edited
-          candidates = edited.candidates
-        } else {
-          // S4: compact in one step to the low watermark, at least what the call must keep.
-          action = "compact"
-          watermark = lambda
-          const must = PromptWindow.keeping(candidates, budget.targetTokens)
-          const need = must.pinnedTokens + must.keptTokens
-          const summarizer = options.summarizer
-          // With a summariser, room for the summary comes off the watermark, not off what the
-          // call must keep.
-          const reserve = summarizer === undefined
-            ? 0
-            : options.summaryTokens ?? Math.floor(defaultSummaryShare * budget.targetTokens)
-          const low = Math.max(Math.floor(watermark * budget.targetTokens) - reserve, need)
-          let lowBudget = new Budget({ ...budget, targetTokens: Math.min(budget.targetTokens, low) })
-          const fitTo = (to: ContextBudget) => (c: PromptWindow.Candidates) =>
-            Effect.map(
-              PromptWindow.fitCandidates(c, to, options),
-              (run) => previousEntries === undefined ? run : keepRelativeOrder(run, c, documents, previousEntries)
-            )
-          // X7: the images of the window this cut keeps are masked (X2), and the room they free
-          // is left to the calls to come: the low target less what they save.
-          if (masking) {
-            const room = yield* ToolResultEdits.imageRoom(candidates, yield* fitTo(lowBudget)(candidates), {
-              keep: new Set(must.kept.keys()),
-              masked: edited.masked,
-              memo: maskMemo
-            })
-            if (room > 0) {
-              lowBudget = new Budget({ ...budget, targetTokens: Math.max(lowBudget.targetTokens - room, Math.min(need, lowBudget.targetTokens)) })
-            }
+        // X7: the images of the window this cut keeps are masked (X2), and the room they free
+        // is left to the calls to come: the low target less what they save.
+        if (masking) {
+          const room = yield* ToolResultEdits.imageRoom(candidates, yield* fitTo(lowBudget)(candidates), {
+            keep: new Set(must.kept.keys()),
+            masked: edited.masked,
+            memo: maskMemo
+          })
+          if (room > 0) {
+            lowBudget = new Budget({ ...budget, targetTokens: Math.max(lowBudget.targetTokens - room, Math.min(need, lowBudget.targetTokens)) })
           }
-          // X2: mask first, down to the low watermark; what still does not fit is left out or summarised.
-          if (masking) {
-            edited = yield* ToolResultEdits.atCompaction({ ...edited, candidates }, {
-              lowTokens: lowBudget.targetTokens,
-              keep: new Set(must.kept.keys()),
-              memo: maskMemo
-            })
-            candidates = edited.candidates
-          }
-          // R4: a reference whose target the compaction left out is sent whole again.
-          const repaired = yield* ToolResultEdits.repair(yield* fitTo(lowBudget)(candidates), { ...edited, candidates }, fitTo(lowBudget))
-          fitted = repaired.fitted
-          edited = repaired.edited
-          candidates = edited.candidates
-          if (summarizer !== undefined) {
-            const inWindow = new Set<number>()
-            for (const entry of entriesOf(fitted.result.window, documents)) {
-              if (entry._tag === "Message") inWindow.add(entry.index)
-            }
-            // The summary request's prefix: the conversation's last request, as it was sent.
-            const context = previousEntries === undefined
-              ? []
-              : previousEntries.map((entry) => messageOfEntry(entry, { candidates, documents, summary: oldSummary }))
-            const written = yield* WindowSummary.summarize({
-              summarizer,
-              candidates,
-              inWindow,
-              previous: oldSummary?.state,
-              context,
-              // The last request's tools, as far as they are known: this call's, when the state
-              // says that request's tools counted the same (the check the cache model makes).
-              tools: state !== undefined && state.toolTokens === toolTokens ? call?.tools ?? [] : [],
-              maxTokens: Math.min(reserve, budget.targetTokens - fitted.result.totalTokens),
-              ledger: options.summaryLedger
-            })
-            summaryOutcome = written.outcome
-            yield* logSummarizer(summarizerFailing, written.outcome)
-            summary = written.summary === undefined ? undefined : summaryOf(written.summary)
-            if (summary !== undefined) {
-              fitted = WindowSummary.insert(fitted, candidates, summary, PromptWindow.toPrompt, budget.targetTokens)
-            }
-          } else summary = undefined
         }
-        entries = entriesOf(fitted.result.window, documents)
+        // X2: mask first, down to the low watermark; what still does not fit is left out or summarised.
+        if (masking) {
+          edited = yield* ToolResultEdits.atCompaction({ ...edited, candidates }, {
+            lowTokens: lowBudget.targetTokens,
+            keep: new Set(must.kept.keys()),
+            memo: maskMemo
+          })
+          candidates = edited.candidates
+        }
+        // R4: a reference whose target the compaction left out is sent whole again.
+        const repaired = yield* ToolResultEdits.repair(yield* fitTo(lowBudget)(candidates), { ...edited, candidates }, fitTo(lowBudget))
+        fitted = repaired.fitted
+        edited = repaired.edited
+        candidates = edited.candidates
+        if (summarizer !== undefined) {
+          const inWindow = new Set<number>()
+          for (const entry of entriesOf(fitted.result.window, documents)) {
+            if (entry._tag === "Message") inWindow.add(entry.index)
+          }
+          // The summary request's prefix: the conversation's last request, as it was sent.
+          const context = previousEntries === undefined
+            ? []
+            : previousEntries.map((entry) => messageOfEntry(entry, { candidates, documents, summary: oldSummary }))
+          const written = yield* WindowSummary.summarize({
+            summarizer,
+            candidates,
+            inWindow,
+            previous: oldSummary?.state,
+            context,
+            // The last request's tools, as far as they are known: this call's, when the state
+            // says that request's tools counted the same (the check the cache model makes).
+            tools: state !== undefined && state.toolTokens === toolTokens ? call?.tools ?? [] : [],
+            maxTokens: Math.min(reserve, budget.targetTokens - fitted.result.totalTokens),
+            ledger: options.summaryLedger
+          })
+          summaryOutcome = written.outcome
+          yield* logSummarizer(summarizerFailing, written.outcome)
+          summary = written.summary === undefined ? undefined : summaryOf(written.summary)
+          if (summary !== undefined) {
+            fitted = WindowSummary.insert(fitted, candidates, summary, PromptWindow.toPrompt, budget.targetTokens)
+          }
+        } else summary = undefined
       }
-      const tokensAfter = (entry: WindowEntry.WindowEntry): number => tokensOfEntry(entry, extras())
-      const summaryReplaced = oldSummary !== undefined && summary !== oldSummary
+      entries = entriesOf(fitted.result.window, documents)
+    }
+    const tokensAfter = (entry: WindowEntry.WindowEntry): number => tokensOfEntry(entry, extras())
+    const summaryReplaced = oldSummary !== undefined && summary !== oldSummary
 
-      const windowTokens = fitted.result.totalTokens
-      // An append's change and common prefix follow from its plan (the previous window is the
-      // new one's start): no pass over both windows.
-      const change = action === "append" && append !== undefined && previousEntries !== undefined
-        ? appendChange(append, previousEntries.length)
-        : WindowChange.changeOf(
-          { previous: previousEntries, current: entries, tokensBefore, tokensAfter, summaryReplaced },
-          action,
-          previous._tag === "Unusable" ? previous.reason : undefined,
-          watermark,
-          found._tag === "Failed" ? found.message : undefined,
-          summaryOutcome
-        )
-      const sameTools = state !== undefined && state.toolTokens === toolTokens
-      const common = previousEntries === undefined || !sameTools
-        ? 0
-        : toolTokens + (action === "append" && append !== undefined
-          ? append.previousTokens
-          : WindowChange.commonPrefix(previousEntries, entries, tokensAfter, summaryReplaced))
-      const prediction = CacheModel.predict(rule, {
-        totalTokens: toolTokens + windowTokens,
-        previousTokens: found._tag === "Found" ? found.state.toolTokens + found.state.windowTokens : 0,
-        commonPrefixTokens: common,
-        secondsSincePrevious: found._tag === "Found" ? Math.max(0, now - found.state.updatedAtMillis) / 1000 : Infinity
-      })
-      const shortenedInWindow = shortenedIn(shortenings, entries)
-      if (shortenedInWindow.length > 0) fitted = { ...fitted, shortened: shortenedInWindow }
-      // Made unchecked, checked when it is written (design 124): a state is encoded, every field
-      // checked, before a store holds it; one never written is never read (a carry continues
-      // only the state its store holds). The checks at every call were a second pass over its
-      // arrays.
-      const next = new WindowState.WindowState({
-        format: 1,
-        fingerprint: settings,
-        revision: (basedOn ?? 0) + 1,
-        historyLength: n,
-        historyDigest,
-        // An append's runs continue the stored ones (its entries start with theirs, decoded from them).
-        window: action === "append" && state !== undefined && previousEntries !== undefined
-          ? extendRuns(state.window, WindowState.runsOf(entries.slice(previousEntries.length)))
-          : WindowState.runsOf(entries),
-        windowTokens,
-        toolTokens,
-        calls: (state?.calls ?? 0) + 1,
-        compactions: (state?.compactions ?? 0) + (action === "compact" ? 1 : 0),
-        appends: (state?.appends ?? 0) + (action === "append" ? 1 : 0),
-        addedTokens: (state?.addedTokens ?? 0) + appended,
-        updatedAtMillis: now,
-        ...(summary === undefined ? {} : { summary: summary.state }),
-        ...(shortenedInWindow.length === 0 ? {} : {
-          shortened: shortenedInWindow.map((sh) => [sh.index, sh.keepTokens] as const)
-        }),
-        // A carried append's masks and references are all in its window: the state's were, and the
-        // appended messages are (design 108).
-        ...(action === "append" && carry !== undefined
-          ? ToolResultEdits.inState(edited, undefined)
-          : ToolResultEdits.inState(edited, entries)),
-        ...(calibration === undefined ? {} : { calibration })
-      }, { disableChecks: true })
-      const countedTokens = toolTokens + windowTokens + overhead
-      // The digests array is extended in place by later calls that continue this history, never
-      // changed below n + 1 (a history that does not continue it gets an array of its own).
-      const history = digests
-      const lineage: WindowStore.Lineage = {
-        stored: found._tag === "Found"
-          ? WindowStore.versionOfState(found.state)
-          : found._tag === "Corrupt"
-          ? found.version
-          : undefined,
-        base: found._tag === "Found" ? found.state : undefined,
-        digestAt: (length) => (length <= n ? history[length] : undefined)
-      }
-      carries.set(key, {
-        state: next,
-        entries,
-        items: candidates.items,
-        summaryItem: summary?.item,
-        windowTokens: action === "append" && append !== undefined
-          ? append.previousTokens + append.addedTokens
-          : entries.reduce((sum, entry) => sum + tokensAfter(entry), 0),
-        report: appendReport,
-        // The next call's pool is this window: it starts with this call's pool only after an append.
-        pool: action === "append" && referencing ? poolIndex : undefined
-      })
-      return { key, budget, ratio, countedTokens, fitted, change, prediction, next, basedOn, lineage }
-    }).pipe(Effect.withSpan("cupel.stable_window.fit"))
+    const windowTokens = fitted.result.totalTokens
+    // An append's change and common prefix follow from its plan (the previous window is the
+    // new one's start): no pass over both windows.
+    const change = action === "append" && append !== undefined && previousEntries !== undefined
+      ? appendChange(append, previousEntries.length)
+      : WindowChange.changeOf(
+        { previous: previousEntries, current: entries, tokensBefore, tokensAfter, summaryReplaced },
+        action,
+        previous._tag === "Unusable" ? previous.reason : undefined,
+        watermark,
+        found._tag === "Failed" ? found.message : undefined,
+        summaryOutcome
+      )
+    const sameTools = state !== undefined && state.toolTokens === toolTokens
+    const common = previousEntries === undefined || !sameTools
+      ? 0
+      : toolTokens + (action === "append" && append !== undefined
+        ? append.previousTokens
+        : WindowChange.commonPrefix(previousEntries, entries, tokensAfter, summaryReplaced))
+    const prediction = CacheModel.predict(rule, {
+      totalTokens: toolTokens + windowTokens,
+      previousTokens: found._tag === "Found" ? found.state.toolTokens + found.state.windowTokens : 0,
+      commonPrefixTokens: common,
+      secondsSincePrevious: found._tag === "Found" ? Math.max(0, now - found.state.updatedAtMillis) / 1000 : Infinity
+    })
+    const shortenedInWindow = shortenedIn(shortenings, entries)
+    if (shortenedInWindow.length > 0) fitted = { ...fitted, shortened: shortenedInWindow }
+    // Made unchecked, checked when it is written (design 124): a state is encoded, every field
+    // checked, before a store holds it; one never written is never read (a carry continues
+    // only the state its store holds). The checks at every call were a second pass over its
+    // arrays.
+    const next = new WindowState.WindowState({
+      format: 1,
+      fingerprint: settings,
+      revision: (basedOn ?? 0) + 1,
+      historyLength: n,
+      historyDigest,
+      // An append's runs continue the stored ones (its entries start with theirs, decoded from them).
+      window: action === "append" && state !== undefined && previousEntries !== undefined
+        ? extendRuns(state.window, WindowState.runsOf(entries.slice(previousEntries.length)))
+        : WindowState.runsOf(entries),
+      windowTokens,
+      toolTokens,
+      calls: (state?.calls ?? 0) + 1,
+      compactions: (state?.compactions ?? 0) + (action === "compact" ? 1 : 0),
+      appends: (state?.appends ?? 0) + (action === "append" ? 1 : 0),
+      addedTokens: (state?.addedTokens ?? 0) + appended,
+      updatedAtMillis: now,
+      ...(summary === undefined ? {} : { summary: summary.state }),
+      ...(shortenedInWindow.length === 0 ? {} : {
+        shortened: shortenedInWindow.map((sh) => [sh.index, sh.keepTokens] as const)
+      }),
+      // A carried append's masks and references are all in its window: the state's were, and the
+      // appended messages are (design 108).
+      ...(action === "append" && carry !== undefined
+        ? ToolResultEdits.inState(edited, undefined)
+        : ToolResultEdits.inState(edited, entries)),
+      ...(calibration === undefined ? {} : { calibration })
+    }, { disableChecks: true })
+    const countedTokens = toolTokens + windowTokens + overhead
+    // The digests array is extended in place by later calls that continue this history, never
+    // changed below n + 1 (a history that does not continue it gets an array of its own).
+    const history = digests
+    const lineage: WindowStore.Lineage = {
+      stored: found._tag === "Found"
+        ? WindowStore.versionOfState(found.state)
+        : found._tag === "Corrupt"
+        ? found.version
+        : undefined,
+      base: found._tag === "Found" ? found.state : undefined,
+      digestAt: (length) => (length <= n ? history[length] : undefined)
+    }
+    carries.set(key, {
+      state: next,
+      entries,
+      items: candidates.items,
+      summaryItem: summary?.item,
+      windowTokens: action === "append" && append !== undefined
+        ? append.previousTokens + append.addedTokens
+        : entries.reduce((sum, entry) => sum + tokensAfter(entry), 0),
+      report: appendReport,
+      // The next call's pool is this window: it starts with this call's pool only after an append.
+      pool: action === "append" && referencing ? poolIndex : undefined
+    })
+    return { key, budget, ratio, countedTokens, fitted, change, prediction, next, basedOn, lineage }
+  })
+  const fit: StableWindow["fit"] = (prompt, callBudget, call) =>
+    fitBody(prompt, callBudget, call).pipe(Effect.withSpan("cupel.stable_window.fit"))
 
   // S8: a call whose read failed does not write. The store is down or hung: the write's own
   // read would hold the call up for another storeTimeout (two waits a call, not one), and

@@ -123,47 +123,49 @@ export const shortenTurn = (
   { readonly candidates: Candidates; readonly shortenings: ReadonlyArray<Shortening> },
   AiError.AiError | CandidateError,
   TokenCounter
-> =>
-  Effect.gen(function*() {
-    const unchanged = { candidates, shortenings: [] }
-    const first = keepingOf(candidates, targetTokens)
-    const { kept, pinnedTokens } = first.keeping
-    if (pinnedTokens > targetTokens || turnBudgetError(candidates, targetTokens) !== undefined) return unchanged
-    const room = Math.min(cutTo, targetTokens) - pinnedTokens
-    // 1. The whole turn, its largest tool message cut.
-    const turn = CurrentTurn.current(first.turn)
-    if (turn.length > 0 && !turn.every((i) => kept.has(i))) {
-      const cut = cutLargest(candidates, turn, room)
-      if (cut !== undefined) {
-        const next = yield* applyShortenings(candidates, [cut])
-        if (next !== candidates) return { candidates: next, shortenings: [cut] }
-      }
+> => shortenTurnBody(candidates, targetTokens, cutTo)
+
+// A generator function of the module, not a generator closure made at every call (docs/design.md item 144).
+const shortenTurnBody = Effect.fnUntraced(function*(candidates: Candidates, targetTokens: number, cutTo: number) {
+  const unchanged = { candidates, shortenings: [] }
+  const first = keepingOf(candidates, targetTokens)
+  const { kept, pinnedTokens } = first.keeping
+  if (pinnedTokens > targetTokens || turnBudgetError(candidates, targetTokens) !== undefined) return unchanged
+  const room = Math.min(cutTo, targetTokens) - pinnedTokens
+  // 1. The whole turn, its largest tool message cut.
+  const turn = CurrentTurn.current(first.turn)
+  if (turn.length > 0 && !turn.every((i) => kept.has(i))) {
+    const cut = cutLargest(candidates, turn, room)
+    if (cut !== undefined) {
+      const next = yield* applyShortenings(candidates, [cut])
+      if (next !== candidates) return { candidates: next, shortenings: [cut] }
     }
-    // 2. The newest unit and the turn's latest exchange, each beside what is kept outside it.
-    const shortenings: Array<Shortening> = []
-    let current = candidates
-    for (const why of ["newest", "latest-tool-exchange"] as const) {
-      const { keeping: { kept }, turn } = keepingOf(current, targetTokens)
-      const anchors = CurrentTurn.anchors(turn)
-      const members = CurrentTurn.unit(turn, anchors[why])
-      if (members.length === 0 || members.every((i) => kept.has(i))) continue
-      // The room: the target less the pinned items, the units kept outside this one and the
-      // newest user message (kept first, rule K2).
-      const user = anchors["newest-user"]
-      let others = 0
-      for (const [i] of kept) if (!members.includes(i)) others += current.items[i]!.tokens
-      if (user >= 0 && turn.conversation[user] && !kept.has(user) && !members.includes(user)) {
-        others += current.items[user]!.tokens
-      }
-      const cut = cutLargest(current, members, room - others)
-      if (cut === undefined) continue
-      const next = yield* applyShortenings(current, [cut])
-      if (next === current) continue
-      shortenings.push(cut)
-      current = next
+  }
+  // 2. The newest unit and the turn's latest exchange, each beside what is kept outside it.
+  const shortenings: Array<Shortening> = []
+  let current = candidates
+  for (const why of ["newest", "latest-tool-exchange"] as const) {
+    const { keeping: { kept }, turn } = keepingOf(current, targetTokens)
+    const anchors = CurrentTurn.anchors(turn)
+    const members = CurrentTurn.unit(turn, anchors[why])
+    if (members.length === 0 || members.every((i) => kept.has(i))) continue
+    // The room: the target less the pinned items, the units kept outside this one and the
+    // newest user message (kept first, rule K2).
+    const user = anchors["newest-user"]
+    let others = 0
+    for (const [i] of kept) if (!members.includes(i)) others += current.items[i]!.tokens
+    if (user >= 0 && turn.conversation[user] && !kept.has(user) && !members.includes(user)) {
+      others += current.items[user]!.tokens
     }
-    return { candidates: current, shortenings }
-  })
+    const cut = cutLargest(current, members, room - others)
+    if (cut === undefined) continue
+    const next = yield* applyShortenings(current, [cut])
+    if (next === current) continue
+    shortenings.push(cut)
+    current = next
+  }
+  return { candidates: current, shortenings }
+})
 
 /**
  * The cut of the largest tool message among `members` that makes them fit `room`, or
@@ -198,38 +200,41 @@ export const applyShortenings = (
   candidates: Candidates,
   shortenings: ReadonlyArray<Shortening>
 ): Effect.Effect<Candidates, AiError.AiError | CandidateError, TokenCounter> =>
-  Effect.gen(function*() {
-    if (shortenings.length === 0) return candidates
-    const counter = yield* TokenCounter
-    let items: Array<ContextItem.ContextItem> | undefined
-    let messages: Array<Prompt.Message> | undefined
-    let messageOf: Map<ContextItem.ContextItem, Prompt.Message> | undefined
-    for (const { index, keepTokens } of shortenings) {
-      const message = candidates.messages[index]
-      const item = candidates.items[index]
-      if (message === undefined || item === undefined || message.role !== "tool") continue
-      const shortened = yield* Shorten.shortenMessage(message, keepTokens, (m) => countMessage(counter, m, index))
-      if (shortened === undefined || shortened.message === message) continue
-      if (!Number.isSafeInteger(shortened.keptTokens)) {
-        return yield* new CandidateError({
-          index,
-          field: "tokens",
-          problem: `must be a safe integer: the TokenCounter gave ${shortened.keptTokens}`
-        })
-      }
-      items ??= candidates.items.slice()
-      messages ??= candidates.messages.slice()
-      messageOf ??= new Map(candidates.messageOf)
-      const replaced = Shorten.markShortened(
-        new ContextItem.ContextItem({ ...item, content: render(shortened.message), tokens: shortened.keptTokens }),
-        { originalTokens: shortened.originalTokens, keptTokens: shortened.keptTokens }
-      )
-      items[index] = replaced
-      messages[index] = shortened.message
-      messageOf.delete(item)
-      messageOf.set(replaced, shortened.message)
+  applyShorteningsBody(candidates, shortenings)
+
+// A generator function of the module, not a generator closure made at every call (docs/design.md item 144).
+const applyShorteningsBody = Effect.fnUntraced(function*(candidates: Candidates, shortenings: ReadonlyArray<Shortening>) {
+  if (shortenings.length === 0) return candidates
+  const counter = yield* TokenCounter
+  let items: Array<ContextItem.ContextItem> | undefined
+  let messages: Array<Prompt.Message> | undefined
+  let messageOf: Map<ContextItem.ContextItem, Prompt.Message> | undefined
+  for (const { index, keepTokens } of shortenings) {
+    const message = candidates.messages[index]
+    const item = candidates.items[index]
+    if (message === undefined || item === undefined || message.role !== "tool") continue
+    const shortened = yield* Shorten.shortenMessage(message, keepTokens, (m) => countMessage(counter, m, index))
+    if (shortened === undefined || shortened.message === message) continue
+    if (!Number.isSafeInteger(shortened.keptTokens)) {
+      return yield* new CandidateError({
+        index,
+        field: "tokens",
+        problem: `must be a safe integer: the TokenCounter gave ${shortened.keptTokens}`
+      })
     }
-    return items === undefined || messages === undefined || messageOf === undefined
-      ? candidates
-      : { ...candidates, items, messages, messageOf }
-  })
+    items ??= candidates.items.slice()
+    messages ??= candidates.messages.slice()
+    messageOf ??= new Map(candidates.messageOf)
+    const replaced = Shorten.markShortened(
+      new ContextItem.ContextItem({ ...item, content: render(shortened.message), tokens: shortened.keptTokens }),
+      { originalTokens: shortened.originalTokens, keptTokens: shortened.keptTokens }
+    )
+    items[index] = replaced
+    messages[index] = shortened.message
+    messageOf.delete(item)
+    messageOf.set(replaced, shortened.message)
+  }
+  return items === undefined || messages === undefined || messageOf === undefined
+    ? candidates
+    : { ...candidates, items, messages, messageOf }
+})

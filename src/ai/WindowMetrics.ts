@@ -205,14 +205,16 @@ const callsOf = (figures: CallFigures): Metric.Metric<number, unknown> => {
  * @since 0.3.0
  * @category recording
  */
-export const record = (figures: CallFigures): Effect.Effect<void> =>
-  Effect.gen(function*() {
-    yield* Metric.update(callsOf(figures), 1)
-    // A compaction is counted when its state was written: once, as the next call starts from it.
-    if (figures.compacted === true) yield* Metric.update(compactions, 1)
-    if (figures.outcome !== "answered" && figures.outcome !== "sent") return
-    if (figures.sentTokens !== undefined) yield* Metric.update(tokensSent, figures.sentTokens)
-    if (figures.droppedTokens !== undefined) yield* Metric.update(tokensDropped, figures.droppedTokens)
-    if (figures.predictedReadTokens !== undefined) yield* Metric.update(predictedReadTokens, figures.predictedReadTokens)
-    if (figures.reportedReadTokens !== undefined) yield* Metric.update(reportedReadTokens, figures.reportedReadTokens)
-  })
+export const record = (figures: CallFigures): Effect.Effect<void> => recordBody(figures)
+
+// A generator function of the module, not a generator closure made at every call (docs/design.md item 144).
+const recordBody = Effect.fnUntraced(function*(figures: CallFigures) {
+  yield* Metric.update(callsOf(figures), 1)
+  // A compaction is counted when its state was written: once, as the next call starts from it.
+  if (figures.compacted === true) yield* Metric.update(compactions, 1)
+  if (figures.outcome !== "answered" && figures.outcome !== "sent") return
+  if (figures.sentTokens !== undefined) yield* Metric.update(tokensSent, figures.sentTokens)
+  if (figures.droppedTokens !== undefined) yield* Metric.update(tokensDropped, figures.droppedTokens)
+  if (figures.predictedReadTokens !== undefined) yield* Metric.update(predictedReadTokens, figures.predictedReadTokens)
+  if (figures.reportedReadTokens !== undefined) yield* Metric.update(reportedReadTokens, figures.reportedReadTokens)
+})

@@ -407,23 +407,30 @@ export const runGrouped = <Options, E, R>(
   PipelineResult,
   E | InvalidItemError | TokenTotalError,
   R | OverflowNotifier.OverflowNotifier
-> =>
-  Effect.gen(function*() {
-    const considered = checkMembers(items)
-    if (typeof considered !== "number") return yield* Effect.fail(considered)
-    const { members, units } = yield* collapse(items)
-    const expand = (item: ContextItem): ReadonlyArray<ContextItem> => members.get(item) ?? [item]
-    const notifier = yield* OverflowNotifier.OverflowNotifier
-    const result = yield* runner(units, budget, options).pipe(
-      Effect.provideService(
-        OverflowNotifier.OverflowNotifier,
-        OverflowNotifier.OverflowNotifier.of({
-          notify: (event) => notifier.notify({ ...event, overflowingItems: event.overflowingItems.flatMap(expand) })
-        })
-      )
+> => runGroupedBody(items, budget, options, runner)
+
+// A generator function of the module, not a generator closure made at every call (docs/design.md item 144).
+const runGroupedBody = Effect.fnUntraced(function*<Options, E, R>(
+  items: ReadonlyArray<ContextItem>,
+  budget: ContextBudget,
+  options: Options | undefined,
+  runner: Runner<Options, E, R>
+) {
+  const considered = checkMembers(items)
+  if (typeof considered !== "number") return yield* Effect.fail(considered)
+  const { members, units } = yield* collapse(items)
+  const expand = (item: ContextItem): ReadonlyArray<ContextItem> => members.get(item) ?? [item]
+  const notifier = yield* OverflowNotifier.OverflowNotifier
+  const result = yield* runner(units, budget, options).pipe(
+    Effect.provideService(
+      OverflowNotifier.OverflowNotifier,
+      OverflowNotifier.OverflowNotifier.of({
+        notify: (event) => notifier.notify({ ...event, overflowingItems: event.overflowingItems.flatMap(expand) })
+      })
     )
-    return expandResult(result, units, members, items.length, considered)
-  })
+  )
+  return expandResult(result, units, members, items.length, considered)
+})
 
 /**
  * The members' report entries made at an earlier call, by unit (docs/design.md item 126): an

@@ -31,38 +31,43 @@ const currentSpan: Effect.Effect<Option.Option<Tracer.Span>> = Effect.option(Eff
  * `cupel.exclusion` event per excluded item. Nothing at `StageOnly`.
  */
 export const annotateExclusions = (count: number, each: EachExclusion): Effect.Effect<void> =>
-  Effect.gen(function*() {
-    const verbosity = yield* CurrentVerbosity
-    if (verbosity === "StageOnly") return
-    const span = yield* currentSpan
-    if (Option.isNone(span)) return
-    span.value.attribute("cupel.exclusion.count", count)
-    if (count === 0) return
-    const at = (yield* Clock.Clock).currentTimeNanosUnsafe()
-    const target = span.value
-    each((item, reason) =>
-      target.event("cupel.exclusion", at, {
-        "cupel.exclusion.reason": reason._tag,
-        "cupel.exclusion.item_kind": item.kind,
-        "cupel.exclusion.item_tokens": item.tokens
-      })
-    )
-  })
+  annotateExclusionsBody(count, each)
+
+// A generator function of the module, not a generator closure made at every call (docs/design.md item 144).
+const annotateExclusionsBody = Effect.fnUntraced(function*(count: number, each: EachExclusion) {
+  const verbosity = yield* CurrentVerbosity
+  if (verbosity === "StageOnly") return
+  const span = yield* currentSpan
+  if (Option.isNone(span)) return
+  span.value.attribute("cupel.exclusion.count", count)
+  if (count === 0) return
+  const at = (yield* Clock.Clock).currentTimeNanosUnsafe()
+  const target = span.value
+  each((item, reason) =>
+    target.event("cupel.exclusion", at, {
+      "cupel.exclusion.reason": reason._tag,
+      "cupel.exclusion.item_kind": item.kind,
+      "cupel.exclusion.item_tokens": item.tokens
+    })
+  )
+})
 
 /** On the current (place) span, at `Full` only: one `cupel.item.included` event per item in the window. */
-export const annotateInclusions = (each: EachInclusion): Effect.Effect<void> =>
-  Effect.gen(function*() {
-    const verbosity = yield* CurrentVerbosity
-    if (verbosity !== "Full") return
-    const span = yield* currentSpan
-    if (Option.isNone(span)) return
-    const at = (yield* Clock.Clock).currentTimeNanosUnsafe()
-    const target = span.value
-    each((item, score) =>
-      target.event("cupel.item.included", at, {
-        "cupel.item.kind": item.kind,
-        "cupel.item.tokens": item.tokens,
-        "cupel.item.score": score
-      })
-    )
-  })
+export const annotateInclusions = (each: EachInclusion): Effect.Effect<void> => annotateInclusionsBody(each)
+
+// A generator function of the module, not a generator closure made at every call (docs/design.md item 144).
+const annotateInclusionsBody = Effect.fnUntraced(function*(each: EachInclusion) {
+  const verbosity = yield* CurrentVerbosity
+  if (verbosity !== "Full") return
+  const span = yield* currentSpan
+  if (Option.isNone(span)) return
+  const at = (yield* Clock.Clock).currentTimeNanosUnsafe()
+  const target = span.value
+  each((item, score) =>
+    target.event("cupel.item.included", at, {
+      "cupel.item.kind": item.kind,
+      "cupel.item.tokens": item.tokens,
+      "cupel.item.score": score
+    })
+  )
+})

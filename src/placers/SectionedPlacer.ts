@@ -288,25 +288,32 @@ const placeSections = (
   sectionOf: (item: ContextItem) => number,
   orders: ReadonlyArray<SectionOrder>
 ): Effect.Effect<Placer.Order, PlacerError | PlacerContractError> =>
-  Effect.gen(function*() {
-    const indices = splitSections(items, sectionOf, orders.length)
-    const out = new Uint32Array(items.length)
-    const seen = new Uint8Array(items.length)
-    let k = 0
-    for (let s = 0; s < orders.length; s++) {
-      const members = indices[s]!
-      if (members.length === 0) continue
-      const section = sectionItems(items, members)
-      const { name, order } = orders[s]!
-      const local = yield* order(section)
-      // The section placer's order must be a permutation of its own items.
-      const violation = checkSection(name, members, local, seen)
-      if (violation !== undefined) return yield* violation
-      for (let j = 0; j < local.length; j++) out[k++] = members[local[j]!]!
-    }
-    for (const i of indices[orders.length]!) out[k++] = i
-    return out
-  })
+  placeSectionsBody(items, sectionOf, orders)
+
+// A generator function of the module, not a generator closure made at every call (docs/design.md item 144).
+const placeSectionsBody = Effect.fnUntraced(function*(
+  items: ReadonlyArray<ScoredItem>,
+  sectionOf: (item: ContextItem) => number,
+  orders: ReadonlyArray<SectionOrder>
+) {
+  const indices = splitSections(items, sectionOf, orders.length)
+  const out = new Uint32Array(items.length)
+  const seen = new Uint8Array(items.length)
+  let k = 0
+  for (let s = 0; s < orders.length; s++) {
+    const members = indices[s]!
+    if (members.length === 0) continue
+    const section = sectionItems(items, members)
+    const { name, order } = orders[s]!
+    const local = yield* order(section)
+    // The section placer's order must be a permutation of its own items.
+    const violation = checkSection(name, members, local, seen)
+    if (violation !== undefined) return yield* violation
+    for (let j = 0; j < local.length; j++) out[k++] = members[local[j]!]!
+  }
+  for (const i of indices[orders.length]!) out[k++] = i
+  return out
+})
 
 /**
  * The kinds of the conversation placer's first section.

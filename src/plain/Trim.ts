@@ -377,6 +377,51 @@ const checkOptions = (options: unknown): Effect.Effect<void, InvalidInput> => {
   return problem === undefined ? Effect.void : Effect.fail(new InvalidInput({ field: problem.path, problem: problem.rule }))
 }
 
+/**
+ * The options the session's fit reads: none of them depends on the message type, so the fit
+ * below is one generator function of the module for every message format.
+ */
+type FitSettings = Pick<Options<never>, "contextWindow" | "outputReserve" | "startOn" | "shortenToolResults" | "toolTokens">
+
+/**
+ * The session's fit of one call's prompt, with its counter and items: a generator function of
+ * the module taking its values as arguments, never a generator closure made at every call
+ * (docs/design.md item 144: on Node 22 a call's generator closures keep the values they close
+ * over past two scavenges, and the whole call was promoted to the old generation).
+ */
+const fitPrompt = Effect.fnUntraced(function*(
+  prompt: ReadonlyArray<Prompt.Message>,
+  options: FitSettings,
+  itemCache: PromptWindow.ItemCache | undefined
+) {
+  const { requestOverhead } = yield* TokenCounter.TokenCounter
+  const session = yield* Session.makePerCall({
+    contextWindow: options.contextWindow,
+    outputReserve: options.outputReserve ?? 0,
+    // Nothing to tell: the overflow strategy is Throw.
+    notifier: OverflowNotifier.layerNoop,
+    ...(itemCache === undefined ? {} : { itemCache }),
+    ...(options.startOn === undefined ? {} : { startOn: options.startOn }),
+    ...(options.shortenToolResults === undefined ? {} : { shortenToolResults: options.shortenToolResults })
+  }).pipe(
+    Effect.mapError((error) => new InvalidInput({ field: error.path, problem: error.rule }))
+  )
+  // fromMessages keeps the message objects (a raw array would be decoded into new ones), which
+  // the counts of a count function are keyed by.
+  const fitting = yield* session.fit({
+    method: "trim",
+    prompt: Prompt.fromMessages(prompt),
+    ...(options.toolTokens === undefined ? {} : { toolReserve: options.toolTokens })
+  })
+  // The messages are handed back to be sent: the call is settled as sent (its figures on
+  // the metrics, as an AI SDK step's).
+  yield* session.settle(fitting, { outcome: "sent" })
+  return { result: fitting.fitted, requestOverhead, targetTokens: fitting.budget.targetTokens }
+})
+
+/** What {@link fitPrompt} gives: the fit, and the figures the report reads. */
+type Fit = Effect.Success<ReturnType<typeof fitPrompt>>
+
 /** The fit of messages already checked and converted (`prompt[i]` is `messages[i]`'s). */
 const fitConverted = <M>(
   messages: ReadonlyArray<M>,
@@ -384,76 +429,59 @@ const fitConverted = <M>(
   options: Options<M>,
   shortenedCopy: ShortenedCopy<M>
 ): Effect.Effect<Trimmed<M>, TrimError> =>
-  Effect.gen(function*() {
-    const [counter, itemCache] = yield* counterOf(messages, prompt, options.count, shortenedCopy, options.media)
-    const outputReserve = options.outputReserve ?? 0
-    const fitted = yield* Effect.gen(function*() {
-      const { requestOverhead } = yield* TokenCounter.TokenCounter
-      const session = yield* Session.makePerCall({
-        contextWindow: options.contextWindow,
-        outputReserve,
-        // Nothing to tell: the overflow strategy is Throw.
-        notifier: OverflowNotifier.layerNoop,
-        ...(itemCache === undefined ? {} : { itemCache }),
-        ...(options.startOn === undefined ? {} : { startOn: options.startOn }),
-        ...(options.shortenToolResults === undefined ? {} : { shortenToolResults: options.shortenToolResults })
-      }).pipe(
-        Effect.mapError((error) => new InvalidInput({ field: error.path, problem: error.rule }))
+  Effect.flatMap(
+    counterOf(messages, prompt, options.count, shortenedCopy, options.media),
+    ([counter, itemCache]) =>
+      fitPrompt(prompt, options, itemCache).pipe(
+        Effect.scoped,
+        Effect.provideService(TokenCounter.TokenCounter, counter),
+        // The counter is the caller's function or gpt-tokenizer's, made to fail only as a
+        // CandidateError (a function's throw was found before the fit, on the same messages);
+        // an AiError here is a throw of the function on a shortened copy.
+        Effect.catchTag("AiError", (error) =>
+          Effect.fail(new PromptWindow.CandidateError({ index: -1, field: "count", problem: `threw: ${error.message}` }))),
+        Effect.map((fitted) => trimmedOf(messages, fitted, shortenedCopy))
       )
-      // fromMessages keeps the message objects (a raw array would be decoded into new ones), which
-      // the counts of a count function are keyed by.
-      const fitting = yield* session.fit({
-        method: "trim",
-        prompt: Prompt.fromMessages(prompt),
-        ...(options.toolTokens === undefined ? {} : { toolReserve: options.toolTokens })
-      })
-      // The messages are handed back to be sent: the call is settled as sent (its figures on
-      // the metrics, as an AI SDK step's).
-      yield* session.settle(fitting, { outcome: "sent" })
-      return { result: fitting.fitted, requestOverhead, targetTokens: fitting.budget.targetTokens }
-    }).pipe(
-      Effect.scoped,
-      Effect.provideService(TokenCounter.TokenCounter, counter),
-      // The counter is the caller's function or gpt-tokenizer's, made to fail only as a
-      // CandidateError (a function's throw was found before the fit, on the same messages);
-      // an AiError here is a throw of the function on a shortened copy.
-      Effect.catchTag("AiError", (error) =>
-        Effect.fail(new PromptWindow.CandidateError({ index: -1, field: "count", problem: `threw: ${error.message}` })))
-    )
-    const { result, requestOverhead, targetTokens } = fitted
-    const out: Array<M> = []
-    const kept: Array<number> = []
-    // The messages sent shortened (rule K6), read off their items as every door reads them: the
-    // tokens of the copy sent, which add up to `tokens`.
-    const shortened: Array<{ readonly index: number; readonly keptTokens: number }> = []
-    let tokens = 0
-    result.result.window.forEach((item, k) => {
-      const index = messageIndexOf(item) ?? -1
-      const original = messages[index]
-      if (original === undefined) return
-      tokens += item.tokens
-      kept.push(index)
-      const copy = Shorten.shortenedOf(item) === undefined ? undefined : shortenedCopy(original, result.prompt.content[k]!)
-      if (copy !== undefined) shortened.push({ index, keptTokens: item.tokens })
-      out.push(copy ?? original)
-    })
-    // The kept indices marked in an array, not a set of a thousand numbers (design 130).
-    const sent = new Uint8Array(messages.length)
-    for (const index of kept) sent[index] = 1
-    const dropped: Array<number> = []
-    for (let i = 0; i < messages.length; i++) if (sent[i] === 0) dropped.push(i)
-    return {
-      messages: out,
-      report: {
-        kept: kept.slice().sort((a, b) => a - b),
-        dropped,
-        shortened: shortened.sort((a, b) => a.index - b.index),
-        tokens,
-        requestOverhead,
-        targetTokens
-      }
+  )
+
+/** The caller's messages a fit keeps, in its order, and the report of it. */
+const trimmedOf = <M>(messages: ReadonlyArray<M>, fitted: Fit, shortenedCopy: ShortenedCopy<M>): Trimmed<M> => {
+  const { result, requestOverhead, targetTokens } = fitted
+  const out: Array<M> = []
+  const kept: Array<number> = []
+  // The messages sent shortened (rule K6), read off their items as every door reads them: the
+  // tokens of the copy sent, which add up to `tokens`.
+  const shortened: Array<{ readonly index: number; readonly keptTokens: number }> = []
+  let tokens = 0
+  const window = result.result.window
+  for (let k = 0; k < window.length; k++) {
+    const item = window[k]!
+    const index = messageIndexOf(item) ?? -1
+    const original = messages[index]
+    if (original === undefined) continue
+    tokens += item.tokens
+    kept.push(index)
+    const copy = Shorten.shortenedOf(item) === undefined ? undefined : shortenedCopy(original, result.prompt.content[k]!)
+    if (copy !== undefined) shortened.push({ index, keptTokens: item.tokens })
+    out.push(copy ?? original)
+  }
+  // The kept indices marked in an array, not a set of a thousand numbers (design 130).
+  const sent = new Uint8Array(messages.length)
+  for (const index of kept) sent[index] = 1
+  const dropped: Array<number> = []
+  for (let i = 0; i < messages.length; i++) if (sent[i] === 0) dropped.push(i)
+  return {
+    messages: out,
+    report: {
+      kept: kept.slice().sort((a, b) => a - b),
+      dropped,
+      shortened: shortened.sort((a, b) => a.index - b.index),
+      tokens,
+      requestOverhead,
+      targetTokens
     }
-  })
+  }
+}
 
 /**
  * The trim of messages another door has read and converted (`prompt[i]` is `messages[i]`'s
@@ -489,12 +517,13 @@ export const trimEffect = <M extends OpenAIChat.Message>(
   messages: ReadonlyArray<M>,
   options: Options<OpenAIChat.Message>
 ): Effect.Effect<Trimmed<M>, TrimError> =>
-  Effect.gen(function*() {
-    yield* checkOptions(options)
-    // The window is made of the caller's own objects (`messages`); they are checked and
-    // converted, a content seen before not again (item 83).
-    return yield* fitConverted(messages, yield* OpenAIChat.convert(messages), options, openAIShortened)
-  })
+  // The window is made of the caller's own objects (`messages`); they are checked and
+  // converted, a content seen before not again (item 83). Arrows, not a generator closure over
+  // the call (item 144).
+  Effect.andThen(
+    checkOptions(options),
+    Effect.flatMap(OpenAIChat.convert(messages), (prompt) => fitConverted(messages, prompt, options, openAIShortened))
+  )
 
 /**
  * {@link trimModelMessages} as an Effect: the same work, its failures typed ({@link TrimError}).
@@ -506,10 +535,10 @@ export const trimModelMessagesEffect = <M extends ModelMessages.ModelMessage>(
   messages: ReadonlyArray<M>,
   options: Options<ModelMessages.ModelMessage>
 ): Effect.Effect<Trimmed<M>, TrimError> =>
-  Effect.gen(function*() {
-    yield* checkOptions(options)
-    return yield* fitConverted(messages, yield* ModelMessages.convert(messages), options, ModelMessages.shortenedCopy)
-  })
+  Effect.andThen(
+    checkOptions(options),
+    Effect.flatMap(ModelMessages.convert(messages), (prompt) => fitConverted(messages, prompt, options, ModelMessages.shortenedCopy))
+  )
 
 /**
  * Fits `messages` (OpenAI chat format) into `contextWindow - outputReserve` tokens: resolves

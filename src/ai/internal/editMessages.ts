@@ -68,31 +68,39 @@ export const editMessages = (
   tokensOf: (edit: MessageEdit) => number | undefined = () => undefined,
   itemMemo?: ItemMemo
 ): Effect.Effect<PromptWindow.Candidates, AiError.AiError | PromptWindow.CandidateError, TokenCounter> =>
-  Effect.gen(function*() {
-    if (edits.length === 0) return candidates
-    const counter = yield* TokenCounter
-    const items = candidates.items.slice()
-    const messages = candidates.messages.slice()
-    const messageOf = new Map(candidates.messageOf)
-    for (const edit of edits) {
-      const item = items[edit.index]
-      if (item === undefined) continue
-      const tokens = tokensOf(edit) ?? (yield* countAt(counter, edit.message, edit.index))
-      const known = itemMemo?.get(edit)
-      const replaced = known !== undefined && known.from === item && known.tokens === tokens
-        ? known.replaced
-        : new ContextItem.ContextItem({
-          ...item,
-          content: PromptWindow.render(edit.message),
-          tokens,
-          originalTokens: item.originalTokens ?? item.tokens,
-          metadata: { ...item.metadata, ...edit.metadata }
-        })
-      if (itemMemo !== undefined && known?.replaced !== replaced) itemMemo.set(edit, { from: item, tokens, replaced })
-      items[edit.index] = replaced
-      messages[edit.index] = edit.message
-      messageOf.delete(item)
-      messageOf.set(replaced, edit.message)
-    }
-    return { ...candidates, items, messages, messageOf }
-  })
+  editMessagesBody(candidates, edits, tokensOf, itemMemo)
+
+// A generator function of the module, not a generator closure made at every call (docs/design.md item 144).
+const editMessagesBody = Effect.fnUntraced(function*(
+  candidates: PromptWindow.Candidates,
+  edits: ReadonlyArray<MessageEdit>,
+  tokensOf: (edit: MessageEdit) => number | undefined = () => undefined,
+  itemMemo: ItemMemo | undefined
+) {
+  if (edits.length === 0) return candidates
+  const counter = yield* TokenCounter
+  const items = candidates.items.slice()
+  const messages = candidates.messages.slice()
+  const messageOf = new Map(candidates.messageOf)
+  for (const edit of edits) {
+    const item = items[edit.index]
+    if (item === undefined) continue
+    const tokens = tokensOf(edit) ?? (yield* countAt(counter, edit.message, edit.index))
+    const known = itemMemo?.get(edit)
+    const replaced = known !== undefined && known.from === item && known.tokens === tokens
+      ? known.replaced
+      : new ContextItem.ContextItem({
+        ...item,
+        content: PromptWindow.render(edit.message),
+        tokens,
+        originalTokens: item.originalTokens ?? item.tokens,
+        metadata: { ...item.metadata, ...edit.metadata }
+      })
+    if (itemMemo !== undefined && known?.replaced !== replaced) itemMemo.set(edit, { from: item, tokens, replaced })
+    items[edit.index] = replaced
+    messages[edit.index] = edit.message
+    messageOf.delete(item)
+    messageOf.set(replaced, edit.message)
+  }
+  return { ...candidates, items, messages, messageOf }
+})

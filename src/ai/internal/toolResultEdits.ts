@@ -35,39 +35,47 @@ export interface Edited {
  */
 export const atCall = (
   candidates: PromptWindow.Candidates,
-  options: {
-    readonly masked: ReadonlyArray<number>
-    readonly pairs: Pairs
-    /** The previous window's entries: its messages are the pool. */
-    readonly pool: ReadonlyArray<WindowEntry.WindowEntry>
-    /** The pool's results read by the previous call, when it carries them (design 108). */
-    readonly poolIndex?: ResultReferences.PoolIndex | undefined
-    readonly seen: number
-    readonly references: boolean
-    readonly memo: Masking.Memo
-    readonly referenceMemo: ResultReferences.Memo
-    readonly itemMemo?: ItemMemo | undefined
-  }
-): Effect.Effect<Edited, Failure, TokenCounter> =>
-  Effect.gen(function*() {
-    const base = yield* Masking.apply(candidates, options.masked, options.memo, options.itemMemo)
-    if (!options.references) return { candidates: base, base, masked: options.masked, pairs: [] }
-    const fresh: Array<number> = []
-    for (let i = options.seen; i < base.messages.length; i++) fresh.push(i)
-    const pool = options.pool
-    const decided = ResultReferences.decideAt(
-      base,
-      pool.length,
-      (k) => {
-        const entry = pool[k]!
-        return entry._tag === "Message" ? entry.index : undefined
-      },
-      fresh,
-      options.poolIndex ?? ResultReferences.makePoolIndex()
-    )
-    const made = yield* ResultReferences.apply(base, [...options.pairs, ...decided], options.referenceMemo, options.itemMemo)
-    return { candidates: made.candidates, base, masked: options.masked, pairs: made.pairs }
-  })
+  options: AtCallOptions
+): Effect.Effect<Edited, Failure, TokenCounter> => atCallBody(candidates, options)
+
+// A generator function of the module, not a generator closure made at every call (docs/design.md item 144).
+const atCallBody = Effect.fnUntraced(function*(
+  candidates: PromptWindow.Candidates,
+  options: AtCallOptions
+) {
+  const base = yield* Masking.apply(candidates, options.masked, options.memo, options.itemMemo)
+  if (!options.references) return { candidates: base, base, masked: options.masked, pairs: [] }
+  const fresh: Array<number> = []
+  for (let i = options.seen; i < base.messages.length; i++) fresh.push(i)
+  const pool = options.pool
+  const decided = ResultReferences.decideAt(
+    base,
+    pool.length,
+    (k) => {
+      const entry = pool[k]!
+      return entry._tag === "Message" ? entry.index : undefined
+    },
+    fresh,
+    options.poolIndex ?? ResultReferences.makePoolIndex()
+  )
+  const made = yield* ResultReferences.apply(base, [...options.pairs, ...decided], options.referenceMemo, options.itemMemo)
+  return { candidates: made.candidates, base, masked: options.masked, pairs: made.pairs }
+})
+
+/** The options of {@link atCall}. */
+export interface AtCallOptions {
+  readonly masked: ReadonlyArray<number>
+  readonly pairs: Pairs
+  /** The previous window's entries: its messages are the pool. */
+  readonly pool: ReadonlyArray<WindowEntry.WindowEntry>
+  /** The pool's results read by the previous call, when it carries them (design 108). */
+  readonly poolIndex?: ResultReferences.PoolIndex | undefined
+  readonly seen: number
+  readonly references: boolean
+  readonly memo: Masking.Memo
+  readonly referenceMemo: ResultReferences.Memo
+  readonly itemMemo?: ItemMemo | undefined
+}
 
 /**
  * At a compaction with masking on (X2): the oldest tool results masked down to `lowTokens`,
@@ -76,26 +84,38 @@ export const atCall = (
  */
 export const atCompaction = (
   edited: Edited,
-  options: { readonly lowTokens: number; readonly keep: ReadonlySet<number>; readonly memo: Masking.Memo }
-): Effect.Effect<Edited, Failure, TokenCounter> =>
-  Effect.gen(function*() {
-    const referring = new Set(edited.pairs.map(([index]) => index))
-    const keep = new Set([...options.keep, ...referring])
-    const masked = yield* Masking.compact(edited.candidates, {
-      lowTokens: options.lowTokens,
-      keep,
-      masked: edited.masked,
-      memo: options.memo
-    })
-    if (masked.masked === edited.masked) return edited
-    const added = masked.masked.filter((i) => !edited.masked.includes(i))
-    return {
-      candidates: masked.candidates,
-      base: yield* Masking.apply(edited.base, added, options.memo),
-      masked: masked.masked,
-      pairs: edited.pairs
-    }
+  options: AtCompactionOptions
+): Effect.Effect<Edited, Failure, TokenCounter> => atCompactionBody(edited, options)
+
+// A generator function of the module, not a generator closure made at every call (docs/design.md item 144).
+const atCompactionBody = Effect.fnUntraced(function*(
+  edited: Edited,
+  options: AtCompactionOptions
+) {
+  const referring = new Set(edited.pairs.map(([index]) => index))
+  const keep = new Set([...options.keep, ...referring])
+  const masked = yield* Masking.compact(edited.candidates, {
+    lowTokens: options.lowTokens,
+    keep,
+    masked: edited.masked,
+    memo: options.memo
   })
+  if (masked.masked === edited.masked) return edited
+  const added = masked.masked.filter((i) => !edited.masked.includes(i))
+  return {
+    candidates: masked.candidates,
+    base: yield* Masking.apply(edited.base, added, options.memo),
+    masked: masked.masked,
+    pairs: edited.pairs
+  }
+})
+
+/** The options of {@link atCompaction}. */
+export interface AtCompactionOptions {
+  readonly lowTokens: number
+  readonly keep: ReadonlySet<number>
+  readonly memo: Masking.Memo
+}
 
 /**
  * X7: what a compaction with masking on cuts its low target by: the tokens the images of the
@@ -126,34 +146,41 @@ export const repair = <E, R>(
   edited: Edited,
   refit: (candidates: PromptWindow.Candidates) => Effect.Effect<PromptWindow.Fitted, E, R>
 ): Effect.Effect<{ readonly fitted: PromptWindow.Fitted; readonly edited: Edited }, E, R> =>
-  Effect.gen(function*() {
-    let current = fitted
-    let state = edited
-    for (let round = 0; round < 5 && state.pairs.length > 0; round++) {
-      const inWindow = new Set<number>()
-      for (const item of current.result.window) {
-        const index = messageIndexOf(item)
-        if (index !== undefined) inWindow.add(index)
-      }
-      const bad = ResultReferences.broken(state.pairs, inWindow, state.candidates)
-      if (bad.length === 0) break
-      const undone = new Set(round < 3 ? bad.map(([index]) => index) : state.pairs.map(([index]) => index))
-      const items = state.candidates.items.slice()
-      const messages = state.candidates.messages.slice()
-      const messageOf = new Map(state.candidates.messageOf)
-      for (const index of undone) {
-        const before = state.candidates.items[index]!
-        items[index] = state.base.items[index]!
-        messages[index] = state.base.messages[index]!
-        messageOf.delete(before)
-        messageOf.set(items[index], messages[index])
-      }
-      const candidates = { ...state.candidates, items, messages, messageOf }
-      state = { ...state, candidates, pairs: state.pairs.filter(([index]) => !undone.has(index)) }
-      current = yield* refit(candidates)
+  repairBody(fitted, edited, refit)
+
+// A generator function of the module, not a generator closure made at every call (docs/design.md item 144).
+const repairBody = Effect.fnUntraced(function*<E, R>(
+  fitted: PromptWindow.Fitted,
+  edited: Edited,
+  refit: (candidates: PromptWindow.Candidates) => Effect.Effect<PromptWindow.Fitted, E, R>
+) {
+  let current = fitted
+  let state = edited
+  for (let round = 0; round < 5 && state.pairs.length > 0; round++) {
+    const inWindow = new Set<number>()
+    for (const item of current.result.window) {
+      const index = messageIndexOf(item)
+      if (index !== undefined) inWindow.add(index)
     }
-    return { fitted: current, edited: state }
-  })
+    const bad = ResultReferences.broken(state.pairs, inWindow, state.candidates)
+    if (bad.length === 0) break
+    const undone = new Set(round < 3 ? bad.map(([index]) => index) : state.pairs.map(([index]) => index))
+    const items = state.candidates.items.slice()
+    const messages = state.candidates.messages.slice()
+    const messageOf = new Map(state.candidates.messageOf)
+    for (const index of undone) {
+      const before = state.candidates.items[index]!
+      items[index] = state.base.items[index]!
+      messages[index] = state.base.messages[index]!
+      messageOf.delete(before)
+      messageOf.set(items[index], messages[index])
+    }
+    const candidates = { ...state.candidates, items, messages, messageOf }
+    state = { ...state, candidates, pairs: state.pairs.filter(([index]) => !undone.has(index)) }
+    current = yield* refit(candidates)
+  }
+  return { fitted: current, edited: state }
+})
 
 /**
  * The state's record of the edits (X3, R2): the masked messages and the references, of the
