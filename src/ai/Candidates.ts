@@ -260,19 +260,8 @@ class ItemMessages implements ReadonlyMap<ContextItem.ContextItem, Prompt.Messag
   }
 }
 
-/** The item of message `i`. */
-const makeItem = (
-  counter: TokenCounter["Service"],
-  message: Prompt.Message,
-  i: number,
-  group: string | undefined,
-  start: number,
-  annotate: Options["annotate"]
-): Effect.Effect<ContextItem.ContextItem, AiError.AiError | CandidateError> =>
-  makeItemBody(counter, message, i, group, start, annotate)
-
-// A generator function of the module, not a generator closure made at every call (docs/design.md item 144).
-const makeItemBody = Effect.fnUntraced(function*(
+/** The item of message `i` (a generator function of the module: docs/design.md item 144). */
+const makeItem = Effect.fnUntraced(function*(
   counter: TokenCounter["Service"],
   message: Prompt.Message,
   i: number,

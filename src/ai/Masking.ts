@@ -222,16 +222,11 @@ const sources = new WeakMap<Prompt.Message, Prompt.Message>()
  */
 export const sourceOf = (message: Prompt.Message): Prompt.Message | undefined => sources.get(message)
 
-/** The stub of message `index` (counted), or `undefined` when it is no maskable tool message. */
-const stubOf = (
-  candidates: PromptWindow.Candidates,
-  index: number,
-  memo: Memo
-): Effect.Effect<{ readonly edit: MessageEdit; readonly tokens: number } | undefined, AiError.AiError | PromptWindow.CandidateError, TokenCounter> =>
-  stubOfBody(candidates, index, memo)
-
-// A generator function of the module, not a generator closure made at every call (docs/design.md item 144).
-const stubOfBody = Effect.fnUntraced(function*(candidates: PromptWindow.Candidates, index: number, memo: Memo) {
+/**
+ * The stub of message `index` (counted), or `undefined` when it is no maskable tool message (a
+ * generator function of the module: docs/design.md item 144).
+ */
+const stubOf = Effect.fnUntraced(function*(candidates: PromptWindow.Candidates, index: number, memo: Memo) {
   const message = candidates.messages[index]
   const item = candidates.items[index]
   if (item === undefined || item.metadata[maskedKey] !== undefined) return undefined

@@ -282,16 +282,11 @@ const placeSectionsDirect = (
   return out
 }
 
-/** Splits the items by section, orders each section with its placer, and joins the orders. */
-const placeSections = (
-  items: ReadonlyArray<ScoredItem>,
-  sectionOf: (item: ContextItem) => number,
-  orders: ReadonlyArray<SectionOrder>
-): Effect.Effect<Placer.Order, PlacerError | PlacerContractError> =>
-  placeSectionsBody(items, sectionOf, orders)
-
-// A generator function of the module, not a generator closure made at every call (docs/design.md item 144).
-const placeSectionsBody = Effect.fnUntraced(function*(
+/**
+ * Splits the items by section, orders each section with its placer, and joins the orders (a
+ * generator function of the module: docs/design.md item 144).
+ */
+const placeSections = Effect.fnUntraced(function*(
   items: ReadonlyArray<ScoredItem>,
   sectionOf: (item: ContextItem) => number,
   orders: ReadonlyArray<SectionOrder>

@@ -15,7 +15,7 @@ import type { ModelMessage } from "ai"
 import { getHeapSpaceStatistics } from "node:v8"
 import * as AiSdk from "../../src/adapters/AiSdk.ts"
 import * as Trim from "../../src/plain/Trim.ts"
-import { chatTokens, middlewareOptions, modelMessageTokens } from "./doors.ts"
+import { chatTokens, memoized, middlewareOptions, modelMessageTokens } from "./doors.ts"
 import { chatProjection, toModelMessages, toOpenAIChat } from "./sessionFormats.ts"
 import * as Sessions from "./sessions.ts"
 
@@ -26,19 +26,6 @@ const collect = (): void => {
 }
 
 const oldSpace = (): number => getHeapSpaceStatistics().find((space) => space.space_name === "old_space")?.space_used_size ?? 0
-
-/** A count remembered by message object, as a caller that keeps its array across calls has it. */
-const memoized = <M extends object>(count: (message: M) => number) => {
-  const known = new WeakMap<M, number>()
-  return (message: M): number => {
-    let n = known.get(message)
-    if (n === undefined) {
-      n = count(message)
-      known.set(message, n)
-    }
-    return n
-  }
-}
 
 // The chat format carries the session's messages (`trim` reads it): reasoning and approvals
 // projected away, for every door alike.

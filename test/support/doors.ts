@@ -374,7 +374,7 @@ export const prepareStepDoor: Door = async (session, settings) => {
 const fullHistory = (session: Session): Array<Prompt.Message> => historyAt(session, session.steps.length)
 
 /** A count function remembering its counts by message object (a caller keeps its array across calls). */
-const memoized = <M extends object>(count: (message: M) => number) => {
+export const memoized = <M extends object>(count: (message: M) => number) => {
   const known = new WeakMap<M, number>()
   return (message: M): number => {
     let n = known.get(message)
