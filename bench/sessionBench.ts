@@ -658,7 +658,9 @@ export const overhead = (
   settings: Settings,
   messages = 1000,
   samples = 40,
-  warmup = 10,
+  // As the doors' rows (docs/design.md items 143 and 146): a layer's first calls in a process
+  // run code V8 has not compiled at its top tier yet.
+  warmup = 100,
   hooks?: { readonly timed?: ((started: boolean) => void | Promise<void>) | undefined }
 ): Effect.Effect<Overhead, unknown, TokenCounter> =>
   Effect.gen(function*() {

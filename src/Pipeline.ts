@@ -18,6 +18,7 @@ import * as ExclusionReason from "./ExclusionReason.ts"
 import type { IncludedItem } from "./IncludedItem.ts"
 import * as InclusionReason from "./InclusionReason.ts"
 import * as Groups from "./internal/groups.ts"
+import * as HotSpans from "./internal/hotSpans.ts"
 import { annotateSliceIn, runSlicer } from "./internal/runSlicer.ts"
 import { annotateExclusions, annotateInclusions, CurrentVerbosity } from "./internal/stageTrace.ts"
 import { orderByScoreDescending } from "./internal/sortByScore.ts"
@@ -182,9 +183,14 @@ export const run = (
     // The reference's default is StageOnly: nothing to provide then (providing it anyway cost
     // about 1 ms a run at 10,000 items in the pipeline bench).
     (self) => verbosity === defaultVerbosity ? self : Effect.provideService(self, CurrentVerbosity, verbosity),
-    Effect.withSpan("cupel.pipeline")
+    pipelineSpan
   )
 }
+
+/** The run's and its stages' spans, made once (no stack trace a run: docs/design.md item 145). */
+const pipelineSpan = HotSpans.withSpan("cupel.pipeline")
+const sliceSpan = HotSpans.withSpan("cupel.stage.slice")
+const placeSpan = HotSpans.withSpan("cupel.stage.place")
 
 /** {@link survey}'s answers when every candidate is a `ContextItem`. */
 const ungrouped = -1
@@ -359,7 +365,7 @@ const sliceStage = (input: {
         )
       )
     })),
-    Effect.withSpan("cupel.stage.slice")
+    sliceSpan
   )
 
 /** What the place stage hands on: Place's result and the report's two lists, the excluded one made when asked for. */
@@ -413,7 +419,7 @@ const placeStage = (input: {
         }))
       )).pipe(Effect.as(done))
     }),
-    Effect.withSpan("cupel.stage.place")
+    placeSpan
   )
 }
 

@@ -37,7 +37,7 @@ import type { SelectionReport } from "../src/SelectionReport.ts"
 // ---- literal transcription of src/internal/groups.ts before design item 136 (main b08a0cf) ----
 const renamer = (
   units: ReadonlyArray<ContextItem.ContextItem>,
-  members: ReadonlyMap<ContextItem.ContextItem, ReadonlyArray<ContextItem.ContextItem>>,
+  members: Pick<ReadonlyMap<ContextItem.ContextItem, ReadonlyArray<ContextItem.ContextItem>>, "size" | "get">,
   excluded: ReadonlyArray<ExcludedItem>
 ): (entry: ExcludedItem) => ExclusionReason => {
   const firstMember = (unit: ContextItem.ContextItem | undefined): string | undefined =>
@@ -134,7 +134,7 @@ const excludedOf = (item: ContextItem.ContextItem, score: number, reason: Exclus
 const expandResult = (
   result: PipelineResult,
   units: ReadonlyArray<ContextItem.ContextItem>,
-  members: ReadonlyMap<ContextItem.ContextItem, ReadonlyArray<ContextItem.ContextItem>>,
+  members: Pick<ReadonlyMap<ContextItem.ContextItem, ReadonlyArray<ContextItem.ContextItem>>, "size" | "get">,
   totalCandidates: number,
   totalTokensConsidered: number
 ): PipelineResult => {

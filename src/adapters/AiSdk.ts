@@ -36,6 +36,7 @@ import * as MediaTokens from "../ai/MediaTokens.ts"
 import * as TokenCounter from "../ai/TokenCounter.ts"
 import * as ToolDefinitions from "../ai/ToolDefinitions.ts"
 import { describeThrown } from "../internal/describeThrown.ts"
+import * as HotSpans from "../internal/hotSpans.ts"
 import { endSpan, fitInSpan } from "./internal/spannedFit.ts"
 import { makeRegistry, watchStream } from "./internal/watchStream.ts"
 import * as AiSdkCacheMarks from "./AiSdkCacheMarks.ts"
@@ -306,7 +307,7 @@ const makeCore = (options: CoreOptions & { readonly countTools?: boolean | undef
     onReport: ((report: Report<M>) => void) | undefined
   ) =>
     Effect.flatMap(Session.Session, (core) => core.settle(call.fitting, ended)).pipe(
-      Effect.withParentSpan(call.span),
+      HotSpans.withParentSpan(call.span),
       Effect.flatMap((report) => handOver(call, report, onReport)),
       Effect.ensuring(endSpan(call.span, ended.exit)),
       traced

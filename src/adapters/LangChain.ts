@@ -45,6 +45,7 @@ import * as Summarizer from "../ai/Summarizer.ts"
 import * as TokenCounter from "../ai/TokenCounter.ts"
 import * as ToolDefinitions from "../ai/ToolDefinitions.ts"
 import { describeThrown } from "../internal/describeThrown.ts"
+import * as HotSpans from "../internal/hotSpans.ts"
 import { endSpan, fitInSpan } from "./internal/spannedFit.ts"
 import * as Trim from "../plain/Trim.ts"
 import { InvalidInput } from "../plain/InvalidInput.ts"
@@ -349,7 +350,7 @@ const makeCore = (options: Options) => {
     onReport: Options["onReport"]
   ) =>
     Effect.flatMap(Session.Session, (core) => core.settle(call.fitting, ended)).pipe(
-      Effect.withParentSpan(call.span),
+      HotSpans.withParentSpan(call.span),
       Effect.flatMap((report) => {
         if (onReport === undefined) return Effect.void
         const value: Report = { ...report, prompt: call.prompt }

@@ -22,6 +22,7 @@ import type { AiError, Prompt } from "effect/ai"
 import type { ContextBudget } from "../ContextBudget.ts"
 import * as ContextItem from "../ContextItem.ts"
 import { trusted } from "../internal/fastDecode.ts"
+import * as HotSpans from "../internal/hotSpans.ts"
 import * as Pipeline from "../Pipeline.ts"
 import type { PipelineResult } from "../PipelineResult.ts"
 import { PinnedBudgetError } from "../PinnedBudgetError.ts"
@@ -128,7 +129,10 @@ export const fit = (
   budget: ContextBudget,
   options?: Options & Pipeline.Options & FitOptions
 ): Effect.Effect<Fitted, FitError | AiError.AiError | CandidateError, Pipeline.Services | TokenCounter> =>
-  fitBody(prompt, budget, options).pipe(Effect.withSpan("cupel.prompt_window.fit"))
+  fitBody(prompt, budget, options).pipe(fitSpan)
+
+/** The fit's span, made once (no stack trace a call: docs/design.md item 145). */
+const fitSpan = HotSpans.withSpan("cupel.prompt_window.fit")
 
 // A generator function of the module, not a generator closure made at every call (docs/design.md item 144).
 const fitBody = Effect.fnUntraced(function*(

@@ -27,6 +27,7 @@ import type { ContextBudget } from "../ContextBudget.ts"
 import { ContextBudget as Budget } from "../ContextBudget.ts"
 import { InvalidConfigError } from "../InvalidConfigError.ts"
 import { describeThrown } from "../internal/describeThrown.ts"
+import * as HotSpans from "../internal/hotSpans.ts"
 import * as ToolResultEdits from "./internal/toolResultEdits.ts"
 import * as Masking from "./Masking.ts"
 import * as ResultReferences from "./ResultReferences.ts"
@@ -278,6 +279,9 @@ export const defaultSummaryShare = 0.1
 
 /** The default lifetime of a state: the longest prompt-cache lifetime (Anthropic's 1 hour). */
 const defaultTtl = Duration.hours(1)
+
+/** A fit's span, made once (no stack trace a call: docs/design.md item 145). */
+const fitSpan = HotSpans.withSpan("cupel.stable_window.fit")
 
 /**
  * A stable window over the `KeyValueStore` in context.
@@ -699,7 +703,7 @@ export const fromStore = (store: WindowStore.WindowStore, options: Options): Sta
     return { key, budget, ratio, countedTokens, fitted, change, prediction, next, basedOn, lineage }
   })
   const fit: StableWindow["fit"] = (prompt, callBudget, call) =>
-    fitBody(prompt, callBudget, call).pipe(Effect.withSpan("cupel.stable_window.fit"))
+    fitBody(prompt, callBudget, call).pipe(fitSpan)
 
   // S8: a call whose read failed does not write. The store is down or hung: the write's own
   // read would hold the call up for another storeTimeout (two waits a call, not one), and

@@ -31,6 +31,7 @@ import type { KeyValueStore } from "effect/persistence"
 import type { NoExcessProperties } from "effect/Types"
 import { InvalidConfigError } from "../InvalidConfigError.ts"
 import * as windowSpan from "./internal/windowSpan.ts"
+import * as HotSpans from "../internal/hotSpans.ts"
 import * as CachePlan from "./CachePlan.ts"
 import * as Report from "./CallReport.ts"
 import * as PromptCacheMarks from "./PromptCacheMarks.ts"
@@ -289,6 +290,8 @@ const finishUsage = (part: unknown): Response.Usage | undefined =>
 
 /** The span each wrapped call runs in. */
 const spanName = "cupel.window"
+/** A call's span, made once (no stack trace a call: docs/design.md item 145). */
+const callSpan = HotSpans.withSpan(spanName)
 
 /**
  * Wraps a language model so that each call's prompt is first fitted by `fit`, which is also
@@ -359,7 +362,7 @@ export const wrap = (
         restore(fit(options.prompt, "generateText", toolkitOf(options))),
         (sent) => generate(sent, restore(inner.generateText({ ...options, prompt: sent.prompt })))
       )
-    ).pipe(Effect.withSpan(spanName))
+    ).pipe(callSpan)
   }
 
   function generateObject<
@@ -388,7 +391,7 @@ export const wrap = (
         restore(fit(options.prompt, "generateObject", toolkitOf(options))),
         (sent) => generate(sent, restore(inner.generateObject({ ...options, prompt: sent.prompt })))
       )
-    ).pipe(Effect.withSpan(spanName))
+    ).pipe(callSpan)
   }
 
   function streamText<Options extends NoExcessProperties<WithoutToolkit, Options>>(
@@ -439,7 +442,7 @@ export const wrap = (
           })
         )
       })
-    ).pipe(Stream.withSpan(spanName))
+    ).pipe(Stream.withSpan(spanName, { captureStackTrace: false }))
   }
 
   return { ...inner, generateText, generateObject, streamText }

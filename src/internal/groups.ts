@@ -73,8 +73,24 @@ interface Collapsed {
   /** Ungrouped items and units, each at its (first) member's position. */
   readonly units: ReadonlyArray<ContextItem>
   /** Each unit's members, in input order. */
-  readonly members: ReadonlyMap<ContextItem, ReadonlyArray<ContextItem>>
+  readonly members: Members
 }
+
+/**
+ * A call's units' members: `get` gives a unit's (`undefined` for an item that is no unit), `size`
+ * counts the call's units. Read from the units' own record ({@link unitMembers}) rather than a
+ * map of each call's (docs/design.md item 145: a map of some hundred units a call was 29 KB of
+ * a `trim`'s 563).
+ */
+interface Members {
+  readonly size: number
+  readonly get: (unit: ContextItem) => ReadonlyArray<ContextItem> | undefined
+}
+
+/** A unit's members, in input order, recorded when the unit is made: a unit is a function of its members alone. */
+const unitMembers = new WeakMap<ContextItem, ReadonlyArray<ContextItem>>()
+
+const membersOfUnit = (unit: ContextItem): ReadonlyArray<ContextItem> | undefined => unitMembers.get(unit)
 
 /**
  * Classify's check, on the members, before any unit exists: a token count that is not a safe
@@ -118,12 +134,9 @@ export const collapse = (items: ReadonlyArray<ContextItem>): Effect.Effect<Colla
     if (first !== undefined) lastCalls.set(first, made)
     made.epoch = unitsMade
     const units = made.units.slice()
-    const members = new Map<ContextItem, ReadonlyArray<ContextItem>>()
-    for (let k = 0; k < units.length; k++) {
-      const list = made.lists[k]
-      if (list !== undefined) members.set(units[k]!, list)
-    }
-    return Effect.succeed({ units, members })
+    let size = 0
+    for (const list of made.lists) if (list !== undefined) size++
+    return Effect.succeed({ units, members: { size, get: membersOfUnit } })
   })
 
 /**
@@ -267,7 +280,9 @@ export const unitOf = (group: string, list: ReadonlyArray<ContextItem>): Context
   }
   const unit = makeUnit(group, list)
   if (!(unit instanceof TokenTotalError)) {
-    units.set(first, { list: list.slice(), unit })
+    const members = list.slice()
+    units.set(first, { list: members, unit })
+    unitMembers.set(unit, members)
     unitsMade++
   }
   return unit
@@ -350,7 +365,7 @@ const makeUnit = (group: string, list: ReadonlyArray<ContextItem>): ContextItem 
  */
 const renamer = (
   units: ReadonlyArray<ContextItem>,
-  members: ReadonlyMap<ContextItem, ReadonlyArray<ContextItem>>,
+  members: Members,
   excluded: ReadonlyArray<ExcludedItem>
 ): (entry: ExcludedItem) => ExclusionReason => {
   const firstMember = (unit: ContextItem | undefined): string | undefined =>
@@ -490,7 +505,7 @@ const pushMembers = <E extends { readonly item: ContextItem; readonly score: num
 const expandResult = (
   result: PipelineResult,
   units: ReadonlyArray<ContextItem>,
-  members: ReadonlyMap<ContextItem, ReadonlyArray<ContextItem>>,
+  members: Members,
   totalCandidates: number,
   totalTokensConsidered: number
 ): PipelineResult => {

@@ -9,6 +9,7 @@
 import { Effect } from "effect"
 import type { ContextBudget } from "../ContextBudget.ts"
 import { ContextItem } from "../ContextItem.ts"
+import * as HotSpans from "../internal/hotSpans.ts"
 import { annotateExclusions } from "../internal/stageTrace.ts"
 import { isSafeTotal } from "../internal/tokens.ts"
 import { InvalidItemError } from "../InvalidItemError.ts"
@@ -49,9 +50,7 @@ export interface Classified {
 export const classify: (
   items: ReadonlyArray<ContextItem>,
   budget: ContextBudget
-) => Effect.Effect<Classified, PinnedBudgetError | TokenTotalError | InvalidItemError> = Effect.fn(
-  "cupel.stage.classify"
-)(function*(items: ReadonlyArray<ContextItem>, budget: ContextBudget) {
+) => Effect.Effect<Classified, PinnedBudgetError | TokenTotalError | InvalidItemError> = Effect.fnUntraced(function*(items: ReadonlyArray<ContextItem>, budget: ContextBudget) {
   // Named and counted before anything can fail, so that a failed run's span says which stage
   // failed and on how many items.
   yield* Effect.annotateCurrentSpan({ "cupel.stage.name": "classify", "cupel.stage.item_count_in": items.length })
@@ -71,7 +70,7 @@ export const classify: (
     for (const item of negative) emit(item, { _tag: "NegativeTokens", tokens: item.tokens })
   })
   return { pinned, scoreable, negative, pinnedTokens, totalTokens }
-})
+}, HotSpans.withSpan("cupel.stage.classify"))
 
 /** What the checking pass found: the totals and counts, or the first reason to refuse. */
 type Scan =

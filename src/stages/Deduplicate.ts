@@ -10,6 +10,7 @@
 import { Effect } from "effect"
 import type { ContextItem } from "../ContextItem.ts"
 import type { Scratch } from "../internal/scratch.ts"
+import * as HotSpans from "../internal/hotSpans.ts"
 import { annotateExclusions } from "../internal/stageTrace.ts"
 import { withStageScratch } from "../internal/stageScratch.ts"
 
@@ -40,7 +41,7 @@ export const deduplicate: (
   items: ReadonlyArray<ContextItem>,
   scores: ArrayLike<number>,
   enabled: boolean
-) => Effect.Effect<Deduplicated> = Effect.fn("cupel.stage.deduplicate")(
+) => Effect.Effect<Deduplicated> = Effect.fnUntraced(
   function*(items: ReadonlyArray<ContextItem>, scores: ArrayLike<number>, enabled: boolean) {
     // Deduplicate cannot fail: its span is annotated once, when the result is known.
     const result = enabled ? byContent(items, scores) : keepAll(items.length)
@@ -55,7 +56,8 @@ export const deduplicate: (
       }
     })
     return result
-  }
+  },
+  HotSpans.withSpan("cupel.stage.deduplicate")
 )
 
 const keepAll = (n: number): Deduplicated => {

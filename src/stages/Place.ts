@@ -22,6 +22,7 @@ import type { PlacerError } from "../placers/PlacerError.ts"
 import type { PlaceResult } from "../PlaceResult.ts"
 import type { ScoredItem } from "../ScoredItem.ts"
 import { TokenTotalError } from "../TokenTotalError.ts"
+import * as HotSpans from "../internal/hotSpans.ts"
 import { isSafeTotal } from "../internal/tokens.ts"
 import * as UShapedPlacer from "../placers/UShapedPlacer.ts"
 
@@ -108,9 +109,7 @@ export const pinnedScore = 1.0
  */
 export const place: (
   options: Options
-) => Effect.Effect<PlaceResult, PlaceError, Placer.Placer | OverflowNotifier.OverflowNotifier> = Effect.fn(
-  "Place.place"
-)(function*(options: Options) {
+) => Effect.Effect<PlaceResult, PlaceError, Placer.Placer | OverflowNotifier.OverflowNotifier> = Effect.fnUntraced(function*(options: Options) {
   const pinned = options.pinned ?? []
   const scored = options.scored ?? []
   const budget = options.budget
@@ -186,7 +185,7 @@ export const place: (
     overflowed,
     tokensOverBudget
   } satisfies PlaceResult
-})
+}, HotSpans.withSpan("Place.place"))
 
 /** What the validation pass found: the merged tokens, or the first reason Place must refuse. */
 type Scan =

@@ -8,6 +8,7 @@
  */
 import { Effect } from "effect"
 import type { ContextItem } from "../ContextItem.ts"
+import * as HotSpans from "../internal/hotSpans.ts"
 import { annotateExclusions, type EachExclusion } from "../internal/stageTrace.ts"
 import * as Scorer from "../scorers/Scorer.ts"
 import type { ScorerError } from "../scorers/ScorerError.ts"
@@ -23,7 +24,7 @@ import type { ScorerError } from "../scorers/ScorerError.ts"
  */
 export const score: (
   items: ReadonlyArray<ContextItem>
-) => Effect.Effect<Scorer.Scores, ScorerError, Scorer.Scorer> = Effect.fn("cupel.stage.score")(
+) => Effect.Effect<Scorer.Scores, ScorerError, Scorer.Scorer> = Effect.fnUntraced(
   function*(items: ReadonlyArray<ContextItem>) {
     const scorer = yield* Scorer.Scorer
     yield* Effect.annotateCurrentSpan({
@@ -39,7 +40,8 @@ export const score: (
     // The one check a hand-made `Scorer.Definition` meets: nothing else trusts or checks it. The
     // custom constructors check their own scores, so theirs pass through a second, cheap pass.
     return yield* Scorer.check(scorer.name, items, scores)
-  }
+  },
+  HotSpans.withSpan("cupel.stage.score")
 )
 
 const noExclusions: EachExclusion = () => {}

@@ -9,6 +9,7 @@
  */
 import { Effect } from "effect"
 import type { ContextBudget } from "../ContextBudget.ts"
+import * as HotSpans from "../internal/hotSpans.ts"
 import { annotateSliceIn, runSlicer } from "../internal/runSlicer.ts"
 import { sumTokens } from "../internal/tokens.ts"
 import type { ScoredItem } from "../ScoredItem.ts"
@@ -63,5 +64,7 @@ export const slice = (
 ): Effect.Effect<Slicer.Selection, Slicer.SliceError, Slicer.Slicer> =>
   annotateSliceIn(sorted.length).pipe(
     Effect.andThen(runSlicer(sorted, budget, columns)),
-    Effect.withSpan("cupel.stage.slice")
+    sliceSpan
   )
+
+const sliceSpan = HotSpans.withSpan("cupel.stage.slice")

@@ -8,6 +8,7 @@
  */
 import { Clock, Effect, Exit, type Tracer } from "effect"
 import * as Session from "../../ai/Session.ts"
+import * as HotSpans from "../../internal/hotSpans.ts"
 import type * as CallReport from "../../ai/CallReport.ts"
 
 /** Ends a span now (the runtime's clock), with how its call ended. */
@@ -22,7 +23,7 @@ export const fitInSpan = Effect.fnUntraced(function*<M extends CallReport.Method
   const span = yield* Effect.makeSpan("cupel.window")
   const core = yield* Session.Session
   const fitting = yield* core.fit(call).pipe(
-    Effect.withParentSpan(span),
+    HotSpans.withParentSpan(span),
     Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : endSpan(span, exit))
   )
   return { fitting, span }
