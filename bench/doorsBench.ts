@@ -278,13 +278,18 @@ const middlewareDoor = async (
   outputReserve: number,
   o200k: O200k | undefined
 ): Promise<Door> => {
-  const model = (options: Partial<AiSdk.Options>) =>
-    wrapLanguageModel({
-      model: new MockLanguageModelV4({
-        doGenerate: async () => ({ content: [{ type: "text", text: "ok" }], finishReason: { unified: "stop", raw: undefined }, usage: noUsage, warnings: [] })
-      }),
-      middleware: AiSdk.middleware({ contextWindow, outputReserve, mode, ...options })
+  // The SDK's mock model keeps every prompt it is called with (`doGenerateCalls`), which a
+  // provider's client does not: the timed model's list is emptied before each call, off the
+  // clock (docs/design.md item 147), so that the rows do not time the collection of what the
+  // mock holds — a thousand messages a call.
+  const mocks: Array<MockLanguageModelV4> = []
+  const model = (options: Partial<AiSdk.Options>) => {
+    const mock = new MockLanguageModelV4({
+      doGenerate: async () => ({ content: [{ type: "text", text: "ok" }], finishReason: { unified: "stop", raw: undefined }, usage: noUsage, warnings: [] })
     })
+    mocks.push(mock)
+    return wrapLanguageModel({ model: mock, middleware: AiSdk.middleware({ contextWindow, outputReserve, mode, ...options }) })
+  }
   // The session's messages in the provider's format (every history is a prefix of the last).
   const provider: ReadonlyArray<AiSdkPrompt.ProviderMessage> = SessionFormats.toProviderPrompt(lastOf(histories))
   const promptOf = (k: number): AiSdkPrompt.ProviderPrompt =>
@@ -299,6 +304,7 @@ const middlewareDoor = async (
   const timed = model(options)
   return (k) => {
     const prompt = promptOf(k)
+    for (const mock of mocks) mock.doGenerateCalls.length = 0
     return () => timed.doGenerate({ prompt })
   }
 }

@@ -19,11 +19,11 @@
  */
 import type { Prompt } from "effect/ai"
 import * as Hash from "./internal/hash.ts"
+import * as MessageHash from "./internal/messageHash.ts"
 import * as CacheBreakpoints from "./CacheBreakpoints.ts"
 import type * as CacheModel from "./CacheModel.ts"
 import * as CacheMiss from "./CacheMiss.ts"
 import type * as CallReport from "./CallReport.ts"
-import * as PromptWindow from "./PromptWindow.ts"
 
 /**
  * A tool definition as a door gives it: its name and its counted text (`ToolDefinitions.textOf`:
@@ -178,7 +178,8 @@ export const make = (rule: CacheModel.CacheRule): Tracker => {
     let known = messages.get(message)
     if (known === undefined) {
       known = {
-        hash: Hash.hashString(`${message.role}\n${PromptWindow.render(message)}`),
+        // The hash every part of a call reads (design item 148), made once per message object.
+        hash: MessageHash.messageHash(message),
         blocks: message.role === "system" ? 1 : Math.max(1, message.content.length)
       }
       messages.set(message, known)

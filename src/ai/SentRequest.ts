@@ -11,7 +11,7 @@
  */
 import type { Prompt } from "effect/ai"
 import * as Hash from "./internal/hash.ts"
-import { render } from "./PromptWindow.ts"
+import * as MessageHash from "./internal/messageHash.ts"
 
 /**
  * One tool definition as sent: its name and a hash of each of its fields (the description,
@@ -75,7 +75,8 @@ export const toolOf = (tool: ToolFields): Tool => {
 export const messageHash = (message: Prompt.Message, memo: WeakMap<Prompt.Message, string>): string => {
   let h = memo.get(message)
   if (h === undefined) {
-    h = Hash.hashString(`${message.role}\n${render(message)}`)
+    // The hash every part of a call reads (design item 148), made once per message object.
+    h = MessageHash.messageHash(message)
     memo.set(message, h)
   }
   return h

@@ -9,6 +9,7 @@
 import { Effect } from "effect"
 import type { Prompt } from "effect/ai"
 import * as Hash from "./hash.ts"
+import { knownHash, messageHash, recordHash } from "./messageHash.ts"
 import { render, renderedLong, renderedPieces } from "../PromptRender.ts"
 
 /**
@@ -30,20 +31,13 @@ export interface PrefixDigests {
 
 /** Empty hashes, for one stable window (never shared by a module). */
 export const makePrefixDigests = (): PrefixDigests => {
-  const hashes = new WeakMap<Prompt.Message, string>()
   const digestMemo = new WeakMap<Prompt.Message, { readonly after: string; readonly digest: string }>()
   const lastDigests: { messages: ReadonlyArray<Prompt.Message>; digests: Array<string> } = {
     messages: [],
     digests: [Hash.start]
   }
-  const hashOf = (message: Prompt.Message): string => {
-    let h = hashes.get(message)
-    if (h === undefined) {
-      h = Hash.hashString(`${message.role}\n${render(message)}`)
-      hashes.set(message, h)
-    }
-    return h
-  }
+  // Each message's hash is the one every part of a call reads (item 148): made once per message.
+  const hashOf = messageHash
   const prepare = (messages: ReadonlyArray<Prompt.Message>): Effect.Effect<void> => {
     // The history the digests last read was hashed whole: only the messages after it are new
     // (a comparison of objects, not a look-up per message).
@@ -51,7 +45,7 @@ export const makePrefixDigests = (): PrefixDigests => {
     const long: Array<Prompt.Message> = []
     for (let k = from; k < messages.length; k++) {
       const message = messages[k]!
-      const text = hashes.has(message) ? undefined : renderedLong(message)
+      const text = knownHash(message) !== undefined ? undefined : renderedLong(message)
       if (text !== undefined && text.length > Hash.hashPiece) long.push(message)
     }
     if (long.length === 0) return Effect.void
@@ -59,7 +53,7 @@ export const makePrefixDigests = (): PrefixDigests => {
       // The text's pieces, not the text (a rope a hash would flatten: design item 117).
       for (const message of long) {
         const pieces = renderedPieces(message) ?? [render(message)]
-        hashes.set(message, yield* Hash.hashPiecesEffect([`${message.role}\n`, ...pieces]))
+        recordHash(message, yield* Hash.hashPiecesEffect([`${message.role}\n`, ...pieces]))
       }
     })
   }
