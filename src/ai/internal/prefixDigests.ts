@@ -1,8 +1,9 @@
 /**
  * The digests of a history's prefixes, for rule S3's check that a stored state's history is the
  * start of this call's (`historyDigest`), and each message's hash (the conversation key reads
- * it too). Kept by one stable window: each message object is hashed once, and a history that
- * continues the last one's digests only its new messages.
+ * it too). Kept by one stable window: each message object is hashed once (for every window and
+ * every part of a call: `messageHash`), and a history that continues the last one's digests
+ * only its new messages.
  *
  * @internal
  */
@@ -29,7 +30,10 @@ export interface PrefixDigests {
   readonly prepare: (messages: ReadonlyArray<Prompt.Message>) => Effect.Effect<void>
 }
 
-/** Empty hashes, for one stable window (never shared by a module). */
+/**
+ * Empty digests, for one stable window (never shared by a module); the messages' hashes they
+ * chain are every part's (`messageHash`, docs/design.md item 148).
+ */
 export const makePrefixDigests = (): PrefixDigests => {
   const digestMemo = new WeakMap<Prompt.Message, { readonly after: string; readonly digest: string }>()
   const lastDigests: { messages: ReadonlyArray<Prompt.Message>; digests: Array<string> } = {
