@@ -1,9 +1,10 @@
 /**
  * The front doors' time per call (issue 25, item 6): one long generated session
  * (`test/support/sessions.ts`, tool-heavy) replayed call by call through each door at a history
- * of about `messages` messages, counts known — `warmup` calls on the histories before, so that
- * every message but the newest step's has been counted — then `samples` timed calls, each on
- * the next history (one step more, as in an agent loop). The target is ≤ 1 ms a call at 1,000
+ * of about `messages` messages, counts known — the conversation's calls before it (every one by
+ * default, from the session's first: docs/design.md item 149), so that every message but the
+ * newest step's has been counted — then `samples` timed calls, each on the next history (one
+ * step more, as in an agent loop). The target is ≤ 1 ms a call at 1,000
  * messages; each row carries its verdict.
  *
  * The doors, each with its own default counter (o200k, `gpt-tokenizer`):
@@ -128,8 +129,8 @@ const fresh = <A>(value: A): A => {
 }
 
 /**
- * Times a door: `warmup` calls on the histories before the first with `messages` messages,
- * then `samples` calls, each on the next.
+ * Times a door: up to `warmup` calls on the histories before the first with `messages` messages
+ * (the last ones, up to all of them), then `samples` calls, each on the next.
  */
 const time = async (
   name: Omit<DoorTiming, "messages" | "samples" | "medianMs" | "minMs" | "maxMs" | "cpuMedianMs" | "targetMs" | "verdict">,
@@ -451,9 +452,10 @@ export const timeDoors = async (
   const { contextWindow, outputReserve } = options
   const messages = options.messages ?? 1000
   const samples = options.samples ?? 40
-  // A door's first calls in a process run code V8 has not compiled at its top tier yet: a call
-  // settles after 50–60 calls (docs/design.md item 143), and an agent process makes many.
-  const warmup = options.warmup ?? 100
+  // Every call of the conversation before the first timed one (docs/design.md item 149): a
+  // conversation that reaches 1,000 messages has made them all through its door, and a door's
+  // code settles at its top tier only over that many calls (items 143, 149).
+  const warmup = options.warmup ?? Number.POSITIVE_INFINITY
   const doors = options.doors ?? doorNames
   const histories = historiesOf(session)
   const chat = historiesOf(chatProjection(session))

@@ -646,8 +646,9 @@ const timed = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<readonly 
 
 /**
  * The layer's own time per call at `messages` messages, once their counts are known (the
- * session's messages are counted first, in the shared counter): `warmup` calls on the
- * histories before the first with `messages` messages, then `samples` timed calls, each on the
+ * session's messages are counted first, in the shared counter): up to `warmup` calls on the
+ * histories before the first with `messages` messages (by default all of them, from the
+ * session's first: docs/design.md item 149), then `samples` timed calls, each on the
  * next history (one step more, as in an agent loop). Each call is timed through the layer, and
  * the scripted model alone on the request the layer sent; the overhead is the difference.
  * The histories must hold `messages` messages within the session's steps.
@@ -658,9 +659,9 @@ export const overhead = (
   settings: Settings,
   messages = 1000,
   samples = 40,
-  // As the doors' rows (docs/design.md items 143 and 146): a layer's first calls in a process
-  // run code V8 has not compiled at its top tier yet.
-  warmup = 100,
+  // As the doors' rows (docs/design.md items 143, 146 and 149): every call of the conversation
+  // before the first timed one, as an agent's conversation reaching 1,000 messages has made them.
+  warmup = Number.POSITIVE_INFINITY,
   hooks?: { readonly timed?: ((started: boolean) => void | Promise<void>) | undefined }
 ): Effect.Effect<Overhead, unknown, TokenCounter> =>
   Effect.gen(function*() {

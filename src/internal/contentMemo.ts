@@ -126,26 +126,32 @@ const isPlain = (u: object): boolean => {
 }
 
 /**
- * Where a stored copy opens an array or a plain object, and how many elements or own keys it
- * has. Never a primitive: on a tape, a marker is told from a stored primitive by `instanceof`.
+ * A number of the caller's, as a stored copy holds it: the tape's own numbers are its markers
+ * (see {@link Tape}), so a caller's number never stands there bare.
  */
-class Open {
-  readonly array: boolean
-  readonly size: number
-  constructor(array: boolean, size: number) {
-    this.array = array
-    this.size = size
+class Num {
+  readonly value: number
+  constructor(value: number) {
+    this.value = value
   }
 }
 
+/** The marker opening an array of `size` elements (see {@link Tape}). */
+const arrayMarker = (size: number): number => size * 2
+
+/** The marker opening a plain object of `size` own keys (see {@link Tape}). */
+const objectMarker = (size: number): number => size * 2 + 1
+
 /**
- * A stored copy, flattened (docs/design.md item 104): the nodes of a walk in order — an
- * {@link Open} for an array (its elements follow) or a plain object (each own key then its
- * value follow, in the object's key order), the primitive itself otherwise. Comparing a
- * caller's value with it is one walk of the caller's value reading the tape forward: no walk of
- * a second structure, no key lookups in it. The strings are the caller's own (strings are
- * immutable): the same message compares its strings by pointer, a fresh copy by their
- * characters.
+ * A stored copy, flattened (docs/design.md items 104 and 150): the nodes of a walk in order — a
+ * marker for an array (its elements follow) or a plain object (each own key then its value
+ * follow, in the object's key order), the primitive itself otherwise. A marker is a small
+ * integer ({@link arrayMarker}, {@link objectMarker}: its size and whether it opens an array or
+ * an object); a caller's number is held in a {@link Num}, so a number on the tape is always a
+ * marker. Comparing a caller's value with it is one walk of the caller's value reading the tape
+ * forward: no walk of a second structure, no key lookups in it, no marker object to load. The
+ * strings are the caller's own (strings are immutable): the same message compares its strings by
+ * pointer, a fresh copy by their characters.
  */
 type Tape = Array<unknown>
 
@@ -157,13 +163,17 @@ type Tape = Array<unknown>
  */
 const match = (tape: Tape, p: number, b: unknown): number => {
   const t = tape[p]
-  if (t === b) return p + 1
-  if (!(t instanceof Open) || typeof b !== "object" || b === null) return -1
-  if (t.array) {
-    if (!Array.isArray(b) || b.length !== t.size) return -1
+  if (typeof t !== "number") {
+    if (t === b) return p + 1
+    return t instanceof Num && t.value === b ? p + 1 : -1
+  }
+  if (typeof b !== "object" || b === null) return -1
+  const size = t >> 1
+  if ((t & 1) === 0) {
+    if (!Array.isArray(b) || b.length !== size) return -1
     const items: ReadonlyArray<unknown> = b
     p++
-    for (let i = 0; i < items.length && p >= 0; i++) p = match(tape, p, items[i])
+    for (let i = 0; i < size && p >= 0; i++) p = match(tape, p, items[i])
     return p
   }
   if (!isRecord(b) || !isPlain(b)) return -1
@@ -174,12 +184,12 @@ const match = (tape: Tape, p: number, b: unknown): number => {
   // was given one — then no object is memoised (`record` refuses a key not its own), or one
   // stored before compares as the object the conversion reads (it reads inherited keys too).
   for (const key in record) {
-    if (seen === t.size || tape[p] !== key) return -1
+    if (seen === size || tape[p] !== key) return -1
     p = match(tape, p + 1, record[key])
     if (p < 0) return -1
     seen++
   }
-  return seen === t.size ? p : -1
+  return seen === size ? p : -1
 }
 
 /** Whether the caller's value `b` has the content of the copy on `tape`. */
@@ -207,7 +217,7 @@ const record = (value: unknown, tape: Tape, weight: { n: number }): boolean => {
       tape.push(value)
       return true
     case "number":
-      tape.push(value)
+      tape.push(new Num(value))
       return Number.isFinite(value)
     case "boolean":
     case "undefined":
@@ -220,7 +230,7 @@ const record = (value: unknown, tape: Tape, weight: { n: number }): boolean => {
       }
       if (Array.isArray(value)) {
         const items: ReadonlyArray<unknown> = value
-        tape.push(new Open(true, items.length))
+        tape.push(arrayMarker(items.length))
         for (const element of items) if (!record(element, tape, weight)) return false
         return true
       }
@@ -235,7 +245,7 @@ const record = (value: unknown, tape: Tape, weight: { n: number }): boolean => {
         if (!record(value[key], tape, weight)) return false
         size++
       }
-      tape[at] = new Open(false, size)
+      tape[at] = objectMarker(size)
       return true
     }
     default:

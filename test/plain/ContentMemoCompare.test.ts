@@ -159,6 +159,27 @@ describe("ContentMemo's comparison (design item 104)", () => {
     // structuredClone keeps a key whose value is undefined (a JSON copy would drop it).
     assert.deepStrictEqual(keys.map((key) => again.get(structuredClone(key), () => "miss")), values)
   })
+
+  it("a number where a stored copy opens an array or an object, and an array or an object where it held a number, are misses (item 150: the tape's markers are numbers)", () => {
+    // The markers of `[x]`, `{ k }`, `[]` and `{}` are 2, 3, 0 and 1 (a size and a bit): a
+    // caller's number of that value, in its place, must not read as the marker.
+    const memo = ContentMemo.make<string>()
+    const stored: ReadonlyArray<unknown> = [{ v: ["a"] }, { v: { k: 1 } }, { v: [] }, { v: {} }, { v: 2 }, { v: 3 }, { v: 0 }, { v: 1 }]
+    const first = memo.call()
+    stored.forEach((key, i) => first.get(key, () => `s${i}`))
+    const probes: ReadonlyArray<unknown> = [{ v: 2 }, { v: 3 }, { v: 0 }, { v: 1 }, { v: ["a"] }, { v: { k: 1 } }, { v: [] }, { v: {} }]
+    // Each probe is another stored key's content: it hits that key's value, never its position's.
+    const again = memo.call()
+    assert.deepStrictEqual(probes.map((key) => again.get(structuredClone(key), () => "miss")), ["s4", "s5", "s6", "s7", "s0", "s1", "s2", "s3"])
+    const other = ContentMemo.make<string>()
+    const one = other.call()
+    stored.forEach((key, i) => one.get(key, () => `s${i}`))
+    const swapped = other.call()
+    assert.deepStrictEqual(
+      [{ v: 2.5 }, { v: -0 }, { v: [2] }, { v: { k: 2 } }].map((key) => swapped.get(key, () => "miss")),
+      ["miss", "s6", "miss", "miss"]
+    )
+  })
 })
 
 const session = chatProjection(Sessions.generate("tool-heavy", 40, 105))
