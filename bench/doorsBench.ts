@@ -4,8 +4,8 @@
  * of about `messages` messages, counts known — the conversation's calls before it (every one by
  * default, from the session's first: docs/design.md item 149), so that every message but the
  * newest step's has been counted — then `samples` timed calls, each on the next history (one
- * step more, as in an agent loop). The target is ≤ 1 ms a call at 1,000
- * messages; each row carries its verdict.
+ * step more, as in an agent loop). The target is ≤ 1 ms a call at 1,000 messages; each row
+ * carries its verdict.
  *
  * The doors, each with its own default counter (o200k, `gpt-tokenizer`):
  *
