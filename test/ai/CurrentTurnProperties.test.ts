@@ -108,19 +108,19 @@ const check = (
 }
 
 /**
- * A window for one `trim` call in which the history's newest user message does not fit beside
- * the system prompt: room for the system prompt and `fraction` (under 1) of that message, with
- * the request's overhead besides (`trim` keeps no output reserve unless asked).
+ * A window too small for the user message at `index` of `history` beside the system prompt: room
+ * for the system prompt and `fraction` (under 1) of that message, with `besides` (the output
+ * reserve and the request's overhead). A call that sends that message as the newest is case (c).
  */
-const tightTrimWindow = (
+const windowBelow = (
   history: ReadonlyArray<Prompt.Message>,
   tokens: ReadonlyArray<number>,
-  requestOverhead: number,
+  index: number,
+  besides: number,
   fraction: number
 ): number => {
   const system = history.reduce((sum, m, i) => (m.role === "system" ? sum + tokens[i]! : sum), 0)
-  const newestUser = history.findLastIndex((m) => m.role === "user")
-  return requestOverhead + system + Math.floor((newestUser >= 0 ? tokens[newestUser]! : 0) * fraction)
+  return besides + system + Math.floor((index >= 0 ? tokens[index]! : 0) * fraction)
 }
 
 /** The o200k counts of a history's messages, by the `TokenCounter` in context. */
@@ -133,10 +133,8 @@ const countAll = (history: ReadonlyArray<Prompt.Message>) =>
 const Gpt = GptTokenizer.layer
 
 /**
- * A window for a conversation's calls in which its largest user message does not fit beside the
- * system prompt: room for the system prompt and `fraction` (under 1) of that message, with the
- * output reserve and the request's overhead besides. The call that sends that message as the
- * newest is then case (c).
+ * A window for a conversation's calls too small for its largest user message beside the system
+ * prompt ({@link windowBelow}): the call that sends that message as the newest is case (c).
  */
 const tightWindow = (
   counter: TokenCounter["Service"],
@@ -146,14 +144,12 @@ const tightWindow = (
 ) =>
   Effect.gen(function*() {
     const history = Sessions.historyAt(session, session.steps.length - 1)
-    let system = 0
-    let largestUser = 0
-    for (const message of history) {
-      const n = yield* counter.count(message)
-      if (message.role === "system") system += n
-      else if (message.role === "user") largestUser = Math.max(largestUser, n)
-    }
-    return outputReserve + counter.requestOverhead + system + Math.floor(largestUser * fraction)
+    const tokens = yield* Effect.forEach(history, (m) => counter.count(m))
+    let largestUser = -1
+    history.forEach((m, i) => {
+      if (m.role === "user" && (largestUser < 0 || tokens[i]! > tokens[largestUser]!)) largestUser = i
+    })
+    return windowBelow(history, tokens, largestUser, outputReserve + counter.requestOverhead, fraction)
   })
 
 /** The index each sent message came from: the same object, or a tool message answering the same calls (K6 copy). */
@@ -280,7 +276,10 @@ describe("the current turn is whole, on generated conversations (o200k)", () => 
         // Every third history gets a window too small for its newest user message beside the
         // system prompt, so that (c) is met whatever the seed: a window drawn from the range
         // alone met it in 10 of 12 seeds the test never used.
-        const contextWindow = i % 3 === 2 ? tightTrimWindow(converted, tokens, counter.requestOverhead, fractions[i]!) : sample.contextWindow
+        const newestUser = converted.findLastIndex((m) => m.role === "user")
+        const contextWindow = i % 3 === 2
+          ? windowBelow(converted, tokens, newestUser, counter.requestOverhead, fractions[i]!)
+          : sample.contextWindow
         const target = contextWindow - counter.requestOverhead
         const result = yield* Effect.promise(() =>
           trim(messages, { contextWindow }).then(
